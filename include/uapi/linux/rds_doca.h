@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/*
+ * rds_doca: reliable, in-order datagram sockets over RDMA.
+ *
+ * This header is the whole user ABI of the rds_doca module.  Its first part
+ * is the RDS socket ABI: every number, structure and layout there is that of
+ * Linux's <linux/rds.h>, so a program written for Linux RDS builds against
+ * either header and runs against rds_doca loaded with family=21.  If
+ * <linux/rds.h> was included first, that part is skipped (the two agree);
+ * if this header comes first, a later <linux/rds.h> is skipped.
+ *
+ * The second part holds what rds_doca adds: the address family number it
+ * registers by default and the names of its generic netlink family.
+ */
+#ifndef _UAPI_LINUX_RDS_DOCA_H
+#define _UAPI_LINUX_RDS_DOCA_H
+
+#include <linux/types.h>
+#include <linux/socket.h>	/* struct __kernel_sockaddr_storage */
+#include <linux/in6.h>		/* struct in6_addr */
+
+#ifndef _LINUX_RDS_H
+#define _LINUX_RDS_H
+
+#define RDS_IB_ABI_VERSION		0x301
+
+/* Socket option level (setsockopt/getsockopt) and cmsg_level. */
+#define SOL_RDS				276
+
+/* SOL_RDS socket options. */
+#define RDS_CANCEL_SENT_TO		1	/* struct sockaddr_in */
+#define RDS_GET_MR			2	/* struct rds_get_mr_args */
+#define RDS_FREE_MR			3	/* struct rds_free_mr_args */
+/* 4 was RDS_BARRIER, never implemented */
+#define RDS_RECVERR			5	/* int, boolean */
+#define RDS_CONG_MONITOR		6	/* int, boolean */
+#define RDS_GET_MR_FOR_DEST		7	/* struct rds_get_mr_for_dest_args */
+#define SO_RDS_TRANSPORT		8	/* int, RDS_TRANS_* */
+#define SO_RDS_MSG_RXPATH_LATENCY	10	/* struct rds_rx_trace_so */
+
+/* Transport numbers for SO_RDS_TRANSPORT. */
+#define RDS_TRANS_IB			0
+#define RDS_TRANS_GAP			1
+#define RDS_TRANS_TCP			2
+#define RDS_TRANS_COUNT			3
+#define RDS_TRANS_NONE			(~0)
+#define RDS_TRANS_IWARP			RDS_TRANS_GAP
+
+/* Type of service ioctls. */
+#define SIOCRDSSETTOS			(SIOCPROTOPRIVATE)
+#define SIOCRDSGETTOS			(SIOCPROTOPRIVATE + 1)
+
+typedef __u8 rds_tos_t;
+
+/* Control message types (cmsg_level SOL_RDS). */
+#define RDS_CMSG_RDMA_ARGS		1	/* send: struct rds_rdma_args */
+#define RDS_CMSG_RDMA_DEST		2	/* send/recv: rds_rdma_cookie_t */
+#define RDS_CMSG_RDMA_MAP		3	/* send: struct rds_get_mr_args */
+#define RDS_CMSG_RDMA_STATUS		4	/* recv: struct rds_rdma_notify */
+#define RDS_CMSG_CONG_UPDATE		5	/* recv: __u64 port mask */
+#define RDS_CMSG_ATOMIC_FADD		6	/* send: struct rds_atomic_args */
+#define RDS_CMSG_ATOMIC_CSWP		7
+#define RDS_CMSG_MASKED_ATOMIC_FADD	8
+#define RDS_CMSG_MASKED_ATOMIC_CSWP	9
+#define RDS_CMSG_RXPATH_LATENCY		11	/* recv: struct rds_cmsg_rx_trace */
+#define RDS_CMSG_ZCOPY_COOKIE		12	/* send: __u32 */
+#define RDS_CMSG_ZCOPY_COMPLETION	13	/* recv: struct rds_zcopy_cookies */
+
+/* getsockopt(SOL_RDS) information requests. */
+#define RDS_INFO_FIRST			10000
+#define RDS_INFO_COUNTERS		10000
+#define RDS_INFO_CONNECTIONS		10001
+/* 10002 was RDS_INFO_FLOWS */
+#define RDS_INFO_SEND_MESSAGES		10003
+#define RDS_INFO_RETRANS_MESSAGES	10004
+#define RDS_INFO_RECV_MESSAGES		10005
+#define RDS_INFO_SOCKETS		10006
+#define RDS_INFO_TCP_SOCKETS		10007
+#define RDS_INFO_IB_CONNECTIONS		10008
+#define RDS_INFO_CONNECTION_STATS	10009
+#define RDS_INFO_IWARP_CONNECTIONS	10010
+#define RDS6_INFO_CONNECTIONS		10011
+#define RDS6_INFO_SEND_MESSAGES		10012
+#define RDS6_INFO_RETRANS_MESSAGES	10013
+#define RDS6_INFO_RECV_MESSAGES		10014
+#define RDS6_INFO_SOCKETS		10015
+#define RDS6_INFO_TCP_SOCKETS		10016
+#define RDS6_INFO_IB_CONNECTIONS	10017
+#define RDS_INFO_LAST			10017
+
+struct rds_info_counter {
+	__u8	name[32];
+	__u64	value;
+} __attribute__((packed));
+
+#define RDS_INFO_CONNECTION_FLAG_SENDING	0x01
+#define RDS_INFO_CONNECTION_FLAG_CONNECTING	0x02
+#define RDS_INFO_CONNECTION_FLAG_CONNECTED	0x04
+
+#define TRANSNAMSIZ			16
+
+struct rds_info_connection {
+	__u64	next_tx_seq;
+	__u64	next_rx_seq;
+	__be32	laddr;
+	__be32	faddr;
+	__u8	transport[TRANSNAMSIZ];	/* NUL-terminated */
+	__u8	flags;
+	__u8	tos;
+} __attribute__((packed));
+
+struct rds6_info_connection {
+	__u64		next_tx_seq;
+	__u64		next_rx_seq;
+	struct in6_addr	laddr;
+	struct in6_addr	faddr;
+	__u8		transport[TRANSNAMSIZ];	/* NUL-terminated */
+	__u8		flags;
+} __attribute__((packed));
+
+#define RDS_INFO_MESSAGE_FLAG_ACK	0x01
+#define RDS_INFO_MESSAGE_FLAG_FAST_ACK	0x02
+
+struct rds_info_message {
+	__u64	seq;
+	__u32	len;
+	__be32	laddr;
+	__be32	faddr;
+	__be16	lport;
+	__be16	fport;
+	__u8	flags;
+	__u8	tos;
+} __attribute__((packed));
+
+struct rds6_info_message {
+	__u64		seq;
+	__u32		len;
+	struct in6_addr	laddr;
+	struct in6_addr	faddr;
+	__be16		lport;
+	__be16		fport;
+	__u8		flags;
+	__u8		tos;
+} __attribute__((packed));
+
+struct rds_info_socket {
+	__u32	sndbuf;
+	__be32	bound_addr;
+	__be32	connected_addr;
+	__be16	bound_port;
+	__be16	connected_port;
+	__u32	rcvbuf;
+	__u64	inum;
+} __attribute__((packed));
+
+struct rds6_info_socket {
+	__u32		sndbuf;
+	struct in6_addr	bound_addr;
+	struct in6_addr	connected_addr;
+	__be16		bound_port;
+	__be16		connected_port;
+	__u32		rcvbuf;
+	__u64		inum;
+} __attribute__((packed));
+
+struct rds_info_tcp_socket {
+	__be32	local_addr;
+	__be16	local_port;
+	__be32	peer_addr;
+	__be16	peer_port;
+	__u64	hdr_rem;
+	__u64	data_rem;
+	__u32	last_sent_nxt;
+	__u32	last_expected_una;
+	__u32	last_seen_una;
+	__u8	tos;
+} __attribute__((packed));
+
+struct rds6_info_tcp_socket {
+	struct in6_addr	local_addr;
+	__be16		local_port;
+	struct in6_addr	peer_addr;
+	__be16		peer_port;
+	__u64		hdr_rem;
+	__u64		data_rem;
+	__u32		last_sent_nxt;
+	__u32		last_expected_una;
+	__u32		last_seen_una;
+} __attribute__((packed));
+
+#define RDS_IB_GID_LEN			16
+
+struct rds_info_rdma_connection {
+	__be32	src_addr;
+	__be32	dst_addr;
+	__u8	src_gid[RDS_IB_GID_LEN];
+	__u8	dst_gid[RDS_IB_GID_LEN];
+	__u32	max_send_wr;
+	__u32	max_recv_wr;
+	__u32	max_send_sge;
+	__u32	rdma_mr_max;
+	__u32	rdma_mr_size;
+	__u8	tos;
+	__u8	sl;
+	__u32	cache_allocs;
+};
+
+struct rds6_info_rdma_connection {
+	struct in6_addr	src_addr;
+	struct in6_addr	dst_addr;
+	__u8		src_gid[RDS_IB_GID_LEN];
+	__u8		dst_gid[RDS_IB_GID_LEN];
+	__u32		max_send_wr;
+	__u32		max_recv_wr;
+	__u32		max_send_sge;
+	__u32		rdma_mr_max;
+	__u32		rdma_mr_size;
+	__u8		tos;
+	__u8		sl;
+	__u32		cache_allocs;
+};
+
+/* Receive path latency tracing (SO_RDS_MSG_RXPATH_LATENCY). */
+enum rds_message_rxpath_latency {
+	RDS_MSG_RX_HDR_TO_DGRAM_START = 0,
+	RDS_MSG_RX_DGRAM_REASSEMBLE,
+	RDS_MSG_RX_DGRAM_DELIVERED,
+	RDS_MSG_RX_DGRAM_TRACE_MAX
+};
+
+struct rds_rx_trace_so {
+	__u8 rx_traces;
+	__u8 rx_trace_pos[RDS_MSG_RX_DGRAM_TRACE_MAX];
+};
+
+struct rds_cmsg_rx_trace {
+	__u8 rx_traces;
+	__u8 rx_trace_pos[RDS_MSG_RX_DGRAM_TRACE_MAX];
+	__u64 rx_trace[RDS_MSG_RX_DGRAM_TRACE_MAX];
+};
+
+/* RDS_CMSG_CONG_UPDATE carries a mask of (port % 64) bits. */
+#define RDS_CONG_MONITOR_SIZE		64
+#define RDS_CONG_MONITOR_BIT(port)	(((unsigned int)port) % RDS_CONG_MONITOR_SIZE)
+#define RDS_CONG_MONITOR_MASK(port)	(1ULL << RDS_CONG_MONITOR_BIT(port))
+
+/* An RDMA cookie names a registered region: its key and an offset. */
+typedef __u64 rds_rdma_cookie_t;
+
+struct rds_iovec {
+	__u64	addr;
+	__u64	bytes;
+};
+
+struct rds_get_mr_args {
+	struct rds_iovec	vec;
+	__u64			cookie_addr;
+	__u64			flags;
+};
+
+struct rds_get_mr_for_dest_args {
+	struct __kernel_sockaddr_storage	dest_addr;
+	struct rds_iovec			vec;
+	__u64					cookie_addr;
+	__u64					flags;
+};
+
+struct rds_free_mr_args {
+	rds_rdma_cookie_t	cookie;
+	__u64			flags;
+};
+
+struct rds_rdma_args {
+	rds_rdma_cookie_t	cookie;
+	struct rds_iovec	remote_vec;
+	__u64			local_vec_addr;
+	__u64			nr_local;
+	__u64			flags;
+	__u64			user_token;
+};
+
+struct rds_atomic_args {
+	rds_rdma_cookie_t	cookie;
+	__u64			local_addr;
+	__u64			remote_addr;
+	union {
+		struct {
+			__u64	compare;
+			__u64	swap;
+		} cswp;
+		struct {
+			__u64	add;
+		} fadd;
+		struct {
+			__u64	compare;
+			__u64	swap;
+			__u64	compare_mask;
+			__u64	swap_mask;
+		} m_cswp;
+		struct {
+			__u64	add;
+			__u64	nocarry_mask;
+		} m_fadd;
+	};
+	__u64			flags;
+	__u64			user_token;
+};
+
+struct rds_rdma_notify {
+	__u64	user_token;
+	__s32	status;
+};
+
+/* rds_rdma_notify.status */
+#define RDS_RDMA_SUCCESS		0
+#define RDS_RDMA_REMOTE_ERROR		1
+#define RDS_RDMA_CANCELED		2
+#define RDS_RDMA_DROPPED		3
+#define RDS_RDMA_OTHER_ERROR		4
+
+#define RDS_MAX_ZCOOKIES		8
+
+struct rds_zcopy_cookies {
+	__u32	num;
+	__u32	cookies[RDS_MAX_ZCOOKIES];
+};
+
+/* Flags of rds_rdma_args, rds_atomic_args, rds_get_mr_args, rds_free_mr_args. */
+#define RDS_RDMA_READWRITE		0x0001	/* write to the peer, else read */
+#define RDS_RDMA_FENCE			0x0002	/* fence the message behind the op */
+#define RDS_RDMA_INVALIDATE		0x0004	/* invalidate the key when freed */
+#define RDS_RDMA_USE_ONCE		0x0008	/* free the region after one op */
+#define RDS_RDMA_DONTWAIT		0x0010	/* unused */
+#define RDS_RDMA_NOTIFY_ME		0x0020	/* post RDS_CMSG_RDMA_STATUS */
+#define RDS_RDMA_SILENT			0x0040	/* no message to the peer */
+
+#endif /* _LINUX_RDS_H */
+
+/*
+ * rds_doca's own part.
+ */
+
+/*
+ * The address family rds_doca registers unless loaded with family=N.  25 is
+ * AF_WANPIPE, which no mainline kernel implements; loaded with family=21
+ * (AF_RDS) rds_doca stands in for Linux RDS.  The number in use is in
+ * /sys/module/rds_doca/parameters/family.
+ */
+#define AF_INET_OFFLOAD			25
+#define PF_INET_OFFLOAD			AF_INET_OFFLOAD
+
+/* Largest message payload, as Linux RDS. */
+#define RDS_DOCA_MAX_MSG_SIZE		(1U << 20)
+
+#endif /* _UAPI_LINUX_RDS_DOCA_H */

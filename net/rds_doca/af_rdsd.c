@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca socket family.
+ *
+ * Registers the address family given by the "family" module parameter
+ * (AF_INET_OFFLOAD, 25, by default; 21 to stand in for Linux RDS) and
+ * implements its socket calls: SOCK_SEQPACKET sockets bound to an IPv4
+ * address that send and receive whole messages to and from any peer.
+ * The send and receive paths live in send.c and recv.c; this file holds
+ * socket creation and release, options, ioctls, poll() and module setup.
+ *
+ * Lifetime: a socket's struct rdsd_sock is its struct sock.  Release
+ * unhooks it from everything that can find it (congestion monitors,
+ * receive queue, bind table); messages it sent and that are still on
+ * their way keep it alive through their socket reference, and its memory
+ * is freed after an RCU grace period.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/rds_doca.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/sock.h>
+
+#include "rdsd.h"
+
+int rdsd_family __ro_after_init = AF_INET_OFFLOAD;
+module_param_named(family, rdsd_family, int, 0444);
+MODULE_PARM_DESC(family,
+		 "address family to register (default 25, AF_INET_OFFLOAD; 21 replaces Linux RDS)");
+
+struct workqueue_struct *rdsd_wq;
+static unsigned int rdsd_net_id __read_mostly;
+
+struct rdsd_net *rdsd_net(const struct net *net)
+{
+	return net_generic(net, rdsd_net_id);
+}
+
+static struct proto rdsd_proto = {
+	.name		= "RDS_DOCA",
+	.owner		= THIS_MODULE,
+	.obj_size	= sizeof(struct rdsd_sock),
+};
+
+static int rdsd_release(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct rdsd_sock *rs;
+
+	if (!sk)
+		return 0;
+	rs = rdsd_sk(sk);
+
+	sock_orphan(sk);
+	rdsd_cong_monitor_set(rs, false);
+	rdsd_recv_purge(rs);
+	rdsd_unbind(rs);
+	if (rs->conn) {
+		rdsd_conn_put(rs->conn);	/* the cache's */
+		rs->conn = NULL;
+	}
+	sock->sk = NULL;
+	sock_put(sk);
+	return 0;
+}
+
+static void rdsd_destruct(struct sock *sk)
+{
+	struct rdsd_sock *rs = rdsd_sk(sk);
+
+	WARN_ON_ONCE(!list_empty(&rs->send_queue));
+	WARN_ON_ONCE(!list_empty(&rs->recv_queue));
+}
+
+static int rdsd_connect(struct socket *sock, struct sockaddr *uaddr,
+			int addr_len, int flags)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
+	struct rdsd_sock *rs = rdsd_sk(sock->sk);
+	__be32 addr;
+	int ret = 0;
+
+	if (addr_len < offsetofend(struct sockaddr, sa_family))
+		return -EINVAL;
+
+	lock_sock(sock->sk);
+	switch (uaddr->sa_family) {
+	case AF_INET:
+		if (addr_len < sizeof(*sin)) {
+			ret = -EINVAL;
+			break;
+		}
+		addr = sin->sin_addr.s_addr;
+		if (addr == htonl(INADDR_ANY)) {
+			ret = -EDESTADDRREQ;
+			break;
+		}
+		if (ipv4_is_multicast(addr) || addr == htonl(INADDR_BROADCAST)) {
+			ret = -EINVAL;
+			break;
+		}
+		WRITE_ONCE(rs->conn_addr, addr);
+		WRITE_ONCE(rs->conn_port, sin->sin_port);
+		break;
+	default:
+		ret = -EAFNOSUPPORT;
+		break;
+	}
+	release_sock(sock->sk);
+	return ret;
+}
+
+static int rdsd_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
+	struct rdsd_sock *rs = rdsd_sk(sock->sk);
+
+	memset(sin, 0, sizeof(*sin));
+	if (peer) {
+		if (!READ_ONCE(rs->conn_addr))
+			return -ENOTCONN;
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = READ_ONCE(rs->conn_addr);
+		sin->sin_port = READ_ONCE(rs->conn_port);
+		return sizeof(*sin);
+	}
+	if (!READ_ONCE(rs->bound_addr)) {
+		/* unbound: AF_INET if connected, else AF_UNSPEC, as Linux */
+		sin->sin_family = READ_ONCE(rs->conn_addr) ? AF_INET : AF_UNSPEC;
+		return sizeof(*sin);
+	}
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = READ_ONCE(rs->bound_addr);
+	sin->sin_port = READ_ONCE(rs->bound_port);
+	return sizeof(*sin);
+}
+
+static __poll_t rdsd_poll(struct file *file, struct socket *sock,
+			  poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct rdsd_sock *rs = rdsd_sk(sk);
+	bool seen = READ_ONCE(rs->seen_congestion);
+	__poll_t mask = 0;
+
+	sock_poll_wait(file, sock, wait);
+	if (seen)
+		poll_wait(file, &rdsd_sk_net(rs)->cong_poll_waitq, wait);
+
+	if (READ_ONCE(rs->cong_monitor)) {
+		if (READ_ONCE(rs->cong_notify))
+			mask |= EPOLLIN | EPOLLRDNORM;
+	} else if (seen && rdsd_cong_updated_since(rs)) {
+		/* a congestion update shows as readable, as in Linux RDS */
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLWRBAND;
+	}
+	if (!list_empty_careful(&rs->recv_queue))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(rs->snd_bytes) < rdsd_sndbuf(rs))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	if (READ_ONCE(sk->sk_err) ||
+	    !skb_queue_empty_lockless(&sk->sk_error_queue))
+		mask |= EPOLLERR;
+
+	if (mask)
+		WRITE_ONCE(rs->seen_congestion, false);
+	return mask;
+}
+
+static int rdsd_ioctl(struct socket *sock, unsigned int cmd,
+		      unsigned long arg)
+{
+	rds_tos_t tos = 0;
+
+	switch (cmd) {
+	case SIOCRDSGETTOS:
+		/* no transport maps a type of service yet: it stays 0 */
+		return put_user(tos, (rds_tos_t __user *)arg) ? -EFAULT : 0;
+	default:
+		/* SIOCRDSSETTOS too; interface ioctls go to the core */
+		return -ENOIOCTLCMD;
+	}
+}
+
+static int rdsd_set_bool(bool *opt, sockptr_t optval, unsigned int optlen)
+{
+	int value;
+
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&value, optval, sizeof(int)))
+		return -EFAULT;
+	*opt = !!value;
+	return 0;
+}
+
+static int rdsd_set_transport(struct rdsd_sock *rs, sockptr_t optval,
+			      unsigned int optlen)
+{
+	int type, ret;
+
+	if (rs->trans)
+		return -EOPNOTSUPP;	/* bound, or already chosen */
+	if (optlen != sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&type, optval, sizeof(type)))
+		return -EFAULT;
+	ret = rdsd_trans_type_available(type);
+	if (ret)
+		return ret;
+	/* only transports serving non-loopback addresses can be chosen */
+	return -ENOPROTOOPT;
+}
+
+static int rdsd_set_tstamp(struct sock *sk, sockptr_t optval,
+			   unsigned int optlen, int optname)
+{
+	int val;
+
+	/* EFAULT for a bad length is what Linux RDS answers */
+	if (optlen != sizeof(int))
+		return -EFAULT;
+	if (copy_from_sockptr(&val, optval, sizeof(int)))
+		return -EFAULT;
+	if (optname == SO_TIMESTAMP_NEW)
+		sock_set_flag(sk, SOCK_TSTAMP_NEW);
+	if (val)
+		sock_set_flag(sk, SOCK_RCVTSTAMP);
+	else
+		sock_reset_flag(sk, SOCK_RCVTSTAMP);
+	return 0;
+}
+
+static int rdsd_set_rx_trace(struct rdsd_sock *rs, sockptr_t optval,
+			     unsigned int optlen)
+{
+	struct rds_rx_trace_so trace;
+	int i;
+
+	if (optlen != sizeof(trace))
+		return -EFAULT;
+	if (copy_from_sockptr(&trace, optval, sizeof(trace)))
+		return -EFAULT;
+	if (trace.rx_traces > RDS_MSG_RX_DGRAM_TRACE_MAX)
+		return -EFAULT;
+	for (i = 0; i < trace.rx_traces; i++)
+		if (trace.rx_trace_pos[i] >= RDS_MSG_RX_DGRAM_TRACE_MAX)
+			return -EFAULT;
+
+	WRITE_ONCE(rs->rx_traces, 0);
+	for (i = 0; i < trace.rx_traces; i++)
+		rs->rx_trace_pos[i] = trace.rx_trace_pos[i];
+	WRITE_ONCE(rs->rx_traces, trace.rx_traces);
+	return 0;
+}
+
+static int rdsd_setsockopt(struct socket *sock, int level, int optname,
+			   sockptr_t optval, unsigned int optlen)
+{
+	struct sock *sk = sock->sk;
+	struct rdsd_sock *rs = rdsd_sk(sk);
+	bool on;
+	int ret;
+
+	if (level != SOL_RDS)
+		return -ENOPROTOOPT;
+
+	switch (optname) {
+	case RDS_CANCEL_SENT_TO:
+		return rdsd_cancel_sent_to(rs, optval, optlen);
+	case RDS_GET_MR:
+	case RDS_GET_MR_FOR_DEST:
+		if (optlen != (optname == RDS_GET_MR ?
+			       sizeof(struct rds_get_mr_args) :
+			       sizeof(struct rds_get_mr_for_dest_args)))
+			return -EINVAL;
+		if (!READ_ONCE(rs->bound_addr))
+			return -ENOTCONN;
+		/* no transport registers memory yet */
+		return -EOPNOTSUPP;
+	case RDS_FREE_MR:
+		if (optlen != sizeof(struct rds_free_mr_args))
+			return -EINVAL;
+		/* no registered region exists, so no cookie is valid */
+		return -EINVAL;
+	case RDS_RECVERR:
+		ret = rdsd_set_bool(&on, optval, optlen);
+		if (!ret)
+			WRITE_ONCE(rs->recverr, on);
+		return ret;
+	case RDS_CONG_MONITOR:
+		ret = rdsd_set_bool(&on, optval, optlen);
+		if (!ret)
+			rdsd_cong_monitor_set(rs, on);
+		return ret;
+	case SO_RDS_TRANSPORT:
+		lock_sock(sk);
+		ret = rdsd_set_transport(rs, optval, optlen);
+		release_sock(sk);
+		return ret;
+	case SO_TIMESTAMP_OLD:
+	case SO_TIMESTAMP_NEW:
+		lock_sock(sk);
+		ret = rdsd_set_tstamp(sk, optval, optlen, optname);
+		release_sock(sk);
+		return ret;
+	case SO_RDS_MSG_RXPATH_LATENCY:
+		return rdsd_set_rx_trace(rs, optval, optlen);
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static int rdsd_getsockopt(struct socket *sock, int level, int optname,
+			   char __user *optval, int __user *optlen)
+{
+	struct rdsd_sock *rs = rdsd_sk(sock->sk);
+	int len, val;
+
+	if (level != SOL_RDS)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+
+	switch (optname) {
+	case RDS_RECVERR:
+		val = READ_ONCE(rs->recverr);
+		break;
+	case SO_RDS_TRANSPORT:
+		val = rs->trans ? rs->trans->type : RDS_TRANS_NONE;
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+
+	if (len < sizeof(int))
+		return -EINVAL;
+	if (put_user(val, (int __user *)optval) ||
+	    put_user(sizeof(int), optlen))
+		return -EFAULT;
+	return 0;
+}
+
+static struct proto_ops rdsd_proto_ops __ro_after_init = {
+	.owner		= THIS_MODULE,
+	.release	= rdsd_release,
+	.bind		= rdsd_bind,
+	.connect	= rdsd_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= rdsd_getname,
+	.poll		= rdsd_poll,
+	.ioctl		= rdsd_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= sock_no_shutdown,
+	.setsockopt	= rdsd_setsockopt,
+	.getsockopt	= rdsd_getsockopt,
+	.sendmsg	= rdsd_sendmsg,
+	.recvmsg	= rdsd_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+static int rdsd_create(struct net *net, struct socket *sock, int protocol,
+		       int kern)
+{
+	struct rdsd_sock *rs;
+	struct sock *sk;
+
+	if (sock->type != SOCK_SEQPACKET || protocol)
+		return -ESOCKTNOSUPPORT;
+
+	sk = sk_alloc(net, rdsd_family, GFP_KERNEL, &rdsd_proto, kern);
+	if (!sk)
+		return -ENOMEM;
+
+	sock_init_data(sock, sk);
+	sock->ops = &rdsd_proto_ops;
+	sk->sk_protocol = protocol;
+	sk->sk_destruct = rdsd_destruct;
+	/* the bind table is read under RCU */
+	sock_set_flag(sk, SOCK_RCU_FREE);
+
+	rs = rdsd_sk(sk);
+	INIT_HLIST_NODE(&rs->bind_node);
+	spin_lock_init(&rs->lock);
+	INIT_LIST_HEAD(&rs->send_queue);
+	spin_lock_init(&rs->recv_lock);
+	INIT_LIST_HEAD(&rs->recv_queue);
+	INIT_LIST_HEAD(&rs->cong_item);
+	return 0;
+}
+
+static struct net_proto_family rdsd_family_ops __ro_after_init = {
+	.create	= rdsd_create,
+	.owner	= THIS_MODULE,
+};
+
+static int __net_init rdsd_net_init(struct net *net)
+{
+	struct rdsd_net *rn = rdsd_net(net);
+	unsigned int i;
+	int ret;
+
+	rn->net = net;
+	ret = rdsd_bind_net_init(rn);
+	if (ret)
+		return ret;
+	spin_lock_init(&rn->conn_lock);
+	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++)
+		INIT_HLIST_HEAD(&rn->conn_hash[i]);
+	spin_lock_init(&rn->cong_lock);
+	INIT_LIST_HEAD(&rn->cong_maps);
+	spin_lock_init(&rn->monitor_lock);
+	INIT_LIST_HEAD(&rn->cong_monitors);
+	atomic_set(&rn->cong_generation, 0);
+	init_waitqueue_head(&rn->cong_poll_waitq);
+	return rdsd_stats_net_init(rn);
+}
+
+static void __net_exit rdsd_net_exit(struct net *net)
+{
+	struct rdsd_net *rn = rdsd_net(net);
+
+	/* sockets hold their namespace: none is left here */
+	rdsd_conn_net_exit(rn);
+	WARN_ON_ONCE(!list_empty(&rn->cong_maps));
+	rdsd_stats_net_exit(rn);
+}
+
+static struct pernet_operations rdsd_net_ops = {
+	.init	= rdsd_net_init,
+	.exit	= rdsd_net_exit,
+	.id	= &rdsd_net_id,
+	.size	= sizeof(struct rdsd_net),
+};
+
+static int __init rdsd_init(void)
+{
+	int ret;
+
+	if (rdsd_family <= AF_UNSPEC || rdsd_family >= NPROTO) {
+		pr_err("family=%d is not an address family number (1..%d)\n",
+		       rdsd_family, NPROTO - 1);
+		return -EINVAL;
+	}
+	rdsd_proto_ops.family = rdsd_family;
+	rdsd_family_ops.family = rdsd_family;
+
+	rdsd_wq = alloc_workqueue("rds_doca", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!rdsd_wq)
+		return -ENOMEM;
+
+	ret = proto_register(&rdsd_proto, 1);
+	if (ret)
+		goto err_wq;
+
+	ret = register_pernet_subsys(&rdsd_net_ops);
+	if (ret)
+		goto err_proto;
+
+	ret = sock_register(&rdsd_family_ops);
+	if (ret) {
+		if (ret == -EEXIST)
+			pr_err("address family %d is already registered%s; unload its owner or load rds_doca with another family=\n",
+			       rdsd_family,
+			       rdsd_family == AF_RDS ? " (by rds.ko)" : "");
+		else
+			pr_err("cannot register address family %d: %d\n",
+			       rdsd_family, ret);
+		goto err_pernet;
+	}
+	pr_info("address family %d registered\n", rdsd_family);
+	return 0;
+
+err_pernet:
+	unregister_pernet_subsys(&rdsd_net_ops);
+err_proto:
+	proto_unregister(&rdsd_proto);
+err_wq:
+	destroy_workqueue(rdsd_wq);
+	return ret;
+}
+
+static void __exit rdsd_exit(void)
+{
+	sock_unregister(rdsd_family);
+	unregister_pernet_subsys(&rdsd_net_ops);
+	proto_unregister(&rdsd_proto);
+	destroy_workqueue(rdsd_wq);
+}
+
+module_init(rdsd_init);
+module_exit(rdsd_exit);
+
+MODULE_DESCRIPTION("Reliable datagram sockets over RDMA");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_NETPROTO(AF_INET_OFFLOAD);

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca loopback transport.
+ *
+ * Serves sockets bound to 127/8 and every connection whose two ends are the
+ * same address.  There is no wire: transmitting a message delivers it to
+ * the destination socket at once and acknowledges it in the same breath,
+ * so the sender's buffer space returns before sendmsg() does.  The message
+ * itself, not a copy, goes onto the receiver's queue.
+ *
+ * The loopback transport implements the whole transport table and is
+ * chosen by the same rules as any other; the core has no special case for
+ * it.  A loopback connection is up as soon as it exists.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+
+#include "rdsd.h"
+
+static int rdsd_loop_laddr_check(struct net *net, __be32 addr)
+{
+	return ipv4_is_loopback(addr) ? 0 : -EADDRNOTAVAIL;
+}
+
+static int rdsd_loop_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
+{
+	return 0;
+}
+
+static void rdsd_loop_conn_free(struct rdsd_conn *conn)
+{
+}
+
+static int rdsd_loop_conn_connect(struct rdsd_conn *conn)
+{
+	rdsd_conn_up(conn);
+	return 0;
+}
+
+static void rdsd_loop_conn_shutdown(struct rdsd_conn *conn)
+{
+}
+
+static int rdsd_loop_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
+{
+	rdsd_recv_incoming(conn, msg);
+	rdsd_send_acked(conn, msg->seq);
+	return 0;
+}
+
+const struct rdsd_transport_ops rdsd_loop_transport = {
+	.name		= "loopback",
+	.type		= RDSD_TRANS_LOOP,
+	.laddr_check	= rdsd_loop_laddr_check,
+	.conn_alloc	= rdsd_loop_conn_alloc,
+	.conn_free	= rdsd_loop_conn_free,
+	.conn_connect	= rdsd_loop_conn_connect,
+	.conn_shutdown	= rdsd_loop_conn_shutdown,
+	.xmit		= rdsd_loop_xmit,
+};

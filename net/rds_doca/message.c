@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca messages.
+ *
+ * A message is a header and a payload described by a scatterlist.  Small
+ * payloads live in the same allocation as the message, right after the
+ * scatterlist, so a small datagram costs one allocation; larger ones are
+ * spread over order-0 pages that the message owns.
+ *
+ * References: the sending socket's call holds one until sendmsg() returns;
+ * the connection holds one while the message is on its send or retransmit
+ * queue (RDSD_MSG_ON_CONN); a receiving socket holds one while the message
+ * is on its receive queue; recvmsg() holds one while it copies.  The last
+ * rdsd_msg_put() frees the pages and the message.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "rdsd.h"
+
+/* Payloads up to this size are stored inline. */
+#define RDSD_MSG_INLINE_MAX	1024
+
+/**
+ * rdsd_msg_alloc - allocate a message able to carry @len payload bytes
+ * @len: payload length, at most RDSD_MAX_MSG_SIZE.
+ * @gfp: allocation flags.
+ *
+ * Returns the message with one reference, or NULL.
+ */
+struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp)
+{
+	unsigned int i, nents;
+	struct rdsd_msg *msg;
+	size_t left;
+
+	if (WARN_ON_ONCE(len > RDSD_MAX_MSG_SIZE))
+		return NULL;
+
+	if (len <= RDSD_MSG_INLINE_MAX) {
+		nents = len ? 1 : 0;
+		msg = kmalloc(struct_size(msg, sg, nents) + len, gfp);
+		if (!msg)
+			return NULL;
+		memset(msg, 0, struct_size(msg, sg, nents));
+		if (nents) {
+			sg_init_table(msg->sg, 1);
+			sg_set_buf(msg->sg, &msg->sg[1], len);
+		}
+	} else {
+		nents = DIV_ROUND_UP(len, PAGE_SIZE);
+		msg = kzalloc(struct_size(msg, sg, nents), gfp);
+		if (!msg)
+			return NULL;
+		sg_init_table(msg->sg, nents);
+		left = len;
+		for (i = 0; i < nents; i++) {
+			struct page *page = alloc_page(gfp);
+
+			if (!page) {
+				msg->nents = i;
+				refcount_set(&msg->refs, 1);
+				rdsd_msg_put(msg);
+				return NULL;
+			}
+			sg_set_page(&msg->sg[i], page, min_t(size_t, left,
+							     PAGE_SIZE), 0);
+			left -= msg->sg[i].length;
+		}
+	}
+	msg->nents = nents;
+	msg->len = len;
+	refcount_set(&msg->refs, 1);
+	INIT_LIST_HEAD(&msg->conn_item);
+	INIT_LIST_HEAD(&msg->sock_item);
+	INIT_LIST_HEAD(&msg->recv_item);
+	return msg;
+}
+
+static bool rdsd_msg_is_inline(struct rdsd_msg *msg)
+{
+	return msg->nents == 1 && sg_virt(msg->sg) == (void *)&msg->sg[1];
+}
+
+/**
+ * rdsd_msg_copy_from_iter - fill the payload from @from
+ * @msg: message of msg->len bytes.
+ * @from: source; must hold at least msg->len bytes.
+ *
+ * Returns 0 or -EFAULT.
+ */
+int rdsd_msg_copy_from_iter(struct rdsd_msg *msg, struct iov_iter *from)
+{
+	unsigned int i;
+
+	for (i = 0; i < msg->nents; i++) {
+		struct scatterlist *sg = &msg->sg[i];
+
+		if (copy_from_iter(sg_virt(sg), sg->length, from) != sg->length)
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/**
+ * rdsd_msg_copy_to_iter - copy the first @len payload bytes to @to
+ * @msg: the message; only read, so several readers may copy at once.
+ * @to: destination.
+ * @len: bytes to copy, at most msg->len.
+ *
+ * Returns the number of bytes copied or -EFAULT.
+ */
+int rdsd_msg_copy_to_iter(struct rdsd_msg *msg, struct iov_iter *to,
+			  size_t len)
+{
+	size_t done = 0;
+	unsigned int i;
+
+	for (i = 0; i < msg->nents && done < len; i++) {
+		struct scatterlist *sg = &msg->sg[i];
+		size_t n = min_t(size_t, sg->length, len - done);
+
+		if (copy_to_iter(sg_virt(sg), n, to) != n)
+			return -EFAULT;
+		done += n;
+	}
+	return done;
+}
+
+/**
+ * rdsd_msg_put - drop a reference; the last one frees the message
+ * @msg: message, may be NULL.
+ */
+void rdsd_msg_put(struct rdsd_msg *msg)
+{
+	unsigned int i;
+
+	if (!msg || !refcount_dec_and_test(&msg->refs))
+		return;
+
+	WARN_ON_ONCE(test_bit(RDSD_MSG_ON_SOCK, &msg->flags));
+	WARN_ON_ONCE(test_bit(RDSD_MSG_ON_CONN, &msg->flags));
+	if (!rdsd_msg_is_inline(msg)) {
+		for (i = 0; i < msg->nents; i++)
+			__free_page(sg_page(&msg->sg[i]));
+	}
+	kfree(msg);
+}

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rds_doca core types.
+ *
+ * Four objects carry the whole socket family:
+ *
+ *  - struct rdsd_net, one per network namespace (net_generic): the bind
+ *    table, the connection table, the congestion maps and the counters of
+ *    that namespace.  Created and destroyed by the pernet operations.
+ *  - struct rdsd_sock, one per socket, embedding its struct sock.  Freed by
+ *    the last sock_put() after an RCU grace period (SOCK_RCU_FREE), so the
+ *    lock-free bind table lookup may look at a socket that is closing.
+ *  - struct rdsd_conn, one per (namespace, local address, peer address,
+ *    transport).  Created on first send, kept in the connection table (which
+ *    holds one reference) until the namespace goes away.
+ *  - struct rdsd_msg, one per datagram: the header, the payload pages and,
+ *    on the sending side, its place on the socket and connection queues.
+ *    Reference counted; see message.c for who holds references.
+ *
+ * Lock nesting, outermost first:
+ *   sk_lock (lock_sock) -> rs->recv_lock -> rn->monitor_lock -> rs->lock
+ *	-> conn->lock
+ *   rn->bind_lock, rn->conn_lock and rn->cong_lock take no other lock.
+ * All of rs->lock, rs->recv_lock and conn->lock are taken with bottom halves
+ * disabled: transports complete sends and deliver messages from softirq.
+ */
+#ifndef _RDSD_H
+#define _RDSD_H
+
+#include <linux/list.h>
+#include <linux/net.h>
+#include <linux/percpu.h>
+#include <linux/refcount.h>
+#include <linux/scatterlist.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+
+#include "transport.h"
+
+#define RDSD_MAX_MSG_SIZE	(1U << 20)	/* as Linux RDS */
+#define RDSD_PROBE_PORT		1		/* reserved for the ping responder */
+#define RDSD_NR_PORTS		65536
+
+#define RDSD_BIND_HASH_BITS	10
+#define RDSD_CONN_HASH_BITS	8
+
+extern int rdsd_family;
+extern struct workqueue_struct *rdsd_wq;
+
+/**
+ * struct rdsd_stats - per-CPU counters of one namespace
+ *
+ * Summed over CPUs when read.  Names are what rdsctl and RDS_INFO_COUNTERS
+ * show, without the "s_" prefix.
+ */
+struct rdsd_stats {
+	u64	send_queued;
+	u64	send_bytes;
+	u64	send_queue_full;
+	u64	send_cong_error;
+	u64	send_cong_blocked;
+	u64	xmit_retry;
+	u64	recv_delivered;
+	u64	recv_bytes;
+	u64	recv_drop_no_sock;
+	u64	recv_drop_dead_sock;
+	u64	recv_drop_old_seq;
+	u64	recv_deliver_raced;
+	u64	cong_update_received;
+	u64	conn_created;
+};
+
+#define rdsd_stat_add(rn, field, n)	this_cpu_add((rn)->stats->field, (n))
+#define rdsd_stat_inc(rn, field)	rdsd_stat_add(rn, field, 1)
+
+/**
+ * struct rdsd_net - per network namespace state
+ * @net: the namespace.
+ * @bind_lock: protects @bind_hash writers and @nr_bound; readers use RCU.
+ * @bind_hash: bound sockets, hashed by (address, port).
+ * @conn_lock: protects @conn_hash writers; readers use RCU.
+ * @conn_hash: connections, hashed by (local, peer) address.
+ * @cong_lock: protects @cong_maps.
+ * @cong_maps: congestion maps of this namespace, one per address.
+ * @monitor_lock: protects @cong_monitors.
+ * @cong_monitors: sockets with RDS_CONG_MONITOR set.
+ * @cong_generation: bumped by every congestion map update, for poll().
+ * @cong_poll_waitq: poll() waiters of sockets that have seen congestion.
+ * @stats: per-CPU counters.
+ */
+struct rdsd_net {
+	struct net		*net;
+
+	spinlock_t		bind_lock;
+	struct hlist_head	bind_hash[1 << RDSD_BIND_HASH_BITS];
+	unsigned int		nr_bound;
+
+	spinlock_t		conn_lock;
+	struct hlist_head	conn_hash[1 << RDSD_CONN_HASH_BITS];
+
+	spinlock_t		cong_lock;
+	struct list_head	cong_maps;
+
+	spinlock_t		monitor_lock;
+	struct list_head	cong_monitors;
+	atomic_t		cong_generation;
+	wait_queue_head_t	cong_poll_waitq;
+
+	struct rdsd_stats __percpu *stats;
+};
+
+struct rdsd_net *rdsd_net(const struct net *net);
+
+/**
+ * struct rdsd_cong_map - congested ports of one address
+ * @node: on rdsd_net.cong_maps, protected by rdsd_net.cong_lock.
+ * @refs: one per bound socket and per connection that points here.
+ * @addr: the address whose ports the map describes.
+ * @waitq: senders blocked until a port of this map is uncongested.
+ * @bits: one bit per port, set while the port's socket is congested.
+ *	Written with atomic bitops, read locklessly.
+ */
+struct rdsd_cong_map {
+	struct list_head	node;
+	refcount_t		refs;
+	__be32			addr;
+	wait_queue_head_t	waitq;
+	unsigned long		bits[BITS_TO_LONGS(RDSD_NR_PORTS)];
+};
+
+enum rdsd_conn_state {
+	RDSD_CONN_DOWN,
+	RDSD_CONN_CONNECTING,
+	RDSD_CONN_UP,
+	RDSD_CONN_DISCONNECTING,
+};
+
+/* rdsd_conn.flags bits */
+enum {
+	RDSD_CONN_IN_XMIT,	/* one thread runs rdsd_conn_xmit() */
+	RDSD_CONN_DEAD,		/* being destroyed: no new messages */
+};
+
+/**
+ * struct rdsd_conn - reliable message stream between two addresses
+ * @hash_node: on rdsd_net.conn_hash, protected by rdsd_net.conn_lock.
+ * @refs: the table's reference plus one per user (socket caches, work).
+ * @rn: owning namespace.
+ * @laddr: local address.
+ * @faddr: peer address.
+ * @trans: transport carrying the connection.
+ * @tp: transport state, owned by @trans.
+ * @lcong: congestion map of @laddr.
+ * @fcong: congestion map of @faddr as last heard from the peer.
+ * @lock: protects @send_queue, @retrans, @next_tx_seq and @state.
+ * @state: enum rdsd_conn_state.
+ * @flags: RDSD_CONN_* bits.
+ * @next_tx_seq: sequence number of the next message queued.
+ * @next_rx_seq: next sequence number expected from the peer; written only
+ *	by rdsd_recv_incoming(), which the transport serializes.
+ * @send_queue: messages not yet handed to the transport, in order.
+ * @retrans: messages handed to the transport and not yet acknowledged.
+ * @xmit_work: runs rdsd_conn_xmit() when the transport asks for a retry.
+ * @rcu: frees the connection after lockless lookups are done.
+ */
+struct rdsd_conn {
+	struct hlist_node	hash_node;
+	refcount_t		refs;
+	struct rdsd_net		*rn;
+	__be32			laddr;
+	__be32			faddr;
+	const struct rdsd_transport_ops *trans;
+	void			*tp;
+	struct rdsd_cong_map	*lcong;
+	struct rdsd_cong_map	*fcong;
+
+	spinlock_t		lock;
+	int			state;
+	unsigned long		flags;
+	u64			next_tx_seq;
+	u64			next_rx_seq;
+	struct list_head	send_queue;
+	struct list_head	retrans;
+
+	struct work_struct	xmit_work;
+	struct rcu_head		rcu;
+};
+
+/* rdsd_msg.flags bits */
+enum {
+	RDSD_MSG_ON_SOCK,	/* on the sender's rs->send_queue */
+	RDSD_MSG_ON_CONN,	/* on conn->send_queue or conn->retrans */
+	RDSD_MSG_SENT,		/* handed to the transport (on conn->retrans) */
+};
+
+/**
+ * struct rdsd_msg - one datagram
+ * @refs: see message.c.
+ * @flags: RDSD_MSG_* bits.
+ * @conn_item: on conn->send_queue or conn->retrans (conn->lock).
+ * @sock_item: on the sender's rs->send_queue (rs->lock).
+ * @recv_item: on the receiver's rs->recv_queue (rs->recv_lock).
+ * @rs: sending socket while RDSD_MSG_ON_SOCK; holds a socket reference.
+ * @seq: sequence number on its connection.
+ * @saddr: source address.
+ * @daddr: destination address.
+ * @sport: source port.
+ * @dport: destination port.
+ * @len: payload length.
+ * @rx_tstamp: receive time (ktime, ns) if the receiver asked for it.
+ * @rx_trace: receive path timestamps for SO_RDS_MSG_RXPATH_LATENCY.
+ * @nents: entries in @sg.
+ * @sg: payload; for small messages one entry pointing just past @sg.
+ */
+struct rdsd_msg {
+	refcount_t		refs;
+	unsigned long		flags;
+	struct list_head	conn_item;
+	struct list_head	sock_item;
+	struct list_head	recv_item;
+	struct rdsd_sock	*rs;
+	u64			seq;
+	__be32			saddr;
+	__be32			daddr;
+	__be16			sport;
+	__be16			dport;
+	u32			len;
+	u64			rx_tstamp;
+	u64			rx_trace[4];
+	unsigned int		nents;
+	struct scatterlist	sg[];
+};
+
+/* Receive path trace points, as Linux RDS numbers them. */
+#define RDSD_RX_HDR		0
+#define RDSD_RX_START		1
+#define RDSD_RX_END		2
+#define RDSD_RX_CMSG		3
+
+/**
+ * struct rdsd_sock - one socket
+ * @sk: the socket; first, so sk_alloc() allocates the whole structure.
+ * @bound_addr: bound address, 0 while unbound.
+ * @bound_port: bound port.
+ * @bind_node: on rdsd_net.bind_hash while bound.
+ * @conn_addr: default destination set by connect(), 0 if none.
+ * @conn_port: default destination port.
+ * @trans: transport of the bound address, or forced by SO_RDS_TRANSPORT.
+ * @conn: cached connection of the last send (a reference); sk_lock.
+ * @lcong: congestion map of @bound_addr (a reference) while bound.
+ * @lock: protects @send_queue, @snd_bytes, @cong_mask and @cong_notify.
+ * @send_queue: messages sent and not yet acknowledged.
+ * @snd_bytes: payload bytes on @send_queue.
+ * @cong_mask: ports (mod 64) this socket wants to hear about.
+ * @cong_notify: ports (mod 64) that changed and were not yet reported.
+ * @recv_lock: protects @recv_queue, @rcv_bytes, @congested and @dead.
+ * @recv_queue: messages waiting for recvmsg().
+ * @rcv_bytes: payload bytes on @recv_queue.
+ * @congested: this socket's port is set in @lcong.
+ * @dead: the socket is closing; nothing more is queued to it.
+ * @cong_item: on rdsd_net.cong_monitors (monitor_lock).
+ * @cong_monitor: RDS_CONG_MONITOR is set.
+ * @recverr: RDS_RECVERR is set.
+ * @seen_congestion: a send got ENOBUFS; poll() watches congestion updates.
+ * @cong_track: congestion generation last seen by poll().
+ * @rx_traces: number of receive trace points requested.
+ * @rx_trace_pos: the requested trace points.
+ */
+struct rdsd_sock {
+	struct sock		sk;
+
+	__be32			bound_addr;
+	__be16			bound_port;
+	struct hlist_node	bind_node;
+	__be32			conn_addr;
+	__be16			conn_port;
+	const struct rdsd_transport_ops *trans;
+	struct rdsd_conn	*conn;
+	struct rdsd_cong_map	*lcong;
+
+	spinlock_t		lock;
+	struct list_head	send_queue;
+	u32			snd_bytes;
+	u64			cong_mask;
+	u64			cong_notify;
+
+	spinlock_t		recv_lock;
+	struct list_head	recv_queue;
+	u32			rcv_bytes;
+	bool			congested;
+	bool			dead;
+
+	struct list_head	cong_item;
+	bool			cong_monitor;
+	bool			recverr;
+	bool			seen_congestion;
+	int			cong_track;
+	u8			rx_traces;
+	u8			rx_trace_pos[3];
+};
+
+static inline struct rdsd_sock *rdsd_sk(const struct sock *sk)
+{
+	return container_of(sk, struct rdsd_sock, sk);
+}
+
+/* Half of SO_SNDBUF/SO_RCVBUF is usable, as Linux RDS counts it. */
+static inline u32 rdsd_sndbuf(const struct rdsd_sock *rs)
+{
+	return READ_ONCE(rs->sk.sk_sndbuf) / 2;
+}
+
+static inline u32 rdsd_rcvbuf(const struct rdsd_sock *rs)
+{
+	return READ_ONCE(rs->sk.sk_rcvbuf) / 2;
+}
+
+static inline struct rdsd_net *rdsd_sk_net(const struct rdsd_sock *rs)
+{
+	return rdsd_net(sock_net(&rs->sk));
+}
+
+/* message.c */
+struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp);
+int rdsd_msg_copy_from_iter(struct rdsd_msg *msg, struct iov_iter *from);
+int rdsd_msg_copy_to_iter(struct rdsd_msg *msg, struct iov_iter *to,
+			  size_t len);
+void rdsd_msg_put(struct rdsd_msg *msg);
+
+static inline void rdsd_msg_get(struct rdsd_msg *msg)
+{
+	refcount_inc(&msg->refs);
+}
+
+/* bind.c */
+int rdsd_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
+void rdsd_unbind(struct rdsd_sock *rs);
+struct rdsd_sock *rdsd_find_bound(struct rdsd_net *rn, __be32 addr,
+				  __be16 port);
+int rdsd_bind_net_init(struct rdsd_net *rn);
+
+/* cong.c */
+struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn, __be32 addr);
+void rdsd_cong_map_put(struct rdsd_net *rn, struct rdsd_cong_map *map);
+void rdsd_cong_set(struct rdsd_net *rn, struct rdsd_cong_map *map,
+		   __be16 port);
+void rdsd_cong_clear(struct rdsd_net *rn, struct rdsd_cong_map *map,
+		     __be16 port);
+void rdsd_cong_map_updated(struct rdsd_net *rn, struct rdsd_cong_map *map,
+			   u64 portmask);
+int rdsd_cong_wait(struct rdsd_sock *rs, struct rdsd_cong_map *map,
+		   __be16 port, bool nonblock, long *timeo);
+void rdsd_cong_monitor_set(struct rdsd_sock *rs, bool on);
+bool rdsd_cong_updated_since(struct rdsd_sock *rs);
+
+static inline bool rdsd_cong_test(const struct rdsd_cong_map *map,
+				  __be16 port)
+{
+	return test_bit(be16_to_cpu(port), map->bits);
+}
+
+/* conn.c */
+struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
+					 const struct rdsd_transport_ops *bound,
+					 __be32 laddr, __be32 faddr, gfp_t gfp);
+void rdsd_conn_put(struct rdsd_conn *conn);
+void rdsd_conn_xmit(struct rdsd_conn *conn);
+void rdsd_conn_kick(struct rdsd_conn *conn);
+void rdsd_conn_up(struct rdsd_conn *conn);
+void rdsd_conn_net_exit(struct rdsd_net *rn);
+
+/* send.c */
+int rdsd_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
+void rdsd_send_acked(struct rdsd_conn *conn, u64 seq);
+void rdsd_send_drop(struct rdsd_conn *conn, struct rdsd_msg *msg);
+int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
+			unsigned int optlen);
+
+/* recv.c */
+int rdsd_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
+		 int flags);
+void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg);
+void rdsd_recv_purge(struct rdsd_sock *rs);
+
+/* stats.c */
+int rdsd_stats_net_init(struct rdsd_net *rn);
+void rdsd_stats_net_exit(struct rdsd_net *rn);
+
+#endif /* _RDSD_H */

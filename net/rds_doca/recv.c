@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca receive path.
+ *
+ * A transport hands each message it receives to rdsd_recv_incoming(),
+ * which drops sequence numbers the connection already delivered, finds the
+ * socket bound to the destination and appends the message to its receive
+ * queue.  A message for a port nobody is bound to is dropped silently, as
+ * a datagram would be.
+ *
+ * The receive queue is accounted in payload bytes against half of
+ * SO_RCVBUF: past it the socket's port is marked congested in its
+ * address's map, and senders hold back until it drains below a quarter.
+ * Messages already on their way are still accepted, so a queue may
+ * overshoot its limit by what was in flight.
+ *
+ * recvmsg() copies the head of the queue without taking it off, then
+ * removes it only if it is still queued: a concurrent reader that won the
+ * race makes the loser retry with the next message, and a failed copy
+ * leaves the message where it was.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/rds_doca.h>
+#include <linux/sched/clock.h>
+#include <linux/time.h>
+#include <net/sock.h>
+
+#include "rdsd.h"
+
+/* Account @delta bytes on the receive queue; recv_lock held. */
+static void rdsd_rcvbuf_delta(struct rdsd_sock *rs, int delta)
+{
+	struct rdsd_net *rn = rdsd_sk_net(rs);
+	u32 limit = rdsd_rcvbuf(rs);
+
+	lockdep_assert_held(&rs->recv_lock);
+
+	rs->rcv_bytes += delta;
+	if (!rs->congested && rs->rcv_bytes > limit) {
+		rs->congested = true;
+		rdsd_cong_set(rn, rs->lcong, rs->bound_port);
+	} else if (rs->congested && rs->rcv_bytes < limit / 2) {
+		rs->congested = false;
+		rdsd_cong_clear(rn, rs->lcong, rs->bound_port);
+	}
+}
+
+/**
+ * rdsd_recv_incoming - deliver a message that arrived on @conn
+ * @conn: connection it arrived on.
+ * @msg: the message; the caller keeps its own reference.
+ *
+ * The transport serializes calls per connection.  Any context.
+ */
+void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg)
+{
+	struct rdsd_net *rn = conn->rn;
+	struct rdsd_sock *rs;
+	struct sock *sk;
+	u64 now = 0;
+
+	if (msg->seq < conn->next_rx_seq) {
+		rdsd_stat_inc(rn, recv_drop_old_seq);
+		return;
+	}
+	WRITE_ONCE(conn->next_rx_seq, msg->seq + 1);
+
+	rs = rdsd_find_bound(rn, msg->daddr, msg->dport);
+	if (!rs) {
+		rdsd_stat_inc(rn, recv_drop_no_sock);
+		return;
+	}
+	sk = &rs->sk;
+
+	if (unlikely(rs->rx_traces)) {
+		now = local_clock();
+		msg->rx_trace[RDSD_RX_HDR] = now;
+		msg->rx_trace[RDSD_RX_START] = now;
+	}
+
+	spin_lock_bh(&rs->recv_lock);
+	if (unlikely(rs->dead)) {
+		spin_unlock_bh(&rs->recv_lock);
+		rdsd_stat_inc(rn, recv_drop_dead_sock);
+		goto out;
+	}
+	if (sock_flag(sk, SOCK_RCVTSTAMP))
+		msg->rx_tstamp = ktime_get_real_ns();
+	if (unlikely(now))
+		msg->rx_trace[RDSD_RX_END] = local_clock();
+	rdsd_msg_get(msg);	/* the queue's, put when taken off */
+	list_add_tail(&msg->recv_item, &rs->recv_queue);
+	rdsd_rcvbuf_delta(rs, msg->len);
+	spin_unlock_bh(&rs->recv_lock);
+
+	rdsd_stat_inc(rn, recv_delivered);
+	rdsd_stat_add(rn, recv_bytes, msg->len);
+	sk->sk_data_ready(sk);
+out:
+	sock_put(sk);	/* taken by rdsd_find_bound() */
+}
+
+/* The head of the receive queue, with a reference, or NULL. */
+static struct rdsd_msg *rdsd_recv_peek(struct rdsd_sock *rs)
+{
+	struct rdsd_msg *msg = NULL;
+
+	if (list_empty_careful(&rs->recv_queue))
+		return NULL;
+	spin_lock_bh(&rs->recv_lock);
+	if (!list_empty(&rs->recv_queue)) {
+		msg = list_first_entry(&rs->recv_queue, struct rdsd_msg,
+				       recv_item);
+		rdsd_msg_get(msg);
+	}
+	spin_unlock_bh(&rs->recv_lock);
+	return msg;
+}
+
+/* Is @msg still queued?  If so and @take, take it off the queue. */
+static bool rdsd_recv_still_queued(struct rdsd_sock *rs, struct rdsd_msg *msg,
+				   bool take)
+{
+	bool queued;
+
+	spin_lock_bh(&rs->recv_lock);
+	queued = !list_empty(&msg->recv_item);
+	if (queued && take) {
+		list_del_init(&msg->recv_item);
+		rdsd_rcvbuf_delta(rs, -(int)msg->len);
+	}
+	spin_unlock_bh(&rs->recv_lock);
+
+	if (queued && take)
+		rdsd_msg_put(msg);	/* the queue's */
+	return queued;
+}
+
+static int rdsd_cmsg_recv(struct rdsd_sock *rs, struct rdsd_msg *msg,
+			  struct msghdr *m)
+{
+	struct sock *sk = &rs->sk;
+	int ret;
+
+	if (msg->rx_tstamp && sock_flag(sk, SOCK_RCVTSTAMP)) {
+		struct __kernel_old_timeval tv =
+			ns_to_kernel_old_timeval(msg->rx_tstamp);
+
+		if (!sock_flag(sk, SOCK_TSTAMP_NEW)) {
+			ret = put_cmsg(m, SOL_SOCKET, SO_TIMESTAMP_OLD,
+				       sizeof(tv), &tv);
+		} else {
+			struct __kernel_sock_timeval stv = {
+				.tv_sec = tv.tv_sec,
+				.tv_usec = tv.tv_usec,
+			};
+
+			ret = put_cmsg(m, SOL_SOCKET, SO_TIMESTAMP_NEW,
+				       sizeof(stv), &stv);
+		}
+		if (ret)
+			return ret;
+	}
+
+	if (rs->rx_traces) {
+		struct rds_cmsg_rx_trace t;
+		int i;
+
+		memset(&t, 0, sizeof(t));
+		msg->rx_trace[RDSD_RX_CMSG] = local_clock();
+		t.rx_traces = rs->rx_traces;
+		for (i = 0; i < rs->rx_traces; i++) {
+			int j = rs->rx_trace_pos[i];
+
+			t.rx_trace_pos[i] = j;
+			t.rx_trace[i] = msg->rx_trace[j + 1] - msg->rx_trace[j];
+		}
+		ret = put_cmsg(m, SOL_RDS, RDS_CMSG_RXPATH_LATENCY,
+			       sizeof(t), &t);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Report congestion changes to a monitoring socket. */
+static int rdsd_notify_cong(struct rdsd_sock *rs, struct msghdr *m)
+{
+	u64 notify = READ_ONCE(rs->cong_notify);
+	int ret;
+
+	ret = put_cmsg(m, SOL_RDS, RDS_CMSG_CONG_UPDATE, sizeof(notify),
+		       &notify);
+	if (ret)
+		return ret;
+
+	spin_lock_bh(&rs->lock);
+	rs->cong_notify &= ~notify;
+	spin_unlock_bh(&rs->lock);
+	return 0;
+}
+
+static void rdsd_recv_name(const struct rdsd_msg *msg, struct msghdr *m)
+{
+	DECLARE_SOCKADDR(struct sockaddr_in *, sin, m->msg_name);
+
+	if (!sin)
+		return;
+	sin->sin_family = AF_INET;
+	sin->sin_port = msg->sport;
+	sin->sin_addr.s_addr = msg->saddr;
+	memset(sin->sin_zero, 0, sizeof(sin->sin_zero));
+	m->msg_namelen = sizeof(*sin);
+}
+
+/**
+ * rdsd_recvmsg - the recvmsg() socket call
+ * @sock: socket.
+ * @m: message header.
+ * @size: room in @m's buffers.
+ * @flags: MSG_* flags.
+ *
+ * Returns the bytes copied (or the whole length with MSG_TRUNC), 0 for a
+ * notification carried in a control message, or a negative errno.
+ */
+int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
+		 int flags)
+{
+	struct sock *sk = sock->sk;
+	struct rdsd_sock *rs = rdsd_sk(sk);
+	struct rdsd_net *rn = rdsd_sk_net(rs);
+	bool nonblock = flags & MSG_DONTWAIT;
+	long timeo = sock_rcvtimeo(sk, nonblock);
+	struct rdsd_msg *msg;
+	int ret;
+
+	if (flags & MSG_OOB)
+		return -EOPNOTSUPP;
+	if (flags & MSG_ERRQUEUE)
+		return sock_recv_errqueue(sk, m, size, SOL_IP, IP_RECVERR);
+
+	for (;;) {
+		/* pending notifications first, and nothing else */
+		if (READ_ONCE(rs->cong_notify))
+			return rdsd_notify_cong(rs, m);
+
+		msg = rdsd_recv_peek(rs);
+		if (!msg) {
+			if (nonblock)
+				return -EAGAIN;
+			timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
+					READ_ONCE(rs->cong_notify) ||
+					!list_empty_careful(&rs->recv_queue),
+					timeo);
+			if (timeo > 0)
+				continue;
+			/* as Linux RDS: a receive timeout is ETIMEDOUT */
+			return timeo ? timeo : -ETIMEDOUT;
+		}
+
+		ret = rdsd_msg_copy_to_iter(msg, &m->msg_iter,
+					    min_t(size_t, size, msg->len));
+		if (ret < 0)
+			break;
+
+		if (!rdsd_recv_still_queued(rs, msg, !(flags & MSG_PEEK))) {
+			/* another reader took it: try the next one */
+			rdsd_stat_inc(rn, recv_deliver_raced);
+			iov_iter_revert(&m->msg_iter, ret);
+			rdsd_msg_put(msg);
+			continue;
+		}
+
+		if (ret < msg->len) {
+			if (flags & MSG_TRUNC)
+				ret = msg->len;
+			m->msg_flags |= MSG_TRUNC;
+		}
+		if (rdsd_cmsg_recv(rs, msg, m)) {
+			ret = -EFAULT;
+			break;
+		}
+		rdsd_recv_name(msg, m);
+		break;
+	}
+	rdsd_msg_put(msg);	/* taken by rdsd_recv_peek() */
+	return ret;
+}
+
+/**
+ * rdsd_recv_purge - free the receive queue of a closing socket
+ * @rs: socket.
+ *
+ * After this nothing is queued to @rs any more.
+ */
+void rdsd_recv_purge(struct rdsd_sock *rs)
+{
+	struct rdsd_msg *msg, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&rs->recv_lock);
+	rs->dead = true;
+	list_splice_init(&rs->recv_queue, &list);
+	if (rs->rcv_bytes)
+		rdsd_rcvbuf_delta(rs, -(int)rs->rcv_bytes);
+	spin_unlock_bh(&rs->recv_lock);
+
+	list_for_each_entry_safe(msg, tmp, &list, recv_item) {
+		list_del_init(&msg->recv_item);
+		rdsd_msg_put(msg);
+	}
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca transport selection.
+ *
+ * The rules are Linux RDS's.  A socket bound to 127/8 uses the loopback
+ * transport; any other address needs a transport that serves it (the one
+ * owning the address's RDMA device), else bind() fails with EADDRNOTAVAIL.
+ * SO_RDS_TRANSPORT may name the transport before bind(); the address must
+ * then be one it serves.  A connection between two ends of the same
+ * address, or towards 127/8, goes over loopback whatever the socket's
+ * transport; otherwise it uses the socket's transport.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/rds_doca.h>
+
+#include "rdsd.h"
+
+/*
+ * Transports that serve addresses other than 127/8, in order of preference,
+ * ending with NULL.
+ */
+static const struct rdsd_transport_ops *const rdsd_transports[] = {
+	NULL
+};
+
+static const struct rdsd_transport_ops *rdsd_trans_by_type(int type)
+{
+	const struct rdsd_transport_ops *const *t;
+
+	for (t = rdsd_transports; *t; t++)
+		if ((*t)->type == type)
+			return *t;
+	return NULL;
+}
+
+/**
+ * rdsd_trans_type_available - may SO_RDS_TRANSPORT select @type?
+ * @type: an RDS_TRANS_* number.
+ *
+ * Returns 0, -EINVAL for a number that names no transport, or -ENOPROTOOPT
+ * for a transport that is not available.
+ */
+int rdsd_trans_type_available(int type)
+{
+	if (type < 0 || type >= RDS_TRANS_COUNT)
+		return -EINVAL;
+	return rdsd_trans_by_type(type) ? 0 : -ENOPROTOOPT;
+}
+
+/**
+ * rdsd_trans_for_bind - the transport serving a socket bound to @addr
+ * @net: namespace.
+ * @addr: address being bound.
+ * @forced_type: transport set with SO_RDS_TRANSPORT, or -1.
+ * @err: set to the errno when no transport fits.
+ */
+const struct rdsd_transport_ops *rdsd_trans_for_bind(struct net *net,
+						      __be32 addr,
+						      int forced_type,
+						      int *err)
+{
+	const struct rdsd_transport_ops *const *t;
+	const struct rdsd_transport_ops *trans;
+
+	if (forced_type >= 0) {
+		trans = rdsd_trans_by_type(forced_type);
+		if (!trans || trans->laddr_check(net, addr)) {
+			*err = -ENOPROTOOPT;
+			return NULL;
+		}
+		return trans;
+	}
+
+	if (!rdsd_loop_transport.laddr_check(net, addr))
+		return &rdsd_loop_transport;
+
+	for (t = rdsd_transports; *t; t++)
+		if (!(*t)->laddr_check(net, addr))
+			return *t;
+	*err = -EADDRNOTAVAIL;
+	return NULL;
+}
+
+/**
+ * rdsd_trans_for_conn - the transport for a connection @laddr -> @faddr
+ * @net: namespace.
+ * @bound: transport of the sending socket.
+ * @laddr: local address.
+ * @faddr: peer address.
+ */
+const struct rdsd_transport_ops *rdsd_trans_for_conn(struct net *net,
+						      const struct rdsd_transport_ops *bound,
+						      __be32 laddr, __be32 faddr)
+{
+	if (laddr == faddr || ipv4_is_loopback(faddr))
+		return &rdsd_loop_transport;
+	return bound;
+}

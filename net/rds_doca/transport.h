@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rds_doca transport contract.
+ *
+ * A transport moves messages of one connection between two hosts (or, for
+ * the loopback transport, between two sockets of one host).  The core owns
+ * sockets, messages, sequence numbers and acknowledgements; a transport
+ * owns the wire.  The core never asks which transport it talks to: every
+ * difference between loopback and RDMA lives behind this table.
+ *
+ * A transport acknowledges what its peer has delivered by calling
+ * rdsd_send_acked(); it hands received messages to the core with
+ * rdsd_recv_incoming().  Everything a transport attaches to a connection
+ * lives in conn->tp, allocated by ->conn_alloc and freed by ->conn_free.
+ */
+#ifndef _RDSD_TRANSPORT_H
+#define _RDSD_TRANSPORT_H
+
+#include <linux/types.h>
+
+struct net;
+struct rdsd_conn;
+struct rdsd_msg;
+
+/* Transport numbers as SO_RDS_TRANSPORT reports them (Linux values). */
+#define RDSD_TRANS_IB		0	/* RDS_TRANS_IB */
+#define RDSD_TRANS_LOOP		3	/* Linux's internal RDS_TRANS_LOOP */
+
+/**
+ * struct rdsd_transport_ops - what a transport implements
+ * @name: short name shown to users ("loopback", "ib").
+ * @type: number reported by getsockopt(SO_RDS_TRANSPORT).
+ * @laddr_check: may a socket bind to @addr in @net with this transport?
+ *	Process context, may not sleep (called under rcu_read_lock()).
+ *	Returns 0 if it may, a negative errno otherwise.
+ * @conn_alloc: attach transport state to a new connection (conn->tp).
+ *	Process context, may sleep if @gfp allows.  Serialized by the
+ *	connection table: called once per connection, before the
+ *	connection is visible to anyone.  Returns 0 or a negative errno.
+ * @conn_free: release conn->tp.  Process context, may sleep.  Called once,
+ *	after the last reference to the connection is gone and after
+ *	@conn_shutdown returned.
+ * @conn_connect: start bringing the connection up.  Process context, may
+ *	sleep; serialized per connection by the connection's state machine.
+ *	The transport calls rdsd_conn_up() when the path can carry messages.
+ *	Returns 0 if the attempt started, a negative errno otherwise.
+ * @conn_shutdown: take the connection down and wait until the transport
+ *	no longer touches any message it was given.  Process context, may
+ *	sleep; serialized with @conn_connect by the state machine.  Must be
+ *	safe to call on a connection that never came up.
+ * @xmit: send @msg on @conn.  Called with the connection's xmit bit held
+ *	(one caller per connection at a time), in process context, must not
+ *	sleep.  Returns 0 if the message is on its way (the core keeps it on
+ *	the retransmit list until rdsd_send_acked() covers its sequence
+ *	number), -EAGAIN if the transport has no room now (the core retries
+ *	when the transport calls rdsd_conn_kick()), or another negative errno
+ *	for a message that can never be sent (the core drops it).
+ */
+struct rdsd_transport_ops {
+	const char	*name;
+	int		type;
+	int		(*laddr_check)(struct net *net, __be32 addr);
+	int		(*conn_alloc)(struct rdsd_conn *conn, gfp_t gfp);
+	void		(*conn_free)(struct rdsd_conn *conn);
+	int		(*conn_connect)(struct rdsd_conn *conn);
+	void		(*conn_shutdown)(struct rdsd_conn *conn);
+	int		(*xmit)(struct rdsd_conn *conn, struct rdsd_msg *msg);
+};
+
+extern const struct rdsd_transport_ops rdsd_loop_transport;
+
+const struct rdsd_transport_ops *rdsd_trans_for_bind(struct net *net,
+						      __be32 addr,
+						      int forced_type,
+						      int *err);
+const struct rdsd_transport_ops *rdsd_trans_for_conn(struct net *net,
+						      const struct rdsd_transport_ops *bound,
+						      __be32 laddr, __be32 faddr);
+int rdsd_trans_type_available(int type);
+
+#endif /* _RDSD_TRANSPORT_H */
