@@ -42,6 +42,7 @@ modules-all:
 
 tools:
 	$(MAKE) -C tools/rds-bench
+	$(MAKE) -C tools/rds-demo
 
 tests:
 	$(MAKE) -C tests/userspace
@@ -52,4 +53,22 @@ deps:
 clean:
 	rm -rf build
 	-$(MAKE) -C tools/rds-bench clean
+	-$(MAKE) -C tools/rds-demo clean
 	-$(MAKE) -C tests/userspace clean
+
+# The 6.12 kernel the demo and the benchmark boot.
+KVER_612 = $(shell . $(RDSD_CACHE)/kernels.env 2>/dev/null && echo $$KVER_612)
+
+check:
+	tests/check.sh
+
+demo: deps
+	$(MAKE) module KDIR=/usr/src/linux-headers-$(KVER_612)
+	$(MAKE) -C tools/rds-demo
+	tests/vm/run --kernel $(KVER_612) -- tools/rds-demo/demo.sh build/$(KVER_612)/rds_doca.ko
+
+bench: deps
+	$(MAKE) module KDIR=/usr/src/linux-headers-$(KVER_612)
+	$(MAKE) tools
+	tests/vm/run --kernel $(KVER_612) --append idle=poll --timeout 3000 -- \
+		tools/rds-bench/bench-vm.sh build/$(KVER_612)/rds_doca.ko

@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The whole test run behind `make check`: install what is missing, build the
+# module for every Debian kernel with W=1 and sparse (a warning fails), build
+# the programs, then run the userspace suites inside VMs.  Every stage
+# prints TAP; the run ends with one "N passed, N failed" line summing all
+# of them and exits non-zero if anything failed.
+#
+# Environment: RDSD_CACHE (default ~/.cache/rds_doca), RDSD_KERNELS (stock
+# kernels whose VMs run the suite, default "6.12 6.1").
+
+set -uo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top" || exit 1
+export RDSD_CACHE=${RDSD_CACHE:-$HOME/.cache/rds_doca}
+kernels=${RDSD_KERNELS:-6.12 6.1}
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/rdsd-check.XXXXXX")
+passed=0
+failed=0
+n=0
+
+ok() {
+	n=$((n + 1)); passed=$((passed + 1))
+	echo "ok $n - $*"
+}
+
+not_ok() {
+	n=$((n + 1)); failed=$((failed + 1))
+	echo "not ok $n - $*"
+}
+
+# Run "$@", logging to $logdir/$name.log; a check named $name.
+step() {
+	local name=$1
+	shift
+	if "$@" >"$logdir/$name.log" 2>&1; then
+		ok "$name"
+		return 0
+	fi
+	not_ok "$name"
+	sed 's/^/# /' "$logdir/$name.log" | tail -n 40
+	return 1
+}
+
+# A build must not print a single compiler or sparse warning.
+build_clean() {
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1 || return 1
+	! grep -E 'warning:|error:' "$log"
+}
+
+# Add the closing "N passed, N failed" line of a suite's output to ours.
+count_suite() {
+	local name=$1 log=$2 status=$3 line p f
+	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		not_ok "$name: no result line (exit status $status)"
+		return
+	fi
+	p=$(sed -E 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/' <<<"$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	echo "# $name: $p passed, $f failed"
+	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		not_ok "$name: exit status $status"
+	fi
+}
+
+start=$(date +%s)
+echo "TAP version 13"
+
+step deps scripts/install-deps.sh || { echo "$passed passed, $((failed)) failed"; exit 1; }
+# shellcheck source=/dev/null
+. "$RDSD_CACHE/kernels.env"
+
+for v in "$KVER_612" "$KVER_61"; do
+	step "build module for $v (W=1, sparse)" \
+		build_clean "$logdir/build-$v.out" \
+		make -s module KDIR="/usr/src/linux-headers-$v" W=1 C=1
+done
+step "build userspace programs" make -s tools tests
+
+for k in $kernels; do
+	case $k in
+	6.12) v=$KVER_612 ;;
+	6.1) v=$KVER_61 ;;
+	*) v=$k ;;
+	esac
+	log=$logdir/vm-$k.log
+	echo "# userspace suites in a VM running Debian's $v"
+	tests/vm/run --kernel "$v" --timeout 1500 -- \
+		tests/userspace/run.sh --ko "build/$v/rds_doca.ko" 2>&1 | tee "$log"
+	count_suite "stock $k VM" "$log" "${PIPESTATUS[0]}"
+done
+
+echo "# logs in $logdir; wall time $(( $(date +%s) - start )) s"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

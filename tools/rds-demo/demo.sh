@@ -1,0 +1,12 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Run inside a VM: load the module, run the demo, unload.
+set -euo pipefail
+ko=${1:-build/$(uname -r)/rds_doca.ko}
+cd "$(dirname "$0")/../.."
+echo "# insmod $ko"
+insmod "$ko"
+echo "# family in use: $(cat /sys/module/rds_doca/parameters/family)"
+tools/rds-demo/rds-demo
+rmmod rds_doca
+echo "# module unloaded"
