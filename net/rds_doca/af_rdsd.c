@@ -210,6 +210,11 @@ static int rdsd_set_transport(struct rdsd_sock *rs, sockptr_t optval,
 		return -EINVAL;
 	if (copy_from_sockptr(&type, optval, sizeof(type)))
 		return -EFAULT;
+	if (type < 0 || type >= RDS_TRANS_COUNT)
+		return -EINVAL;
+	/* as Linux RDS: RDMA transports serve the initial namespace only */
+	if (type != RDS_TRANS_TCP && !net_eq(sock_net(&rs->sk), &init_net))
+		return -EPROTOTYPE;
 	ret = rdsd_trans_type_available(type);
 	if (ret)
 		return ret;

@@ -236,8 +236,9 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 	struct rdsd_msg *msg;
 	int ret;
 
+	/* Linux RDS answers MSG_OOB with 0 and no data; so do we */
 	if (flags & MSG_OOB)
-		return -EOPNOTSUPP;
+		return 0;
 	if (flags & MSG_ERRQUEUE)
 		return sock_recv_errqueue(sk, m, size, SOL_IP, IP_RECVERR);
 
