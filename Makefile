@@ -28,11 +28,14 @@ all: module tools tests
 module:
 	@test -n "$(KVER)" || { echo "no kernel tree at KDIR='$(KDIR)': set KDIR or run scripts/install-deps.sh" >&2; exit 1; }
 	@mkdir -p $(BUILD)
-	@rm -rf $(BUILD)/net $(BUILD)/include
+	@rm -rf $(BUILD)/net $(BUILD)/include $(BUILD)/tests
+	@mkdir -p $(BUILD)/tests
 	@cp -rs $(CURDIR)/net $(CURDIR)/include $(BUILD)/
+	@cp -rs $(CURDIR)/tests/kunit $(BUILD)/tests/
 	@ln -sf $(CURDIR)/Kbuild $(BUILD)/Kbuild
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) $(KBUILD_FLAGS) modules
 	@cp $(BUILD)/net/rds_doca/rds_doca.ko $(BUILD)/rds_doca.ko
+	@if [ -f $(BUILD)/tests/kunit/rds_doca_kunit.ko ]; then cp $(BUILD)/tests/kunit/rds_doca_kunit.ko $(BUILD)/; fi
 
 modules-all:
 	. $(RDSD_CACHE)/kernels.env && \

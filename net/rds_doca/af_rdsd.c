@@ -32,6 +32,7 @@ int rdsd_family __ro_after_init = AF_INET_OFFLOAD;
 module_param_named(family, rdsd_family, int, 0444);
 MODULE_PARM_DESC(family,
 		 "address family to register (default 25, AF_INET_OFFLOAD; 21 replaces Linux RDS)");
+EXPORT_SYMBOL_IF_KUNIT(rdsd_family);
 
 struct workqueue_struct *rdsd_wq;
 static unsigned int rdsd_net_id __read_mostly;
@@ -40,6 +41,7 @@ struct rdsd_net *rdsd_net(const struct net *net)
 {
 	return net_generic(net, rdsd_net_id);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_net);
 
 static struct proto rdsd_proto = {
 	.name		= "RDS_DOCA",
@@ -495,6 +497,7 @@ static void __exit rdsd_exit(void)
 {
 	sock_unregister(rdsd_family);
 	unregister_pernet_subsys(&rdsd_net_ops);
+	rcu_barrier();	/* connections are freed after a grace period */
 	proto_unregister(&rdsd_proto);
 	destroy_workqueue(rdsd_wq);
 }

@@ -58,6 +58,8 @@ struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn, __be32 addr)
 	spin_unlock_bh(&rn->cong_lock);
 	return new;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_map_put);
+EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_map_get);
 
 /**
  * rdsd_cong_map_put - drop a reference; the last one frees the map
@@ -131,6 +133,7 @@ void rdsd_cong_set(struct rdsd_net *rn, struct rdsd_cong_map *map,
 	if (!test_and_set_bit(be16_to_cpu(port), map->bits))
 		rdsd_cong_map_updated(rn, map, RDS_CONG_MONITOR_MASK(ntohs(port)));
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_set);
 
 /**
  * rdsd_cong_clear - mark a local port uncongested
@@ -144,6 +147,7 @@ void rdsd_cong_clear(struct rdsd_net *rn, struct rdsd_cong_map *map,
 	if (test_and_clear_bit(be16_to_cpu(port), map->bits))
 		rdsd_cong_map_updated(rn, map, RDS_CONG_MONITOR_MASK(ntohs(port)));
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_clear);
 
 /**
  * rdsd_cong_wait - wait until @port of @map is not congested

@@ -80,6 +80,8 @@ struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp)
 	INIT_LIST_HEAD(&msg->recv_item);
 	return msg;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_put);
+EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_alloc);
 
 static bool rdsd_msg_is_inline(struct rdsd_msg *msg)
 {
@@ -105,6 +107,7 @@ int rdsd_msg_copy_from_iter(struct rdsd_msg *msg, struct iov_iter *from)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_copy_from_iter);
 
 /**
  * rdsd_msg_copy_to_iter - copy the first @len payload bytes to @to
@@ -130,6 +133,7 @@ int rdsd_msg_copy_to_iter(struct rdsd_msg *msg, struct iov_iter *to,
 	}
 	return done;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_copy_to_iter);
 
 /**
  * rdsd_msg_put - drop a reference; the last one frees the message

@@ -36,6 +36,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <net/sock.h>
+#include <kunit/visibility.h>
 
 #include "transport.h"
 
@@ -387,5 +388,14 @@ void rdsd_recv_purge(struct rdsd_sock *rs);
 /* stats.c */
 int rdsd_stats_net_init(struct rdsd_net *rn);
 void rdsd_stats_net_exit(struct rdsd_net *rn);
+u64 rdsd_stat_read(struct rdsd_net *rn, size_t offset);
+
+#define rdsd_stat_get(rn, field) \
+	rdsd_stat_read(rn, offsetof(struct rdsd_stats, field))
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* internals the KUnit suites reach */
+int rdsd_cmsg_parse(struct msghdr *m);
+#endif
 
 #endif /* _RDSD_H */

@@ -101,6 +101,7 @@ void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg)
 out:
 	sock_put(sk);	/* taken by rdsd_find_bound() */
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_recv_incoming);
 
 /* The head of the receive queue, with a reference, or NULL. */
 static struct rdsd_msg *rdsd_recv_peek(struct rdsd_sock *rs)

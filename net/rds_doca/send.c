@@ -55,13 +55,14 @@ static int rdsd_send_dest(struct rdsd_sock *rs, struct msghdr *m,
 		return -EINVAL;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_send_acked);
 
 /*
  * Validate the control messages.  Every cmsg must be well formed; SOL_RDS
  * ones must be of a known type and size.  RDMA and atomic operations are
  * not offered by any transport yet.
  */
-static int rdsd_cmsg_parse(struct msghdr *m)
+VISIBLE_IF_KUNIT int rdsd_cmsg_parse(struct msghdr *m)
 {
 	struct cmsghdr *cmsg;
 
@@ -97,6 +98,7 @@ static int rdsd_cmsg_parse(struct msghdr *m)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_cmsg_parse);
 
 /* Queue @msg on the socket and the connection if the send buffer allows. */
 static bool rdsd_send_queue(struct rdsd_sock *rs, struct rdsd_conn *conn,

@@ -48,6 +48,7 @@ int rdsd_trans_type_available(int type)
 		return -EINVAL;
 	return rdsd_trans_by_type(type) ? 0 : -ENOPROTOOPT;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_trans_type_available);
 
 /**
  * rdsd_trans_for_bind - the transport serving a socket bound to @addr
@@ -82,6 +83,7 @@ const struct rdsd_transport_ops *rdsd_trans_for_bind(struct net *net,
 	*err = -EADDRNOTAVAIL;
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_trans_for_bind);
 
 /**
  * rdsd_trans_for_conn - the transport for a connection @laddr -> @faddr
@@ -98,3 +100,4 @@ const struct rdsd_transport_ops *rdsd_trans_for_conn(struct net *net,
 		return &rdsd_loop_transport;
 	return bound;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_trans_for_conn);

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca wire header encoding and validation.
+ *
+ * Encoding writes every byte of the header, reserved ones included, so no
+ * kernel memory leaks onto the wire.  Validation takes a header straight
+ * from a receive buffer together with the number of bytes that arrived and
+ * refuses anything a correct peer cannot send: a wrong magic or version,
+ * an unknown type or flag, non-zero reserved bytes, a length over the
+ * message limit, a fragment that does not fit its message or the bytes
+ * received, and fields that make no sense for the type.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include "rdsd.h"
+#include "wire.h"
+
+static_assert(sizeof(struct rdsd_wire_hdr) == 48);
+static_assert(offsetof(struct rdsd_wire_hdr, seq) == 8);
+static_assert(offsetof(struct rdsd_wire_hdr, frag_len) == 36);
+static_assert(offsetof(struct rdsd_wire_hdr, reserved) == 42);
+
+/**
+ * rdsd_wire_encode - fill @hdr from @info
+ * @hdr: header to write, completely.
+ * @info: the values, in host order.
+ */
+void rdsd_wire_encode(struct rdsd_wire_hdr *hdr,
+		      const struct rdsd_wire_info *info)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->magic = cpu_to_be32(RDSD_WIRE_MAGIC);
+	hdr->version = RDSD_WIRE_VERSION;
+	hdr->type = info->type;
+	hdr->flags = cpu_to_be16(info->flags);
+	hdr->seq = cpu_to_be64(info->seq);
+	hdr->ack = cpu_to_be64(info->ack);
+	hdr->len = cpu_to_be32(info->len);
+	hdr->frag_off = cpu_to_be32(info->frag_off);
+	hdr->frag_len = cpu_to_be32(info->frag_len);
+	hdr->sport = info->sport;
+	hdr->dport = info->dport;
+	hdr->credits = cpu_to_be16(info->credits);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_wire_encode);
+
+/**
+ * rdsd_wire_validate - check a received header and decode it
+ * @hdr: the header as received.
+ * @received: bytes received, header included.
+ * @info: filled in when the header is valid.
+ *
+ * Returns 0, -EPROTO for a header this version does not speak (magic,
+ * version, type, flags, reserved bytes, fields foreign to the type), or
+ * -EBADMSG for lengths that do not add up.
+ */
+int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
+		       struct rdsd_wire_info *info)
+{
+	struct rdsd_wire_info i;
+	unsigned int k;
+
+	if (received < sizeof(*hdr))
+		return -EBADMSG;
+	if (be32_to_cpu(hdr->magic) != RDSD_WIRE_MAGIC ||
+	    hdr->version != RDSD_WIRE_VERSION)
+		return -EPROTO;
+	if (hdr->type == 0 || hdr->type >= __RDSD_WIRE_TYPE_MAX)
+		return -EPROTO;
+	for (k = 0; k < sizeof(hdr->reserved); k++)
+		if (hdr->reserved[k])
+			return -EPROTO;
+
+	i.type = hdr->type;
+	i.flags = be16_to_cpu(hdr->flags);
+	i.seq = be64_to_cpu(hdr->seq);
+	i.ack = be64_to_cpu(hdr->ack);
+	i.len = be32_to_cpu(hdr->len);
+	i.frag_off = be32_to_cpu(hdr->frag_off);
+	i.frag_len = be32_to_cpu(hdr->frag_len);
+	i.sport = hdr->sport;
+	i.dport = hdr->dport;
+	i.credits = be16_to_cpu(hdr->credits);
+
+	if (i.flags & ~RDSD_WIRE_F_ALL)
+		return -EPROTO;
+	if (!(i.flags & RDSD_WIRE_F_ACK_VALID) && i.ack)
+		return -EPROTO;
+	if (i.frag_len != received - sizeof(*hdr))
+		return -EBADMSG;
+
+	switch (i.type) {
+	case RDSD_WIRE_DATA:
+		if (i.len > RDSD_MAX_MSG_SIZE)
+			return -EBADMSG;
+		if (i.frag_off > i.len || i.frag_len > i.len - i.frag_off)
+			return -EBADMSG;
+		/* the last fragment, and only it, ends the message */
+		if (!!(i.flags & RDSD_WIRE_F_LAST_FRAG) !=
+		    (i.frag_off + i.frag_len == i.len))
+			return -EBADMSG;
+		break;
+	case RDSD_WIRE_CONG:
+		/* a whole map, in one piece */
+		if (i.len != RDSD_NR_PORTS / 8 || i.frag_off ||
+		    i.frag_len != i.len)
+			return -EBADMSG;
+		if (i.sport || i.dport)
+			return -EPROTO;
+		break;
+	default:
+		/* ACK, PING, PONG carry no payload and no message */
+		if (i.len || i.frag_off || i.frag_len)
+			return -EBADMSG;
+		if (i.seq || (i.flags & RDSD_WIRE_F_LAST_FRAG))
+			return -EPROTO;
+		break;
+	}
+
+	*info = i;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_wire_validate);

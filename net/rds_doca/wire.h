@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rds_doca wire format.
+ *
+ * Every message that crosses a host boundary starts with struct
+ * rdsd_wire_hdr: fixed size, big-endian, versioned, with reserved bytes
+ * that must be zero.  A message larger than one receive buffer travels as
+ * fragments, each with its own header repeating the message's sequence
+ * number and total length and giving the fragment's offset.  Every field
+ * is checked by rdsd_wire_validate() before anything else looks at it.
+ *
+ * Documentation/wire-protocol.rst has the same table for readers.
+ */
+#ifndef _RDSD_WIRE_H
+#define _RDSD_WIRE_H
+
+#include <linux/types.h>
+
+#define RDSD_WIRE_MAGIC		0x52445344	/* "RDSD" */
+#define RDSD_WIRE_VERSION	1
+
+/* rdsd_wire_hdr.type */
+enum rdsd_wire_type {
+	RDSD_WIRE_DATA	= 1,	/* a fragment of a datagram */
+	RDSD_WIRE_ACK	= 2,	/* acknowledgement and credits only */
+	RDSD_WIRE_CONG	= 3,	/* congestion map update: payload is a map */
+	RDSD_WIRE_PING	= 4,	/* probe; answered with RDSD_WIRE_PONG */
+	RDSD_WIRE_PONG	= 5,
+	__RDSD_WIRE_TYPE_MAX,
+};
+
+/* rdsd_wire_hdr.flags */
+#define RDSD_WIRE_F_ACK_REQ	0x0001	/* the sender wants an ack soon */
+#define RDSD_WIRE_F_ACK_VALID	0x0002	/* @ack carries an acknowledgement */
+#define RDSD_WIRE_F_LAST_FRAG	0x0004	/* last fragment of the message */
+#define RDSD_WIRE_F_ALL		0x0007
+
+/**
+ * struct rdsd_wire_hdr - header of every message fragment (48 bytes)
+ * @magic: RDSD_WIRE_MAGIC.
+ * @version: RDSD_WIRE_VERSION.
+ * @type: enum rdsd_wire_type.
+ * @flags: RDSD_WIRE_F_* bits; unknown bits are refused.
+ * @seq: sequence number of the message on its connection (DATA, CONG);
+ *	zero for the other types.
+ * @ack: highest sequence number the sender has delivered, valid with
+ *	RDSD_WIRE_F_ACK_VALID.
+ * @len: total payload length of the message, at most 1 MiB.
+ * @frag_off: offset of this fragment's payload in the message.
+ * @frag_len: payload bytes following this header.
+ * @sport: source port.
+ * @dport: destination port.
+ * @credits: receive buffers the sender posted since it last said so.
+ * @reserved: zero.
+ */
+struct rdsd_wire_hdr {
+	__be32	magic;
+	__u8	version;
+	__u8	type;
+	__be16	flags;
+	__be64	seq;
+	__be64	ack;
+	__be32	len;
+	__be32	frag_off;
+	__be16	sport;
+	__be16	dport;
+	__be32	frag_len;
+	__be16	credits;
+	__u8	reserved[6];
+};
+
+/**
+ * struct rdsd_wire_info - a header in host order
+ */
+struct rdsd_wire_info {
+	u8	type;
+	u16	flags;
+	u64	seq;
+	u64	ack;
+	u32	len;
+	u32	frag_off;
+	u32	frag_len;
+	__be16	sport;
+	__be16	dport;
+	u16	credits;
+};
+
+void rdsd_wire_encode(struct rdsd_wire_hdr *hdr,
+		      const struct rdsd_wire_info *info);
+int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
+		       struct rdsd_wire_info *info);
+
+#endif /* _RDSD_WIRE_H */

@@ -1,0 +1,932 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suites for rds_doca.
+ *
+ * Built only against a kernel with CONFIG_KUNIT; rds_doca exports its
+ * internals to this module with EXPORT_SYMBOL_IF_KUNIT.  Suites that need
+ * sockets create real kernel sockets of the registered family in the
+ * initial namespace and use addresses in 127.77/16 that nothing else uses.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/rds_doca.h>
+#include <linux/socket.h>
+#include <linux/uio.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include "rdsd.h"
+#include "wire.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+#define TEST_ADDR(n)	htonl(0x7f4d0000 | (n))	/* 127.77.0.n */
+
+/* ---- rds_doca_cmsg: control message validation ---- */
+
+struct cmsg_case {
+	const char	*name;
+	int		level;
+	int		type;
+	size_t		data_len;	/* payload bytes behind the header */
+	int		cmsg_len_delta;	/* added to CMSG_LEN(data_len) */
+	int		expected;
+};
+
+static const struct cmsg_case cmsg_cases[] = {
+	{ "other level ignored", SOL_SOCKET, 1, 8, 0, 0 },
+	{ "other level, unknown type ignored", SOL_IP, 99, 4, 0, 0 },
+	{ "rdma args", SOL_RDS, RDS_CMSG_RDMA_ARGS,
+	  sizeof(struct rds_rdma_args), 0, -EOPNOTSUPP },
+	{ "rdma args short", SOL_RDS, RDS_CMSG_RDMA_ARGS,
+	  sizeof(struct rds_rdma_args) - 8, 0, -EINVAL },
+	{ "rdma dest unknown cookie", SOL_RDS, RDS_CMSG_RDMA_DEST,
+	  sizeof(u64), 0, -EINVAL },
+	{ "rdma map", SOL_RDS, RDS_CMSG_RDMA_MAP,
+	  sizeof(struct rds_get_mr_args), 0, -EOPNOTSUPP },
+	{ "rdma map short", SOL_RDS, RDS_CMSG_RDMA_MAP,
+	  sizeof(struct rds_get_mr_args) - 1, 0, -EINVAL },
+	{ "fadd", SOL_RDS, RDS_CMSG_ATOMIC_FADD,
+	  sizeof(struct rds_atomic_args), 0, -EOPNOTSUPP },
+	{ "fadd short", SOL_RDS, RDS_CMSG_ATOMIC_FADD, 16, 0, -EINVAL },
+	{ "cswp", SOL_RDS, RDS_CMSG_ATOMIC_CSWP,
+	  sizeof(struct rds_atomic_args), 0, -EOPNOTSUPP },
+	{ "cswp short", SOL_RDS, RDS_CMSG_ATOMIC_CSWP, 8, 0, -EINVAL },
+	{ "masked fadd", SOL_RDS, RDS_CMSG_MASKED_ATOMIC_FADD,
+	  sizeof(struct rds_atomic_args), 0, -EOPNOTSUPP },
+	{ "masked fadd short", SOL_RDS, RDS_CMSG_MASKED_ATOMIC_FADD, 0, 0,
+	  -EINVAL },
+	{ "masked cswp", SOL_RDS, RDS_CMSG_MASKED_ATOMIC_CSWP,
+	  sizeof(struct rds_atomic_args), 0, -EOPNOTSUPP },
+	{ "masked cswp short", SOL_RDS, RDS_CMSG_MASKED_ATOMIC_CSWP, 40, 0,
+	  -EINVAL },
+	{ "status is receive-only", SOL_RDS, RDS_CMSG_RDMA_STATUS,
+	  sizeof(struct rds_rdma_notify), 0, -EINVAL },
+	{ "cong update is receive-only", SOL_RDS, RDS_CMSG_CONG_UPDATE,
+	  sizeof(u64), 0, -EINVAL },
+	{ "zcopy cookie without MSG_ZEROCOPY", SOL_RDS, RDS_CMSG_ZCOPY_COOKIE,
+	  sizeof(u32), 0, -EINVAL },
+	{ "unknown type", SOL_RDS, 99, 8, 0, -EINVAL },
+	{ "cmsg_len below the header", SOL_RDS, RDS_CMSG_RDMA_ARGS, 0,
+	  -(int)sizeof(struct cmsghdr), -EINVAL },
+	{ "cmsg_len past the buffer", SOL_SOCKET, 1, 8, 64, -EINVAL },
+};
+
+static void cmsg_case_desc(const struct cmsg_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cmsg, cmsg_cases, cmsg_case_desc);
+
+static void rdsd_cmsg_parse_validates(struct kunit *test)
+{
+	const struct cmsg_case *c = test->param_value;
+	size_t space = CMSG_SPACE(c->data_len);
+	struct msghdr m = { };
+	struct cmsghdr *cmsg;
+
+	/* Arrange: one cmsg in a kernel control buffer */
+	cmsg = kunit_kzalloc(test, space, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cmsg);
+	cmsg->cmsg_level = c->level;
+	cmsg->cmsg_type = c->type;
+	cmsg->cmsg_len = CMSG_LEN(c->data_len) + c->cmsg_len_delta;
+	m.msg_control = cmsg;
+	m.msg_controllen = space;
+
+	/* Act + Assert */
+	KUNIT_EXPECT_EQ(test, rdsd_cmsg_parse(&m), c->expected);
+}
+
+static void rdsd_cmsg_parse_empty_is_ok(struct kunit *test)
+{
+	struct msghdr m = { };
+
+	KUNIT_EXPECT_EQ(test, rdsd_cmsg_parse(&m), 0);
+}
+
+static void rdsd_cmsg_parse_second_bad_cmsg_fails(struct kunit *test)
+{
+	size_t one = CMSG_SPACE(sizeof(u64));
+	struct msghdr m = { };
+	struct cmsghdr *c1, *c2;
+	char *buf;
+
+	buf = kunit_kzalloc(test, 2 * one, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	c1 = (struct cmsghdr *)buf;
+	c1->cmsg_level = SOL_SOCKET;
+	c1->cmsg_type = 1;
+	c1->cmsg_len = CMSG_LEN(sizeof(u64));
+	c2 = (struct cmsghdr *)(buf + one);
+	c2->cmsg_level = SOL_RDS;
+	c2->cmsg_type = 77;
+	c2->cmsg_len = CMSG_LEN(sizeof(u64));
+	m.msg_control = buf;
+	m.msg_controllen = 2 * one;
+
+	KUNIT_EXPECT_EQ(test, rdsd_cmsg_parse(&m), -EINVAL);
+}
+
+static struct kunit_case rdsd_cmsg_cases[] = {
+	KUNIT_CASE_PARAM(rdsd_cmsg_parse_validates, cmsg_gen_params),
+	KUNIT_CASE(rdsd_cmsg_parse_empty_is_ok),
+	KUNIT_CASE(rdsd_cmsg_parse_second_bad_cmsg_fails),
+	{}
+};
+
+static struct kunit_suite rdsd_cmsg_suite = {
+	.name = "rds_doca_cmsg",
+	.test_cases = rdsd_cmsg_cases,
+};
+
+/* ---- rds_doca_seq: acknowledgement and duplicate bookkeeping ---- */
+
+/* A connection that exists only for the test: lists, lock, namespace. */
+static struct rdsd_conn *fake_conn(struct kunit *test)
+{
+	struct rdsd_conn *conn = kunit_kzalloc(test, sizeof(*conn), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, conn);
+	conn->rn = rdsd_net(&init_net);
+	spin_lock_init(&conn->lock);
+	INIT_LIST_HEAD(&conn->send_queue);
+	INIT_LIST_HEAD(&conn->retrans);
+	conn->laddr = TEST_ADDR(1);
+	conn->faddr = TEST_ADDR(2);
+	return conn;
+}
+
+/* Put messages with sequence numbers @first.. on the retransmit list. */
+static void fake_retrans(struct kunit *test, struct rdsd_conn *conn, u64 first,
+			 int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct rdsd_msg *msg = rdsd_msg_alloc(8, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, msg);
+		msg->seq = first + i;
+		set_bit(RDSD_MSG_ON_CONN, &msg->flags);
+		set_bit(RDSD_MSG_SENT, &msg->flags);
+		list_add_tail(&msg->conn_item, &conn->retrans);
+	}
+}
+
+static int retrans_len(struct rdsd_conn *conn)
+{
+	struct rdsd_msg *msg;
+	int n = 0;
+
+	list_for_each_entry(msg, &conn->retrans, conn_item)
+		n++;
+	return n;
+}
+
+static u64 retrans_first(struct rdsd_conn *conn)
+{
+	return list_first_entry(&conn->retrans, struct rdsd_msg,
+				conn_item)->seq;
+}
+
+static void drain(struct rdsd_conn *conn)
+{
+	rdsd_send_acked(conn, U64_MAX);
+}
+
+static void rdsd_send_acked_releases_prefix(struct kunit *test)
+{
+	struct rdsd_conn *conn = fake_conn(test);
+
+	fake_retrans(test, conn, 10, 5);	/* 10..14 */
+	rdsd_send_acked(conn, 12);
+	KUNIT_EXPECT_EQ(test, retrans_len(conn), 2);
+	KUNIT_EXPECT_EQ(test, retrans_first(conn), 13ULL);
+	drain(conn);
+	KUNIT_EXPECT_TRUE(test, list_empty(&conn->retrans));
+}
+
+static void rdsd_send_acked_duplicate_ack_is_noop(struct kunit *test)
+{
+	struct rdsd_conn *conn = fake_conn(test);
+
+	fake_retrans(test, conn, 10, 5);
+	rdsd_send_acked(conn, 11);
+	rdsd_send_acked(conn, 11);
+	rdsd_send_acked(conn, 5);	/* older than anything queued */
+	KUNIT_EXPECT_EQ(test, retrans_len(conn), 3);
+	KUNIT_EXPECT_EQ(test, retrans_first(conn), 12ULL);
+	drain(conn);
+}
+
+static void rdsd_send_acked_beyond_last_empties(struct kunit *test)
+{
+	struct rdsd_conn *conn = fake_conn(test);
+
+	fake_retrans(test, conn, 0, 3);
+	rdsd_send_acked(conn, 1000);
+	KUNIT_EXPECT_TRUE(test, list_empty(&conn->retrans));
+}
+
+static void rdsd_send_acked_high_sequence_numbers(struct kunit *test)
+{
+	struct rdsd_conn *conn = fake_conn(test);
+
+	/* 64-bit sequence numbers near the top still order correctly */
+	fake_retrans(test, conn, U64_MAX - 4, 4);
+	rdsd_send_acked(conn, U64_MAX - 3);
+	KUNIT_EXPECT_EQ(test, retrans_len(conn), 2);
+	KUNIT_EXPECT_EQ(test, retrans_first(conn), U64_MAX - 2);
+	drain(conn);
+	KUNIT_EXPECT_TRUE(test, list_empty(&conn->retrans));
+}
+
+static void rdsd_send_acked_on_empty_list(struct kunit *test)
+{
+	struct rdsd_conn *conn = fake_conn(test);
+
+	rdsd_send_acked(conn, 7);
+	KUNIT_EXPECT_TRUE(test, list_empty(&conn->retrans));
+}
+
+/* Deliver @seq to an unbound port and report which counter moved. */
+static bool delivered_as_new(struct kunit *test, struct rdsd_conn *conn,
+			     u64 seq)
+{
+	struct rdsd_net *rn = conn->rn;
+	struct rdsd_msg *msg = rdsd_msg_alloc(4, GFP_KERNEL);
+	u64 old_seq, no_sock;
+
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	msg->seq = seq;
+	msg->daddr = TEST_ADDR(2);
+	msg->dport = htons(9);	/* nothing is bound there */
+	old_seq = rdsd_stat_get(rn, recv_drop_old_seq);
+	no_sock = rdsd_stat_get(rn, recv_drop_no_sock);
+	rdsd_recv_incoming(conn, msg);
+	rdsd_msg_put(msg);
+	if (rdsd_stat_get(rn, recv_drop_no_sock) == no_sock + 1)
+		return true;
+	KUNIT_EXPECT_EQ(test, rdsd_stat_get(rn, recv_drop_old_seq), old_seq + 1);
+	return false;
+}
+
+static void rdsd_recv_incoming_drops_duplicates(struct kunit *test)
+{
+	struct rdsd_conn *conn = fake_conn(test);
+
+	KUNIT_EXPECT_TRUE(test, delivered_as_new(test, conn, 0));
+	KUNIT_EXPECT_TRUE(test, delivered_as_new(test, conn, 1));
+	KUNIT_EXPECT_FALSE(test, delivered_as_new(test, conn, 1));
+	KUNIT_EXPECT_FALSE(test, delivered_as_new(test, conn, 0));
+	KUNIT_EXPECT_EQ(test, conn->next_rx_seq, 2ULL);
+}
+
+static void rdsd_recv_incoming_gap_moves_window(struct kunit *test)
+{
+	struct rdsd_conn *conn = fake_conn(test);
+
+	KUNIT_EXPECT_TRUE(test, delivered_as_new(test, conn, 5));
+	KUNIT_EXPECT_EQ(test, conn->next_rx_seq, 6ULL);
+	/* what the gap skipped is older than the window now */
+	KUNIT_EXPECT_FALSE(test, delivered_as_new(test, conn, 3));
+	KUNIT_EXPECT_TRUE(test, delivered_as_new(test, conn, 6));
+}
+
+static void rdsd_recv_incoming_replay_after_reset(struct kunit *test)
+{
+	struct rdsd_conn *conn = fake_conn(test);
+	u64 seq;
+	int fresh = 0;
+
+	for (seq = 0; seq < 4; seq++)
+		delivered_as_new(test, conn, seq);
+	/* a sender resending 2..6 after a reset: only 4..6 are new */
+	for (seq = 2; seq <= 6; seq++)
+		fresh += delivered_as_new(test, conn, seq);
+	KUNIT_EXPECT_EQ(test, fresh, 3);
+}
+
+static struct kunit_case rdsd_seq_cases[] = {
+	KUNIT_CASE(rdsd_send_acked_releases_prefix),
+	KUNIT_CASE(rdsd_send_acked_duplicate_ack_is_noop),
+	KUNIT_CASE(rdsd_send_acked_beyond_last_empties),
+	KUNIT_CASE(rdsd_send_acked_high_sequence_numbers),
+	KUNIT_CASE(rdsd_send_acked_on_empty_list),
+	KUNIT_CASE(rdsd_recv_incoming_drops_duplicates),
+	KUNIT_CASE(rdsd_recv_incoming_gap_moves_window),
+	KUNIT_CASE(rdsd_recv_incoming_replay_after_reset),
+	{}
+};
+
+static struct kunit_suite rdsd_seq_suite = {
+	.name = "rds_doca_seq",
+	.test_cases = rdsd_seq_cases,
+};
+
+/* ---- rds_doca_cong: congestion maps ---- */
+
+static void rdsd_cong_map_get_shares_per_address(struct kunit *test)
+{
+	struct rdsd_net *rn = rdsd_net(&init_net);
+	struct rdsd_cong_map *a, *b, *c;
+
+	a = rdsd_cong_map_get(rn, TEST_ADDR(10));
+	b = rdsd_cong_map_get(rn, TEST_ADDR(10));
+	c = rdsd_cong_map_get(rn, TEST_ADDR(11));
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_EXPECT_PTR_EQ(test, a, b);
+	KUNIT_EXPECT_PTR_NE(test, a, c);
+	KUNIT_EXPECT_EQ(test, refcount_read(&a->refs), 2);
+	rdsd_cong_map_put(rn, a);
+	rdsd_cong_map_put(rn, b);
+	rdsd_cong_map_put(rn, c);
+}
+
+static void rdsd_cong_set_clear_port_bits(struct kunit *test)
+{
+	struct rdsd_net *rn = rdsd_net(&init_net);
+	struct rdsd_cong_map *map = rdsd_cong_map_get(rn, TEST_ADDR(12));
+
+	KUNIT_ASSERT_NOT_NULL(test, map);
+	KUNIT_EXPECT_FALSE(test, rdsd_cong_test(map, htons(4000)));
+	rdsd_cong_set(rn, map, htons(4000));
+	KUNIT_EXPECT_TRUE(test, rdsd_cong_test(map, htons(4000)));
+	KUNIT_EXPECT_FALSE(test, rdsd_cong_test(map, htons(4001)));
+	KUNIT_EXPECT_FALSE(test, rdsd_cong_test(map, htons(4000 + 64)));
+	rdsd_cong_set(rn, map, htons(65535));
+	KUNIT_EXPECT_TRUE(test, rdsd_cong_test(map, htons(65535)));
+	rdsd_cong_clear(rn, map, htons(4000));
+	KUNIT_EXPECT_FALSE(test, rdsd_cong_test(map, htons(4000)));
+	rdsd_cong_clear(rn, map, htons(65535));
+	rdsd_cong_map_put(rn, map);
+}
+
+static void rdsd_cong_set_bumps_generation_once(struct kunit *test)
+{
+	struct rdsd_net *rn = rdsd_net(&init_net);
+	struct rdsd_cong_map *map = rdsd_cong_map_get(rn, TEST_ADDR(13));
+	int gen;
+
+	KUNIT_ASSERT_NOT_NULL(test, map);
+	gen = atomic_read(&rn->cong_generation);
+	rdsd_cong_set(rn, map, htons(7));
+	rdsd_cong_set(rn, map, htons(7));	/* no change, no update */
+	KUNIT_EXPECT_EQ(test, atomic_read(&rn->cong_generation), gen + 1);
+	rdsd_cong_clear(rn, map, htons(7));
+	rdsd_cong_clear(rn, map, htons(7));
+	KUNIT_EXPECT_EQ(test, atomic_read(&rn->cong_generation), gen + 2);
+	rdsd_cong_map_put(rn, map);
+}
+
+static struct kunit_case rdsd_cong_cases[] = {
+	KUNIT_CASE(rdsd_cong_map_get_shares_per_address),
+	KUNIT_CASE(rdsd_cong_set_clear_port_bits),
+	KUNIT_CASE(rdsd_cong_set_bumps_generation_once),
+	{}
+};
+
+static struct kunit_suite rdsd_cong_suite = {
+	.name = "rds_doca_cong",
+	.test_cases = rdsd_cong_cases,
+};
+
+/* ---- rds_doca_transport: transport selection by address ---- */
+
+struct trans_bind_case {
+	const char	*name;
+	u32		addr;		/* host order */
+	int		forced;
+	bool		loopback;	/* expected transport, if no error */
+	int		err;
+};
+
+static const struct trans_bind_case trans_bind_cases[] = {
+	{ "127.0.0.1 is loopback", 0x7f000001, -1, true, 0 },
+	{ "127.255.255.254 is loopback", 0x7ffffffe, -1, true, 0 },
+	{ "10.0.0.1 has no transport", 0x0a000001, -1, false, -EADDRNOTAVAIL },
+	{ "192.0.2.1 has no transport", 0xc0000201, -1, false, -EADDRNOTAVAIL },
+	{ "forced IB is unavailable", 0x7f000001, RDS_TRANS_IB, false,
+	  -ENOPROTOOPT },
+	{ "forced TCP is unavailable", 0x7f000001, RDS_TRANS_TCP, false,
+	  -ENOPROTOOPT },
+};
+
+static void trans_bind_desc(const struct trans_bind_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(trans_bind, trans_bind_cases, trans_bind_desc);
+
+static void rdsd_trans_for_bind_by_address(struct kunit *test)
+{
+	const struct trans_bind_case *c = test->param_value;
+	const struct rdsd_transport_ops *t;
+	int err = 0;
+
+	t = rdsd_trans_for_bind(&init_net, htonl(c->addr), c->forced, &err);
+	if (c->err) {
+		KUNIT_EXPECT_NULL(test, t);
+		KUNIT_EXPECT_EQ(test, err, c->err);
+	} else {
+		KUNIT_EXPECT_PTR_EQ(test, t, &rdsd_loop_transport);
+	}
+}
+
+static const struct {
+	int type;
+	int err;
+} trans_type_cases[] = {
+	{ -1, -EINVAL },	/* RDS_TRANS_NONE */
+	{ RDS_TRANS_COUNT, -EINVAL },
+	{ RDSD_TRANS_LOOP, -EINVAL },
+	{ RDS_TRANS_IB, -ENOPROTOOPT },
+	{ RDS_TRANS_GAP, -ENOPROTOOPT },
+	{ RDS_TRANS_TCP, -ENOPROTOOPT },
+	{ 1000, -EINVAL },
+};
+
+static void rdsd_trans_type_available_checks_range(struct kunit *test)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(trans_type_cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rdsd_trans_type_available(trans_type_cases[i].type),
+				    trans_type_cases[i].err, "type %d",
+				    trans_type_cases[i].type);
+}
+
+static void rdsd_trans_for_conn_same_address_is_loopback(struct kunit *test)
+{
+	/* any transport talks to its own address over loopback */
+	const struct rdsd_transport_ops *bound = (void *)test;
+
+	KUNIT_EXPECT_PTR_EQ(test,
+			    rdsd_trans_for_conn(&init_net, bound, htonl(0x0a000001),
+						htonl(0x0a000001)),
+			    &rdsd_loop_transport);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    rdsd_trans_for_conn(&init_net, bound, htonl(0x0a000001),
+						htonl(0x7f000001)),
+			    &rdsd_loop_transport);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    rdsd_trans_for_conn(&init_net, bound, htonl(0x0a000001),
+						htonl(0x0a000002)),
+			    bound);
+}
+
+static struct kunit_case rdsd_transport_cases[] = {
+	KUNIT_CASE_PARAM(rdsd_trans_for_bind_by_address, trans_bind_gen_params),
+	KUNIT_CASE(rdsd_trans_type_available_checks_range),
+	KUNIT_CASE(rdsd_trans_for_conn_same_address_is_loopback),
+	{}
+};
+
+static struct kunit_suite rdsd_transport_suite = {
+	.name = "rds_doca_transport",
+	.test_cases = rdsd_transport_cases,
+};
+
+/* ---- rds_doca_message: payload layout and copies ---- */
+
+static const size_t msg_sizes[] = {
+	0, 1, 64, 1024, 1025, 4095, 4096, 4097, 65536, 1 << 20,
+};
+
+static void msg_size_desc(const size_t *size, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%zu bytes", *size);
+}
+
+KUNIT_ARRAY_PARAM(msg_size, msg_sizes, msg_size_desc);
+
+static void rdsd_msg_copy_round_trip(struct kunit *test)
+{
+	size_t len = *(const size_t *)test->param_value;
+	struct kvec in_vec, out_vec;
+	struct iov_iter it;
+	struct rdsd_msg *msg;
+	u8 *in, *out;
+	size_t i, total = 0;
+
+	/* Arrange */
+	in = kunit_kmalloc(test, len + 1, GFP_KERNEL);
+	out = kunit_kzalloc(test, len + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	for (i = 0; i < len; i++)
+		in[i] = (u8)(i * 7 + 3);
+	msg = rdsd_msg_alloc(len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+
+	/* Act */
+	in_vec.iov_base = in;
+	in_vec.iov_len = len;
+	iov_iter_kvec(&it, ITER_SOURCE, &in_vec, 1, len);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_from_iter(msg, &it), 0);
+	out_vec.iov_base = out;
+	out_vec.iov_len = len;
+	iov_iter_kvec(&it, ITER_DEST, &out_vec, 1, len);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_to_iter(msg, &it, len), (int)len);
+
+	/* Assert */
+	KUNIT_EXPECT_EQ(test, msg->len, (u32)len);
+	for (i = 0; i < msg->nents; i++)
+		total += msg->sg[i].length;
+	KUNIT_EXPECT_EQ(test, total, len);
+	KUNIT_EXPECT_EQ(test, memcmp(in, out, len), 0);
+	rdsd_msg_put(msg);
+}
+
+static void rdsd_msg_copy_to_iter_truncates(struct kunit *test)
+{
+	struct rdsd_msg *msg = rdsd_msg_alloc(8192, GFP_KERNEL);
+	struct kvec vec;
+	struct iov_iter it;
+	u8 *out;
+
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	out = kunit_kzalloc(test, 8192, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	vec.iov_base = out;
+	vec.iov_len = 100;
+	iov_iter_kvec(&it, ITER_DEST, &vec, 1, 100);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_to_iter(msg, &it, 100), 100);
+	KUNIT_EXPECT_EQ(test, iov_iter_count(&it), (size_t)0);
+	rdsd_msg_put(msg);
+}
+
+static void rdsd_msg_copy_from_short_iter_faults(struct kunit *test)
+{
+	struct rdsd_msg *msg = rdsd_msg_alloc(4096, GFP_KERNEL);
+	struct kvec vec;
+	struct iov_iter it;
+	u8 *in;
+
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	in = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	vec.iov_base = in;
+	vec.iov_len = 100;
+	iov_iter_kvec(&it, ITER_SOURCE, &vec, 1, 100);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_from_iter(msg, &it), -EFAULT);
+	rdsd_msg_put(msg);
+}
+
+static struct kunit_case rdsd_message_cases[] = {
+	KUNIT_CASE_PARAM(rdsd_msg_copy_round_trip, msg_size_gen_params),
+	KUNIT_CASE(rdsd_msg_copy_to_iter_truncates),
+	KUNIT_CASE(rdsd_msg_copy_from_short_iter_faults),
+	{}
+};
+
+static struct kunit_suite rdsd_message_suite = {
+	.name = "rds_doca_message",
+	.test_cases = rdsd_message_cases,
+};
+
+/* ---- rds_doca_bind: port allocation, through real kernel sockets ---- */
+
+static struct socket *test_socket(struct kunit *test)
+{
+	struct socket *sock;
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, rdsd_family,
+					       SOCK_SEQPACKET, 0, &sock), 0);
+	return sock;
+}
+
+static int test_bind(struct socket *sock, __be32 addr, u16 port)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = addr,
+		.sin_port = htons(port),
+	};
+
+	return kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+}
+
+static u16 bound_port(struct kunit *test, struct socket *sock)
+{
+	struct sockaddr_in sin = { };
+
+	KUNIT_EXPECT_EQ(test, kernel_getsockname(sock, (struct sockaddr *)&sin),
+			(int)sizeof(sin));
+	return ntohs(sin.sin_port);
+}
+
+static void rdsd_bind_port_zero_picks_free_port(struct kunit *test)
+{
+	struct socket *a = test_socket(test), *b = test_socket(test);
+	u16 pa, pb;
+
+	KUNIT_EXPECT_EQ(test, test_bind(a, TEST_ADDR(20), 0), 0);
+	KUNIT_EXPECT_EQ(test, test_bind(b, TEST_ADDR(20), 0), 0);
+	pa = bound_port(test, a);
+	pb = bound_port(test, b);
+	KUNIT_EXPECT_GT(test, pa, RDSD_PROBE_PORT);
+	KUNIT_EXPECT_GT(test, pb, RDSD_PROBE_PORT);
+	KUNIT_EXPECT_NE(test, pa, pb);
+	sock_release(a);
+	sock_release(b);
+}
+
+static void rdsd_bind_taken_port_is_in_use(struct kunit *test)
+{
+	struct socket *a = test_socket(test), *b = test_socket(test);
+
+	KUNIT_EXPECT_EQ(test, test_bind(a, TEST_ADDR(21), 5000), 0);
+	KUNIT_EXPECT_EQ(test, test_bind(b, TEST_ADDR(21), 5000), -EADDRINUSE);
+	/* same port, other address: free */
+	KUNIT_EXPECT_EQ(test, test_bind(b, TEST_ADDR(22), 5000), 0);
+	sock_release(a);
+	sock_release(b);
+}
+
+static void rdsd_bind_release_frees_port(struct kunit *test)
+{
+	struct socket *a = test_socket(test), *b;
+
+	KUNIT_EXPECT_EQ(test, test_bind(a, TEST_ADDR(23), 6000), 0);
+	sock_release(a);
+	b = test_socket(test);
+	KUNIT_EXPECT_EQ(test, test_bind(b, TEST_ADDR(23), 6000), 0);
+	sock_release(b);
+}
+
+static void rdsd_bind_probe_port_is_reserved(struct kunit *test)
+{
+	struct socket *a = test_socket(test);
+
+	KUNIT_EXPECT_EQ(test, test_bind(a, TEST_ADDR(24), RDSD_PROBE_PORT),
+			-EINVAL);
+	sock_release(a);
+}
+
+static void rdsd_bind_twice_is_invalid(struct kunit *test)
+{
+	struct socket *a = test_socket(test);
+
+	KUNIT_EXPECT_EQ(test, test_bind(a, TEST_ADDR(25), 0), 0);
+	KUNIT_EXPECT_EQ(test, test_bind(a, TEST_ADDR(25), 0), -EINVAL);
+	sock_release(a);
+}
+
+static void rdsd_bind_many_distinct_ports(struct kunit *test)
+{
+	enum { N = 300 };
+	struct socket **socks;
+	unsigned long *seen;
+	int i;
+
+	socks = kunit_kcalloc(test, N, sizeof(*socks), GFP_KERNEL);
+	seen = kunit_kzalloc(test, BITS_TO_LONGS(RDSD_NR_PORTS) * sizeof(long),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, socks);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	for (i = 0; i < N; i++) {
+		u16 port;
+
+		socks[i] = test_socket(test);
+		KUNIT_EXPECT_EQ(test, test_bind(socks[i], TEST_ADDR(26), 0), 0);
+		port = bound_port(test, socks[i]);
+		KUNIT_EXPECT_FALSE(test, test_and_set_bit(port, seen));
+	}
+	for (i = 0; i < N; i++)
+		sock_release(socks[i]);
+}
+
+static void rdsd_send_recv_kernel_sockets(struct kunit *test)
+{
+	struct socket *a = test_socket(test), *b = test_socket(test);
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	struct msghdr m = { };
+	char buf[16] = "kunit datagram";
+	char got[32] = { };
+	struct kvec vec;
+
+	KUNIT_ASSERT_EQ(test, test_bind(a, TEST_ADDR(27), 0), 0);
+	KUNIT_ASSERT_EQ(test, test_bind(b, TEST_ADDR(27), 0), 0);
+	dst.sin_addr.s_addr = TEST_ADDR(27);
+	dst.sin_port = htons(bound_port(test, b));
+
+	m.msg_name = &dst;
+	m.msg_namelen = sizeof(dst);
+	vec.iov_base = buf;
+	vec.iov_len = sizeof(buf);
+	KUNIT_EXPECT_EQ(test, kernel_sendmsg(a, &m, &vec, 1, sizeof(buf)),
+			(int)sizeof(buf));
+
+	memset(&m, 0, sizeof(m));
+	vec.iov_base = got;
+	vec.iov_len = sizeof(got);
+	KUNIT_EXPECT_EQ(test, kernel_recvmsg(b, &m, &vec, 1, sizeof(got),
+					     MSG_DONTWAIT), (int)sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, got, "kunit datagram");
+	sock_release(a);
+	sock_release(b);
+}
+
+static struct kunit_case rdsd_bind_cases[] = {
+	KUNIT_CASE(rdsd_bind_port_zero_picks_free_port),
+	KUNIT_CASE(rdsd_bind_taken_port_is_in_use),
+	KUNIT_CASE(rdsd_bind_release_frees_port),
+	KUNIT_CASE(rdsd_bind_probe_port_is_reserved),
+	KUNIT_CASE(rdsd_bind_twice_is_invalid),
+	KUNIT_CASE(rdsd_bind_many_distinct_ports),
+	KUNIT_CASE(rdsd_send_recv_kernel_sockets),
+	{}
+};
+
+static struct kunit_suite rdsd_bind_suite = {
+	.name = "rds_doca_bind",
+	.test_cases = rdsd_bind_cases,
+};
+
+/* ---- rds_doca_wire: header encoding and validation ---- */
+
+/* A valid DATA fragment: bytes 100..1099 of a 3000-byte message. */
+static void good_data(struct rdsd_wire_info *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->type = RDSD_WIRE_DATA;
+	i->flags = RDSD_WIRE_F_ACK_VALID;
+	i->seq = 0x0102030405060708ULL;
+	i->ack = 42;
+	i->len = 3000;
+	i->frag_off = 100;
+	i->frag_len = 1000;
+	i->sport = htons(4000);
+	i->dport = htons(5000);
+	i->credits = 7;
+}
+
+static void rdsd_wire_encode_is_big_endian(struct kunit *test)
+{
+	struct rdsd_wire_hdr hdr;
+	struct rdsd_wire_info i;
+	const u8 *b = (const u8 *)&hdr;
+
+	good_data(&i);
+	memset(&hdr, 0xaa, sizeof(hdr));
+	rdsd_wire_encode(&hdr, &i);
+	KUNIT_EXPECT_EQ(test, b[0], (u8)'R');
+	KUNIT_EXPECT_EQ(test, b[3], (u8)'D');
+	KUNIT_EXPECT_EQ(test, b[4], (u8)RDSD_WIRE_VERSION);
+	KUNIT_EXPECT_EQ(test, b[8], (u8)0x01);	/* seq, most significant */
+	KUNIT_EXPECT_EQ(test, b[15], (u8)0x08);
+	KUNIT_EXPECT_EQ(test, memchr_inv(hdr.reserved, 0, sizeof(hdr.reserved)),
+			NULL);
+}
+
+static void rdsd_wire_round_trip(struct kunit *test)
+{
+	struct rdsd_wire_info in, out;
+	struct rdsd_wire_hdr hdr;
+
+	good_data(&in);
+	rdsd_wire_encode(&hdr, &in);
+	KUNIT_ASSERT_EQ(test, rdsd_wire_validate(&hdr, sizeof(hdr) + 1000, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.seq, in.seq);
+	KUNIT_EXPECT_EQ(test, out.ack, in.ack);
+	KUNIT_EXPECT_EQ(test, out.len, in.len);
+	KUNIT_EXPECT_EQ(test, out.frag_off, in.frag_off);
+	KUNIT_EXPECT_EQ(test, out.frag_len, in.frag_len);
+	KUNIT_EXPECT_EQ(test, out.sport, in.sport);
+	KUNIT_EXPECT_EQ(test, out.dport, in.dport);
+	KUNIT_EXPECT_EQ(test, out.credits, in.credits);
+	KUNIT_EXPECT_EQ(test, out.flags, in.flags);
+}
+
+struct wire_case {
+	const char	*name;
+	void		(*mutate)(struct rdsd_wire_hdr *hdr, size_t *received);
+	int		expected;
+};
+
+#define WIRE_MUTATOR(fn, body) \
+	static void fn(struct rdsd_wire_hdr *h, size_t *rcvd) { body; }
+
+WIRE_MUTATOR(w_ok, (void)h)
+WIRE_MUTATOR(w_magic, h->magic ^= htonl(1))
+WIRE_MUTATOR(w_version, h->version = RDSD_WIRE_VERSION + 1)
+WIRE_MUTATOR(w_type0, h->type = 0)
+WIRE_MUTATOR(w_type_big, h->type = __RDSD_WIRE_TYPE_MAX)
+WIRE_MUTATOR(w_flags, h->flags |= htons(0x8000))
+WIRE_MUTATOR(w_reserved0, h->reserved[0] = 1)
+WIRE_MUTATOR(w_reserved5, h->reserved[5] = 0x80)
+WIRE_MUTATOR(w_short, *rcvd = sizeof(*h) - 1)
+WIRE_MUTATOR(w_fewer_bytes, *rcvd -= 1)
+WIRE_MUTATOR(w_more_bytes, *rcvd += 1)
+WIRE_MUTATOR(w_len_big, h->len = htonl(RDSD_MAX_MSG_SIZE + 1))
+WIRE_MUTATOR(w_off_past_len, h->frag_off = htonl(2500))
+WIRE_MUTATOR(w_off_overflow, h->frag_off = htonl(0xfffffff0))
+WIRE_MUTATOR(w_last_flag_early, h->flags |= htons(RDSD_WIRE_F_LAST_FRAG))
+WIRE_MUTATOR(w_ack_without_flag, h->flags &= ~htons(RDSD_WIRE_F_ACK_VALID))
+WIRE_MUTATOR(w_last_frag_ok,
+	     h->frag_off = htonl(2000);
+	     h->flags |= htons(RDSD_WIRE_F_LAST_FRAG))
+WIRE_MUTATOR(w_last_frag_unflagged, h->frag_off = htonl(2000))
+WIRE_MUTATOR(w_ack_with_payload, h->type = RDSD_WIRE_ACK)
+WIRE_MUTATOR(w_ack_ok,
+	     h->type = RDSD_WIRE_ACK; h->len = 0; h->frag_off = 0;
+	     h->frag_len = 0; h->seq = 0; *rcvd = sizeof(*h))
+WIRE_MUTATOR(w_ack_with_seq,
+	     h->type = RDSD_WIRE_ACK; h->len = 0; h->frag_off = 0;
+	     h->frag_len = 0; *rcvd = sizeof(*h))
+WIRE_MUTATOR(w_ping_ok,
+	     h->type = RDSD_WIRE_PING; h->len = 0; h->frag_off = 0;
+	     h->frag_len = 0; h->seq = 0; *rcvd = sizeof(*h))
+WIRE_MUTATOR(w_cong_ok,
+	     h->type = RDSD_WIRE_CONG; h->len = htonl(RDSD_NR_PORTS / 8);
+	     h->frag_off = 0; h->frag_len = h->len; h->sport = 0; h->dport = 0;
+	     *rcvd = sizeof(*h) + RDSD_NR_PORTS / 8)
+WIRE_MUTATOR(w_cong_short_map,
+	     h->type = RDSD_WIRE_CONG; h->len = htonl(1000); h->frag_off = 0;
+	     h->frag_len = h->len; h->sport = 0; h->dport = 0;
+	     *rcvd = sizeof(*h) + 1000)
+WIRE_MUTATOR(w_cong_with_ports,
+	     h->type = RDSD_WIRE_CONG; h->len = htonl(RDSD_NR_PORTS / 8);
+	     h->frag_off = 0; h->frag_len = h->len;
+	     *rcvd = sizeof(*h) + RDSD_NR_PORTS / 8)
+
+static const struct wire_case wire_cases[] = {
+	{ "valid data fragment", w_ok, 0 },
+	{ "bad magic", w_magic, -EPROTO },
+	{ "unknown version", w_version, -EPROTO },
+	{ "type 0", w_type0, -EPROTO },
+	{ "type past the last", w_type_big, -EPROTO },
+	{ "unknown flag", w_flags, -EPROTO },
+	{ "reserved byte 0 set", w_reserved0, -EPROTO },
+	{ "reserved byte 5 set", w_reserved5, -EPROTO },
+	{ "shorter than a header", w_short, -EBADMSG },
+	{ "fewer payload bytes than frag_len", w_fewer_bytes, -EBADMSG },
+	{ "more payload bytes than frag_len", w_more_bytes, -EBADMSG },
+	{ "message over 1 MiB", w_len_big, -EBADMSG },
+	{ "fragment past the message", w_off_past_len, -EBADMSG },
+	{ "fragment offset overflow", w_off_overflow, -EBADMSG },
+	{ "last-fragment flag too early", w_last_flag_early, -EBADMSG },
+	{ "ack without its flag", w_ack_without_flag, -EPROTO },
+	{ "last fragment", w_last_frag_ok, 0 },
+	{ "last fragment without its flag", w_last_frag_unflagged, -EBADMSG },
+	{ "ack with payload", w_ack_with_payload, -EBADMSG },
+	{ "bare ack", w_ack_ok, 0 },
+	{ "ack with a sequence number", w_ack_with_seq, -EPROTO },
+	{ "ping", w_ping_ok, 0 },
+	{ "congestion map", w_cong_ok, 0 },
+	{ "congestion map of the wrong size", w_cong_short_map, -EBADMSG },
+	{ "congestion map with ports", w_cong_with_ports, -EPROTO },
+};
+
+static void wire_case_desc(const struct wire_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(wire, wire_cases, wire_case_desc);
+
+static void rdsd_wire_validate_rejects_malformed(struct kunit *test)
+{
+	const struct wire_case *c = test->param_value;
+	struct rdsd_wire_info i, out;
+	struct rdsd_wire_hdr hdr;
+	size_t received;
+
+	/* Arrange: a valid header, then one field broken */
+	good_data(&i);
+	rdsd_wire_encode(&hdr, &i);
+	received = sizeof(hdr) + i.frag_len;
+	c->mutate(&hdr, &received);
+
+	/* Act + Assert */
+	KUNIT_EXPECT_EQ(test, rdsd_wire_validate(&hdr, received, &out),
+			c->expected);
+}
+
+static struct kunit_case rdsd_wire_cases[] = {
+	KUNIT_CASE(rdsd_wire_encode_is_big_endian),
+	KUNIT_CASE(rdsd_wire_round_trip),
+	KUNIT_CASE_PARAM(rdsd_wire_validate_rejects_malformed, wire_gen_params),
+	{}
+};
+
+static struct kunit_suite rdsd_wire_suite = {
+	.name = "rds_doca_wire",
+	.test_cases = rdsd_wire_cases,
+};
+
+kunit_test_suites(&rdsd_wire_suite, &rdsd_cmsg_suite, &rdsd_seq_suite,
+		  &rdsd_cong_suite, &rdsd_transport_suite, &rdsd_message_suite,
+		  &rdsd_bind_suite);
+
+MODULE_DESCRIPTION("KUnit suites for rds_doca");
+MODULE_LICENSE("GPL");
