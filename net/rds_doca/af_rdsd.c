@@ -158,8 +158,12 @@ static __poll_t rdsd_poll(struct file *file, struct socket *sock,
 		if (READ_ONCE(rs->cong_notify))
 			mask |= EPOLLIN | EPOLLRDNORM;
 	} else if (seen && rdsd_cong_updated_since(rs)) {
-		/* a congestion update shows as readable, as in Linux RDS */
+		/*
+		 * A congestion update since the refused send shows as
+		 * readable, as in Linux RDS, and is reported once.
+		 */
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLWRBAND;
+		WRITE_ONCE(rs->seen_congestion, false);
 	}
 	if (!list_empty_careful(&rs->recv_queue))
 		mask |= EPOLLIN | EPOLLRDNORM;
@@ -168,9 +172,6 @@ static __poll_t rdsd_poll(struct file *file, struct socket *sock,
 	if (READ_ONCE(sk->sk_err) ||
 	    !skb_queue_empty_lockless(&sk->sk_error_queue))
 		mask |= EPOLLERR;
-
-	if (mask)
-		WRITE_ONCE(rs->seen_congestion, false);
 	return mask;
 }
 
@@ -220,8 +221,8 @@ static int rdsd_set_transport(struct rdsd_sock *rs, sockptr_t optval,
 	ret = rdsd_trans_type_available(type);
 	if (ret)
 		return ret;
-	/* only transports serving non-loopback addresses can be chosen */
-	return -ENOPROTOOPT;
+	rs->trans = rdsd_trans_by_type(type);
+	return 0;
 }
 
 static int rdsd_set_tstamp(struct sock *sk, sockptr_t optval,

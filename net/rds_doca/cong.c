@@ -58,7 +58,6 @@ struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn, __be32 addr)
 	spin_unlock_bh(&rn->cong_lock);
 	return new;
 }
-EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_map_put);
 EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_map_get);
 
 /**
@@ -81,6 +80,7 @@ void rdsd_cong_map_put(struct rdsd_net *rn, struct rdsd_cong_map *map)
 	spin_unlock_bh(&rn->cong_lock);
 	kvfree(map);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_map_put);
 
 /**
  * rdsd_cong_map_updated - ports of @map changed state
@@ -98,6 +98,7 @@ void rdsd_cong_map_updated(struct rdsd_net *rn, struct rdsd_cong_map *map,
 
 	rdsd_stat_inc(rn, cong_update_received);
 	atomic_inc(&rn->cong_generation);
+	smp_mb__after_atomic();	/* pairs with rdsd_cong_wait() */
 	if (wq_has_sleeper(&map->waitq))
 		wake_up_all(&map->waitq);
 	if (wq_has_sleeper(&rn->cong_poll_waitq))
@@ -170,6 +171,12 @@ int rdsd_cong_wait(struct rdsd_sock *rs, struct rdsd_cong_map *map,
 		return 0;
 
 	if (nonblock) {
+		/* poll() reports map updates from this generation on */
+		int gen = atomic_read(&rn->cong_generation);
+
+		smp_rmb();	/* read the generation before the bit */
+		if (!rdsd_cong_test(map, port))
+			return 0;
 		if (READ_ONCE(rs->cong_monitor)) {
 			spin_lock_bh(&rs->lock);
 			rs->cong_mask |= RDS_CONG_MONITOR_MASK(ntohs(port));
@@ -178,6 +185,8 @@ int rdsd_cong_wait(struct rdsd_sock *rs, struct rdsd_cong_map *map,
 			if (!rdsd_cong_test(map, port))
 				return 0;
 		}
+		WRITE_ONCE(rs->cong_track, gen);
+		WRITE_ONCE(rs->seen_congestion, true);
 		rdsd_stat_inc(rn, send_cong_error);
 		return -ENOBUFS;
 	}

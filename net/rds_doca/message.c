@@ -80,7 +80,6 @@ struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp)
 	INIT_LIST_HEAD(&msg->recv_item);
 	return msg;
 }
-EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_put);
 EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_alloc);
 
 static bool rdsd_msg_is_inline(struct rdsd_msg *msg)
@@ -154,3 +153,4 @@ void rdsd_msg_put(struct rdsd_msg *msg)
 	}
 	kfree(msg);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_put);

@@ -53,8 +53,7 @@ extern struct workqueue_struct *rdsd_wq;
 /**
  * struct rdsd_stats - per-CPU counters of one namespace
  *
- * Summed over CPUs when read.  Names are what rdsctl and RDS_INFO_COUNTERS
- * show, without the "s_" prefix.
+ * Summed over CPUs when read (rdsd_stat_get()).
  */
 struct rdsd_stats {
 	u64	send_queued;
@@ -204,6 +203,8 @@ enum {
  * @sock_item: on the sender's rs->send_queue (rs->lock).
  * @recv_item: on the receiver's rs->recv_queue (rs->recv_lock).
  * @rs: sending socket while RDSD_MSG_ON_SOCK; holds a socket reference.
+ * @conn: connection the message was queued on; valid while RDSD_MSG_ON_CONN
+ *	(a connection outlives the messages on its queues).
  * @seq: sequence number on its connection.
  * @saddr: source address.
  * @daddr: destination address.
@@ -222,6 +223,7 @@ struct rdsd_msg {
 	struct list_head	sock_item;
 	struct list_head	recv_item;
 	struct rdsd_sock	*rs;
+	struct rdsd_conn	*conn;
 	u64			seq;
 	__be32			saddr;
 	__be32			daddr;
@@ -264,8 +266,10 @@ struct rdsd_msg {
  * @cong_item: on rdsd_net.cong_monitors (monitor_lock).
  * @cong_monitor: RDS_CONG_MONITOR is set.
  * @recverr: RDS_RECVERR is set.
- * @seen_congestion: a send got ENOBUFS; poll() watches congestion updates.
- * @cong_track: congestion generation last seen by poll().
+ * @seen_congestion: a send got ENOBUFS; poll() watches congestion updates
+ *	until it reported one.
+ * @cong_track: congestion generation at the refused send, then as last
+ *	reported by poll().
  * @rx_traces: number of receive trace points requested.
  * @rx_trace_pos: the requested trace points.
  */

@@ -55,7 +55,6 @@ static int rdsd_send_dest(struct rdsd_sock *rs, struct msghdr *m,
 		return -EINVAL;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(rdsd_send_acked);
 
 /*
  * Validate the control messages.  Every cmsg must be well formed; SOL_RDS
@@ -121,6 +120,7 @@ static bool rdsd_send_queue(struct rdsd_sock *rs, struct rdsd_conn *conn,
 
 		rdsd_msg_get(msg);	/* the connection's, put on completion */
 		spin_lock(&conn->lock);
+		msg->conn = conn;
 		msg->seq = conn->next_tx_seq++;
 		list_add_tail(&msg->conn_item, &conn->send_queue);
 		set_bit(RDSD_MSG_ON_CONN, &msg->flags);
@@ -188,6 +188,7 @@ void rdsd_send_acked(struct rdsd_conn *conn, u64 seq)
 
 	rdsd_send_complete_list(&done);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_send_acked);
 
 /**
  * rdsd_send_drop - complete one message the transport can never send
@@ -232,14 +233,12 @@ int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 
 	spin_lock_bh(&rs->lock);
 	list_for_each_entry_safe(msg, tmp, &rs->send_queue, sock_item) {
-		struct rdsd_conn *conn = rs->conn;
+		struct rdsd_conn *conn = msg->conn;
 
 		if (msg->daddr != sin.sin_addr.s_addr ||
 		    msg->dport != sin.sin_port)
 			continue;
-		/* queued messages of a socket all sit on its cached conn */
-		if (!conn || conn->faddr != msg->daddr)
-			continue;
+		/* on the socket's queue means on its connection's too */
 		spin_lock(&conn->lock);
 		if (!list_empty(&msg->conn_item) &&
 		    !test_bit(RDSD_MSG_SENT, &msg->flags)) {
@@ -270,10 +269,7 @@ static struct rdsd_conn *rdsd_send_conn(struct rdsd_sock *rs, __be32 daddr)
 
 	/*
 	 * Messages queued through the old connection stay on it; the cache
-	 * only changes what new sends use.  RDS_CANCEL_SENT_TO finds what is
-	 * queued through the cache, which is the connection of the last
-	 * destination: a socket alternating destinations can only cancel
-	 * towards the current one.
+	 * only changes what new sends use.
 	 */
 	if (rs->conn)
 		rdsd_conn_put(rs->conn);
@@ -335,11 +331,8 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 		goto out_conn;
 
 	ret = rdsd_cong_wait(rs, conn->fcong, dport, nonblock, &timeo);
-	if (ret) {
-		if (ret == -ENOBUFS)
-			WRITE_ONCE(rs->seen_congestion, true);
+	if (ret)
 		goto out_conn;
-	}
 
 	ret = -ENOMEM;
 	msg = rdsd_msg_alloc(payload_len, sk->sk_allocation);

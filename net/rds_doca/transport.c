@@ -25,7 +25,11 @@ static const struct rdsd_transport_ops *const rdsd_transports[] = {
 	NULL
 };
 
-static const struct rdsd_transport_ops *rdsd_trans_by_type(int type)
+/**
+ * rdsd_trans_by_type - the transport SO_RDS_TRANSPORT @type names, or NULL
+ * @type: an RDS_TRANS_* number.
+ */
+const struct rdsd_transport_ops *rdsd_trans_by_type(int type)
 {
 	const struct rdsd_transport_ops *const *t;
 

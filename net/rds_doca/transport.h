@@ -34,9 +34,11 @@ struct rdsd_msg;
  *	Process context, may not sleep (called under rcu_read_lock()).
  *	Returns 0 if it may, a negative errno otherwise.
  * @conn_alloc: attach transport state to a new connection (conn->tp).
- *	Process context, may sleep if @gfp allows.  Serialized by the
- *	connection table: called once per connection, before the
- *	connection is visible to anyone.  Returns 0 or a negative errno.
+ *	Process context, may sleep if @gfp allows.  Called once per
+ *	connection object, before it is visible to anyone; two racing
+ *	creators may each allocate one, and the loser is freed with
+ *	@conn_shutdown and @conn_free without ever being connected.
+ *	Returns 0 or a negative errno.
  * @conn_free: release conn->tp.  Process context, may sleep.  Called once,
  *	after the last reference to the connection is gone and after
  *	@conn_shutdown returned.
@@ -77,5 +79,6 @@ const struct rdsd_transport_ops *rdsd_trans_for_conn(struct net *net,
 						      const struct rdsd_transport_ops *bound,
 						      __be32 laddr, __be32 faddr);
 int rdsd_trans_type_available(int type);
+const struct rdsd_transport_ops *rdsd_trans_by_type(int type);
 
 #endif /* _RDSD_TRANSPORT_H */
