@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the RDS socket selftests: option parsing, address
+ * handling, message I/O with deadlines and payload patterns.
+ */
+#ifndef RDS_SELFTEST_UTIL_H
+#define RDS_SELFTEST_UTIL_H
+
+#include "tap.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>	/* before <linux/...>: glibc owns in6_addr */
+#include <poll.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/rds_doca.h>
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+
+/* Internal to net/rds/rds.h; what SO_RDS_TRANSPORT reads on loopback. */
+#define RDS_TRANS_LOOP 3
+
+/* Wait this long for a message that must arrive. */
+#define ARRIVE_MS 5000
+/* Watch this long for a message that must not arrive. */
+#define QUIET_MS 250
+
+struct rds_cfg {
+	int family;
+	bool impl_doca;		/* false: the in-tree net/rds */
+	struct in_addr addr;	/* local end */
+	struct in_addr peer;	/* remote end (same host) */
+	const char *filter;
+	bool list;
+};
+
+static struct rds_cfg cfg;
+
+static inline bool addr_is_loopback(struct in_addr a)
+{
+	return (ntohl(a.s_addr) >> 24) == IN_LOOPBACKNET;
+}
+
+/* Both ends on the loopback transport. */
+static inline bool cfg_loopback(void)
+{
+	return addr_is_loopback(cfg.addr) && addr_is_loopback(cfg.peer);
+}
+
+static inline int read_sysfs_int(const char *path, int *val)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%d", val) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+#define DOCA_FAMILY_PARAM "/sys/module/rds_doca/parameters/family"
+
+static inline void usage(const char *prog, const char *extra)
+{
+	fprintf(stderr,
+		"usage: %s [--family N] [--impl doca|rds] [--addr A] [--peer B]\n"
+		"          [--filter SUBSTR] [--list]%s\n"
+		"  --family N   socket family under test (default: %s, else %d)\n"
+		"  --impl       which implementation's documented behaviour to expect\n"
+		"               (default: doca when rds_doca is loaded with family N,\n"
+		"               rds for family %d otherwise)\n"
+		"  --addr A     local address to bind (default 127.0.0.1)\n"
+		"  --peer B     peer address on the same host (default: --addr)\n",
+		prog, extra ? extra : "", DOCA_FAMILY_PARAM, AF_INET_OFFLOAD,
+		AF_RDS);
+}
+
+/*
+ * Parses the options common to all RDS selftests.  @extra_opts and
+ * @extra_handler allow a program to add its own (long options only).
+ * Returns 0, or -1 after printing usage.
+ */
+static inline int parse_common(int argc, char **argv,
+			       const struct option *extra_opts,
+			       int (*extra_handler)(int opt, const char *arg),
+			       const char *extra_usage)
+{
+	struct option opts[32];
+	const char *impl = NULL;
+	bool peer_set = false;
+	int n = 0, c, param;
+
+	opts[n++] = (struct option){ "family", required_argument, NULL, 'f' };
+	opts[n++] = (struct option){ "impl", required_argument, NULL, 'i' };
+	opts[n++] = (struct option){ "addr", required_argument, NULL, 'a' };
+	opts[n++] = (struct option){ "peer", required_argument, NULL, 'p' };
+	opts[n++] = (struct option){ "filter", required_argument, NULL, 'F' };
+	opts[n++] = (struct option){ "list", no_argument, NULL, 'l' };
+	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	for (; extra_opts && extra_opts->name && n < 31; extra_opts++)
+		opts[n++] = *extra_opts;
+	opts[n] = (struct option){ NULL, 0, NULL, 0 };
+
+	cfg.family = -1;
+	inet_pton(AF_INET, "127.0.0.1", &cfg.addr);
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			cfg.family = atoi(optarg);
+			break;
+		case 'i':
+			impl = optarg;
+			break;
+		case 'a':
+			if (inet_pton(AF_INET, optarg, &cfg.addr) != 1) {
+				fprintf(stderr, "bad --addr %s\n", optarg);
+				return -1;
+			}
+			break;
+		case 'p':
+			if (inet_pton(AF_INET, optarg, &cfg.peer) != 1) {
+				fprintf(stderr, "bad --peer %s\n", optarg);
+				return -1;
+			}
+			peer_set = true;
+			break;
+		case 'F':
+			cfg.filter = optarg;
+			break;
+		case 'l':
+			cfg.list = true;
+			break;
+		default:
+			if (c >= 0x100 && extra_handler &&
+			    !extra_handler(c, optarg))
+				break;
+			usage(argv[0], extra_usage);
+			return -1;
+		}
+	}
+	if (optind != argc) {
+		usage(argv[0], extra_usage);
+		return -1;
+	}
+	if (!peer_set)
+		cfg.peer = cfg.addr;
+
+	param = -1;
+	read_sysfs_int(DOCA_FAMILY_PARAM, &param);
+	if (cfg.family < 0)
+		cfg.family = param >= 0 ? param : AF_INET_OFFLOAD;
+
+	if (!impl) {
+		cfg.impl_doca = cfg.family != AF_RDS || param == cfg.family;
+	} else if (!strcmp(impl, "doca")) {
+		cfg.impl_doca = true;
+	} else if (!strcmp(impl, "rds")) {
+		cfg.impl_doca = false;
+	} else {
+		fprintf(stderr, "bad --impl %s (doca or rds)\n", impl);
+		return -1;
+	}
+	return 0;
+}
+
+static inline void print_config(const char *prog)
+{
+	char a[INET_ADDRSTRLEN], p[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &cfg.addr, a, sizeof(a));
+	inet_ntop(AF_INET, &cfg.peer, p, sizeof(p));
+	tap_diag("%s: family %d, expecting %s behaviour, addr %s, peer %s",
+		 prog, cfg.family, cfg.impl_doca ? "rds_doca" : "net/rds", a, p);
+}
+
+/* ---- time ---- */
+
+static inline long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static inline void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* ---- addresses ---- */
+
+static inline struct sockaddr_in sin_make(struct in_addr a, uint16_t port)
+{
+	struct sockaddr_in sin;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr = a;
+	sin.sin_port = htons(port);
+	return sin;
+}
+
+static inline struct sockaddr_in sin_str(const char *a, uint16_t port)
+{
+	struct in_addr ia;
+
+	inet_pton(AF_INET, a, &ia);
+	return sin_make(ia, port);
+}
+
+static inline const char *sin_fmt(const struct sockaddr_in *sin, char *buf,
+				  size_t len)
+{
+	char a[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
+	snprintf(buf, len, "%s:%u (family %u)", a, ntohs(sin->sin_port),
+		 sin->sin_family);
+	return buf;
+}
+
+/* ---- sockets ---- */
+
+static inline int rds_socket(void)
+{
+	return socket(cfg.family, SOCK_SEQPACKET, 0);
+}
+
+/* Local port of a bound socket in host order, 0 on error. */
+static inline uint16_t bound_port(int fd)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+
+	if (getsockname(fd, (struct sockaddr *)&sin, &len) ||
+	    sin.sin_family != AF_INET)
+		return 0;
+	return ntohs(sin.sin_port);
+}
+
+/*
+ * A socket bound to @a:@port (0: any free port).  On failure a failing
+ * check named after @what is recorded and -1 returned.
+ */
+static inline int bound_socket_at(struct in_addr a, uint16_t port,
+				  const char *what)
+{
+	struct sockaddr_in sin = sin_make(a, port);
+	int fd, err;
+
+	fd = rds_socket();
+	if (fd < 0) {
+		err = errno;
+		tap_check(0, what, TAP_WHERE, "socket(%d): %s", cfg.family,
+			  tap_errname(err));
+		return -1;
+	}
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+		char b[64];
+
+		err = errno;
+		tap_check(0, what, TAP_WHERE, "bind(%s): %s",
+			  sin_fmt(&sin, b, sizeof(b)), tap_errname(err));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static inline ssize_t send_to(int fd, const struct sockaddr_in *to,
+			      const void *buf, size_t len, int flags)
+{
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr msg = {
+		.msg_name = (void *)to,
+		.msg_namelen = to ? sizeof(*to) : 0,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+
+	return sendmsg(fd, &msg, flags);
+}
+
+/* Destination: the socket @fd is bound to. */
+static inline struct sockaddr_in sock_addr(int fd)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+
+	memset(&sin, 0, sizeof(sin));
+	getsockname(fd, (struct sockaddr *)&sin, &len);
+	return sin;
+}
+
+/*
+ * Wait up to @timeout_ms for readability, then recvmsg(MSG_DONTWAIT |
+ * @flags).  Returns what recvmsg returned; -1 with errno ETIME if nothing
+ * came in time.  @from, @msg_flags may be NULL.
+ */
+static inline ssize_t recv_wait(int fd, void *buf, size_t len,
+				struct sockaddr_in *from, int *msg_flags,
+				int flags, int timeout_ms)
+{
+	long long deadline = now_ms() + timeout_ms;
+	struct iovec iov = { buf, len };
+	struct msghdr msg;
+	struct pollfd pfd;
+	ssize_t ret;
+	int left;
+
+	for (;;) {
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_name = from;
+		msg.msg_namelen = from ? sizeof(*from) : 0;
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		ret = recvmsg(fd, &msg, flags | MSG_DONTWAIT);
+		if (ret >= 0) {
+			if (msg_flags)
+				*msg_flags = msg.msg_flags;
+			return ret;
+		}
+		if (errno != EAGAIN)
+			return ret;
+		left = (int)(deadline - now_ms());
+		if (left <= 0) {
+			errno = ETIME;
+			return -1;
+		}
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		poll(&pfd, 1, left > 100 ? 100 : left);
+	}
+}
+
+/* true if nothing is received on @fd within @ms. */
+static inline bool stays_quiet(int fd, int ms, ssize_t *got)
+{
+	static char junk[65536];
+	ssize_t r = recv_wait(fd, junk, sizeof(junk), NULL, NULL, 0, ms);
+
+	if (got)
+		*got = r;
+	return r < 0 && errno == ETIME;
+}
+
+/* ---- payload patterns ---- */
+
+static inline uint32_t xs32(uint32_t *s)
+{
+	uint32_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*s = x;
+	return x;
+}
+
+static inline void pattern_fill(void *buf, size_t len, uint32_t seed)
+{
+	unsigned char *p = buf;
+	uint32_t s = seed * 2654435761u + 0x9e3779b9u;
+	size_t i;
+
+	if (!s)
+		s = 1;
+	for (i = 0; i < len; i++)
+		p[i] = (unsigned char)(xs32(&s) >> 11);
+}
+
+/* Index of the first wrong byte, or -1. */
+static inline long pattern_check(const void *buf, size_t len, uint32_t seed)
+{
+	const unsigned char *p = buf;
+	uint32_t s = seed * 2654435761u + 0x9e3779b9u;
+	size_t i;
+
+	if (!s)
+		s = 1;
+	for (i = 0; i < len; i++)
+		if (p[i] != (unsigned char)(xs32(&s) >> 11))
+			return (long)i;
+	return -1;
+}
+
+/* FNV-1a over @len bytes. */
+static inline uint32_t fnv1a(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint32_t h = 2166136261u;
+
+	while (len--) {
+		h ^= *p++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+#endif /* RDS_SELFTEST_UTIL_H */

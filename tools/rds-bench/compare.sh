@@ -1,0 +1,428 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# compare.sh: run the rds-bench matrix against two socket families and
+# compare them.  Meant to run as root on the machine (or VM) under test,
+# with both modules already loaded.  POSIX sh + awk only.
+#
+#   compare.sh [OPTIONS] A_SPEC B_SPEC
+#
+# A spec is NAME:FAMILY[:TRANSPORT], e.g. doca:25, rds:21, rds-tcp:21:2.
+# See --help and README.
+
+set -u
+
+usage() {
+	cat <<'EOF'
+Usage: compare.sh [OPTIONS] A_SPEC B_SPEC
+
+Runs {stream, pingpong} x {64, 4k, 64k, 1m} for both specs, interleaved
+(A then B for every cell, every round), takes the median of each number
+over the rounds and prints a table with the ratio A/B.
+
+A spec is NAME:FAMILY[:TRANSPORT]: a name for the tables, the address
+family number, and optionally an SO_RDS_TRANSPORT number.
+Examples: doca:25  rds:21  rds-tcp:21:2
+
+Options:
+  --rounds N        rounds (default 3)
+  --out DIR         where results go (default ./rds-compare-DATE-TIME)
+  --bench PATH      rds-bench binary (default: next to this script; built
+                    with make if missing and a compiler is present)
+  --sizes "LIST"    message sizes (default "64 4k 64k 1m")
+  --modes "LIST"    workloads (default "stream pingpong")
+  --duration S      measured seconds of a stream run (default 1.5)
+  --pp-duration S   measured seconds of a pingpong run (default 1.5)
+  --warmup S        unmeasured seconds before each run (default 0.3)
+  --threads N       stream senders / pingpong clients (default 1)
+  --addr A          local IPv4 address for both ends (default 127.0.0.1)
+  --timeout S       rds-bench --timeout (default 10)
+  --bench-args "A"  extra arguments for every rds-bench run
+  -h, --help        this help
+
+Output in DIR: runs.jsonl (every run, with side/spec/round added),
+summary.json (medians and ratios), summary.txt (the table), log.txt
+(everything rds-bench printed) and, with gnuplot, ratios.png.
+Exit status: 0 all runs ok, 1 some runs failed or saw bad messages,
+2 bad usage or a family that does not work.
+EOF
+}
+
+die_usage() {
+	echo "compare.sh: $*" >&2
+	echo "Try 'compare.sh --help'." >&2
+	exit 2
+}
+
+is_uint() { case "$1" in ''|*[!0-9]*) return 1;; *) return 0;; esac; }
+is_secs() {
+	case "$1" in ''|.|*[!0-9.]*|*.*.*) return 1;; *) return 0;; esac
+}
+
+ROUNDS=3
+OUT=""
+BENCH=""
+SIZES="64 4k 64k 1m"
+MODES="stream pingpong"
+DURATION=1.5
+PP_DURATION=1.5
+WARMUP=0.3
+THREADS=1
+ADDR=127.0.0.1
+TIMEOUT=10
+BENCH_ARGS=""
+SPECS=""
+NSPEC=0
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--rounds) [ $# -ge 2 ] || die_usage "$1 needs a value"; ROUNDS=$2; shift 2;;
+	--out) [ $# -ge 2 ] || die_usage "$1 needs a value"; OUT=$2; shift 2;;
+	--bench) [ $# -ge 2 ] || die_usage "$1 needs a value"; BENCH=$2; shift 2;;
+	--sizes) [ $# -ge 2 ] || die_usage "$1 needs a value"; SIZES=$2; shift 2;;
+	--modes) [ $# -ge 2 ] || die_usage "$1 needs a value"; MODES=$2; shift 2;;
+	--duration) [ $# -ge 2 ] || die_usage "$1 needs a value"; DURATION=$2; shift 2;;
+	--pp-duration) [ $# -ge 2 ] || die_usage "$1 needs a value"; PP_DURATION=$2; shift 2;;
+	--warmup) [ $# -ge 2 ] || die_usage "$1 needs a value"; WARMUP=$2; shift 2;;
+	--threads) [ $# -ge 2 ] || die_usage "$1 needs a value"; THREADS=$2; shift 2;;
+	--addr) [ $# -ge 2 ] || die_usage "$1 needs a value"; ADDR=$2; shift 2;;
+	--timeout) [ $# -ge 2 ] || die_usage "$1 needs a value"; TIMEOUT=$2; shift 2;;
+	--bench-args) [ $# -ge 2 ] || die_usage "$1 needs a value"; BENCH_ARGS=$2; shift 2;;
+	-h|--help) usage; exit 0;;
+	--) shift; break;;
+	-*) die_usage "unknown option '$1'";;
+	*)
+		NSPEC=$((NSPEC + 1))
+		[ $NSPEC -le 2 ] || die_usage "too many specs: '$1' (expected A_SPEC B_SPEC)"
+		SPECS="$SPECS $1"
+		shift;;
+	esac
+done
+while [ $# -gt 0 ]; do
+	NSPEC=$((NSPEC + 1))
+	[ $NSPEC -le 2 ] || die_usage "too many specs: '$1' (expected A_SPEC B_SPEC)"
+	SPECS="$SPECS $1"
+	shift
+done
+[ $NSPEC -eq 2 ] || die_usage "expected two specs (A_SPEC B_SPEC), e.g. doca:25 rds:21"
+
+if ! is_uint "$ROUNDS" || [ "$ROUNDS" -lt 1 ]; then die_usage "invalid --rounds '$ROUNDS'"; fi
+if ! is_uint "$THREADS" || [ "$THREADS" -lt 1 ]; then die_usage "invalid --threads '$THREADS'"; fi
+for v in "$DURATION" "$PP_DURATION" "$WARMUP" "$TIMEOUT"; do
+	is_secs "$v" || die_usage "invalid number of seconds '$v'"
+done
+for m in $MODES; do
+	case "$m" in stream|pingpong) ;; *) die_usage "unknown workload '$m'";; esac
+done
+[ -n "$SIZES" ] || die_usage "--sizes is empty"
+
+# spec -> NAME FAMILY TRANSPORT (TRANSPORT may be empty)
+parse_spec() {
+	_s=$1
+	_name=${_s%%:*}
+	_rest=${_s#*:}
+	[ "$_rest" != "$_s" ] || die_usage "invalid spec '$_s': expected NAME:FAMILY[:TRANSPORT]"
+	_fam=${_rest%%:*}
+	_tr=""
+	[ "$_fam" = "$_rest" ] || _tr=${_rest#*:}
+	[ -n "$_name" ] || die_usage "invalid spec '$_s': empty name"
+	case "$_name" in *[!A-Za-z0-9_.+-]*) die_usage "invalid spec '$_s': name may use letters, digits, _ . + -";; esac
+	if ! is_uint "$_fam" || [ "$_fam" -lt 1 ] || [ "$_fam" -gt 255 ]; then
+		die_usage "invalid spec '$_s': family must be a number 1..255"
+	fi
+	[ -z "$_tr" ] || is_uint "$_tr" || die_usage "invalid spec '$_s': transport must be a number"
+	echo "$_name $_fam $_tr"
+}
+
+# Word splitting is wanted below: specs contain no blanks.
+# shellcheck disable=SC2086
+set -- $SPECS
+A_SPEC=$1
+B_SPEC=$2
+A_PARSED=$(parse_spec "$A_SPEC") || exit 2
+B_PARSED=$(parse_spec "$B_SPEC") || exit 2
+# shellcheck disable=SC2086
+set -- $A_PARSED
+A_NAME=$1; A_FAM=$2; A_TR=${3:-}
+# shellcheck disable=SC2086
+set -- $B_PARSED
+B_NAME=$1; B_FAM=$2; B_TR=${3:-}
+[ "$A_NAME" != "$B_NAME" ] || die_usage "the two specs need different names"
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+if [ -z "$BENCH" ]; then
+	BENCH=$HERE/rds-bench
+	if [ ! -x "$BENCH" ]; then
+		if command -v make >/dev/null 2>&1 && command -v cc >/dev/null 2>&1; then
+			echo "compare.sh: building rds-bench" >&2
+			make -C "$HERE" >/dev/null || { echo "compare.sh: build failed" >&2; exit 2; }
+		fi
+	fi
+fi
+[ -x "$BENCH" ] || { echo "compare.sh: no rds-bench binary at $BENCH (run make in $HERE, or pass --bench)" >&2; exit 2; }
+
+[ -n "$OUT" ] || OUT=./rds-compare-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$OUT" || { echo "compare.sh: cannot create $OUT" >&2; exit 2; }
+RUNS=$OUT/runs.jsonl
+LOG=$OUT/log.txt
+TMPJ=$OUT/.run.json
+: > "$RUNS"
+: > "$LOG"
+
+spec_args() { # FAMILY TRANSPORT
+	if [ -n "$2" ]; then echo "--family $1 --transport $2"; else echo "--family $1"; fi
+}
+A_ARGS=$(spec_args "$A_FAM" "$A_TR")
+B_ARGS=$(spec_args "$B_FAM" "$B_TR")
+
+echo "rds-bench comparison: A = $A_SPEC, B = $B_SPEC"
+echo "  kernel $(uname -r), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cpus, addr $ADDR, rounds $ROUNDS, threads $THREADS"
+if [ -r /sys/module/rds_doca/parameters/family ]; then
+	echo "  rds_doca loaded, family $(cat /sys/module/rds_doca/parameters/family)"
+fi
+[ -d /sys/module/rds ] && echo "  rds loaded$( [ -d /sys/module/rds_tcp ] && echo ', rds_tcp loaded')"
+if [ "$A_FAM" = "$B_FAM" ] && [ "$A_TR" = "$B_TR" ]; then
+	echo "compare.sh: WARNING: A and B are the same family ($A_FAM): this compares it with itself" >&2
+fi
+
+# Both families must work before anything is measured.
+bad=0
+for side in A B; do
+	if [ $side = A ]; then spec=$A_SPEC; args=$A_ARGS; else spec=$B_SPEC; args=$B_ARGS; fi
+	# shellcheck disable=SC2086
+	if out=$("$BENCH" probe $args --addr "$ADDR" --timeout "$TIMEOUT" 2>&1); then
+		echo "  $side ($spec): $out" | sed 's/^  \(.\) (\([^)]*\)): probe *fam [0-9]* ok:/  \1 (\2): works,/'
+	else
+		echo "compare.sh: $side ($spec) does not work:" >&2
+		echo "$out" | sed 's/^/    /' >&2
+		bad=1
+	fi
+done
+if [ $bad -ne 0 ]; then
+	echo "compare.sh: load the modules first (rds_doca: insmod rds_doca.ko; Linux RDS: modprobe rds rds_tcp) and check the family numbers" >&2
+	exit 2
+fi
+
+ncells=0
+for m in $MODES; do for s in $SIZES; do ncells=$((ncells + 1)); done; done
+total=$((ncells * 2 * ROUNDS))
+n=0
+failed=0
+flagged=0
+
+run_one() { # side spec args mode size round
+	_side=$1 _spec=$2 _args=$3 _mode=$4 _size=$5 _round=$6
+	n=$((n + 1))
+	if [ "$_mode" = stream ]; then _dur=$DURATION; else _dur=$PP_DURATION; fi
+	rm -f "$TMPJ"
+	echo "### $_side $_spec $_mode $_size round $_round" >> "$LOG"
+	# shellcheck disable=SC2086
+	_line=$("$BENCH" "$_mode" $_args --addr "$ADDR" --size "$_size" \
+		--duration "$_dur" --warmup "$WARMUP" --threads "$THREADS" \
+		--timeout "$TIMEOUT" --json "$TMPJ" --label "$_side $_spec r$_round" \
+		$BENCH_ARGS 2>>"$LOG")
+	_rc=$?
+	[ -n "$_line" ] && echo "$_line" >> "$LOG"
+	echo "rc=$_rc" >> "$LOG"
+	_what=$(printf '[%3d/%d] r%d %-8s %-4s %s' "$n" "$total" "$_round" "$_mode" "$_size" "$_side")
+	if [ -s "$TMPJ" ]; then
+		sed "s/^{/{\"side\":\"$_side\",\"spec\":\"$_spec\",\"round\":$_round,\"rc\":$_rc,/" "$TMPJ" >> "$RUNS"
+		if [ "$_mode" = stream ]; then
+			_v=$(sed -n 's/.*"msgs_per_s":\([0-9.e+-]*\).*"mb_per_s":\([0-9.e+-]*\).*/\1 msgs\/s \2 MB\/s/p' "$TMPJ")
+		else
+			_v=$(sed -n 's/.*"rt_per_s":\([0-9.e+-]*\).*"rtt_p50_us":\([0-9.e+-]*\).*/\1 rt\/s p50 \2 us/p' "$TMPJ")
+		fi
+		if [ $_rc -ne 0 ]; then
+			flagged=$((flagged + 1))
+			echo "$_what ($_spec): $_v  [bad messages, see $LOG]"
+		else
+			echo "$_what ($_spec): $_v"
+		fi
+	else
+		failed=$((failed + 1))
+		echo "$_what ($_spec): FAILED (rc $_rc): $(grep -v '^rds-bench: WARNING' "$LOG" | tail -2 | head -1)"
+	fi
+}
+
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	for m in $MODES; do
+		for s in $SIZES; do
+			run_one A "$A_SPEC" "$A_ARGS" "$m" "$s" $r
+			run_one B "$B_SPEC" "$B_ARGS" "$m" "$s" $r
+		done
+	done
+	r=$((r + 1))
+done
+rm -f "$TMPJ"
+
+# ---------------------------------------------------------------------
+# Medians and ratios.  Every JSON line is flat, one object per line.
+
+awk -v A="$A_SPEC" -v B="$B_SPEC" -v rounds="$ROUNDS" \
+    -v modes="$MODES" -v sizes="$SIZES" \
+    -v sumtxt="$OUT/summary.txt" -v sumjson="$OUT/summary.json" \
+    -v dat="$OUT/ratios.dat" '
+function field(line, key,    re, v) {
+	re = "\"" key "\":"
+	if (!match(line, re))
+		return ""
+	v = substr(line, RSTART + RLENGTH)
+	if (substr(v, 1, 1) == "\"") {
+		v = substr(v, 2)
+		return substr(v, 1, index(v, "\"") - 1)
+	}
+	if (!match(v, /^[^,}]+/))
+		return ""
+	return substr(v, 1, RLENGTH)
+}
+function sizekey(s,    n, u) {
+	n = s + 0
+	u = tolower(substr(s, length(s)))
+	if (u == "k") n *= 1024
+	else if (u == "m") n *= 1048576
+	return n
+}
+# median of the space-separated list
+function median(list,    a, n, i, j, t) {
+	n = split(list, a, " ")
+	if (n == 0) return ""
+	for (i = 2; i <= n; i++) {
+		t = a[i] + 0
+		for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+	if (n % 2) return a[(n + 1) / 2] + 0
+	return (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function spread(list,    a, n, i, lo, hi, md) {
+	n = split(list, a, " ")
+	if (n < 2) return 0
+	lo = hi = a[1] + 0
+	for (i = 2; i <= n; i++) { if (a[i] + 0 < lo) lo = a[i] + 0; if (a[i] + 0 > hi) hi = a[i] + 0 }
+	md = median(list)
+	return md > 0 ? (hi - lo) / md * 100 : 0
+}
+function add(k, v) { vals[k] = (k in vals) ? vals[k] " " v : v; cnt[k]++ }
+function ratio(x, y) { return (x != "" && y != "" && y > 0) ? sprintf("%.3f", x / y) : "" }
+function num(x, fmt) { return x == "" ? "-" : sprintf(fmt, x) }
+function jnum(x) { return x == "" ? "null" : sprintf("%.6g", x) }
+{
+	side = field($0, "side"); mode = field($0, "mode"); size = field($0, "size")
+	k = side SUBSEP mode SUBSEP size
+	if (field($0, "ok") != "true") bad[k]++
+	if (mode == "stream") {
+		add(k SUBSEP "rate", field($0, "msgs_per_s"))
+		add(k SUBSEP "mb", field($0, "mb_per_s"))
+		add(k SUBSEP "retry", field($0, "enobufs") + field($0, "eagain"))
+	} else {
+		add(k SUBSEP "rate", field($0, "rt_per_s"))
+		add(k SUBSEP "mb", field($0, "mb_per_s"))
+		add(k SUBSEP "p50", field($0, "rtt_p50_us"))
+		add(k SUBSEP "p99", field($0, "rtt_p99_us"))
+	}
+}
+END {
+	nm = split(modes, M, " ")
+	ns = split(sizes, S, " ")
+	print "{\"a\":\"" A "\",\"b\":\"" B "\",\"rounds\":" rounds ",\"results\":[" > sumjson
+	first = 1; noisy = 0; ndat = 0
+	for (mi = 1; mi <= nm; mi++) {
+		mode = M[mi]
+		txt = ""
+		if (mode == "stream") {
+			hdr = sprintf("%-9s %-5s %13s %10s %13s %10s %8s", "workload", "size",
+				"A msgs/s", "A MB/s", "B msgs/s", "B MB/s", "A/B")
+		} else {
+			hdr = sprintf("%-9s %-5s %11s %9s %9s %11s %9s %9s %8s %8s", "workload", "size",
+				"A rt/s", "A p50us", "A p99us", "B rt/s", "B p50us", "B p99us", "A/B", "p50 B/A")
+		}
+		out = hdr "\n"
+		for (si = 1; si <= ns; si++) {
+			size = sizekey(S[si])
+			for (sd = 1; sd <= 2; sd++) {
+				side = sd == 1 ? "A" : "B"
+				k = side SUBSEP mode SUBSEP size
+				R[side] = median(vals[k SUBSEP "rate"])
+				MB[side] = median(vals[k SUBSEP "mb"])
+				P50[side] = median(vals[k SUBSEP "p50"])
+				P99[side] = median(vals[k SUBSEP "p99"])
+				RT[side] = median(vals[k SUBSEP "retry"])
+				SP[side] = spread(vals[k SUBSEP "rate"])
+				N[side] = cnt[k SUBSEP "rate"] + 0
+				BAD[side] = bad[k] + 0
+				if (SP[side] > 20) noisy = 1
+			}
+			rat = ratio(R["A"], R["B"])
+			mark = (N["A"] < rounds || N["B"] < rounds) ? " (runs missing)" : ""
+			if (BAD["A"] || BAD["B"]) mark = mark " (bad messages)"
+			if (mode == "stream") {
+				out = out sprintf("%-9s %-5s %13s %10s %13s %10s %8s%s\n", mode, S[si],
+					num(R["A"], "%.0f"), num(MB["A"], "%.2f"),
+					num(R["B"], "%.0f"), num(MB["B"], "%.2f"),
+					rat == "" ? "-" : sprintf("%.2f", rat), mark)
+			} else {
+				out = out sprintf("%-9s %-5s %11s %9s %9s %11s %9s %9s %8s %8s%s\n", mode, S[si],
+					num(R["A"], "%.0f"), num(P50["A"], "%.1f"), num(P99["A"], "%.1f"),
+					num(R["B"], "%.0f"), num(P50["B"], "%.1f"), num(P99["B"], "%.1f"),
+					rat == "" ? "-" : sprintf("%.2f", rat),
+					ratio(P50["B"], P50["A"]) == "" ? "-" : sprintf("%.2f", ratio(P50["B"], P50["A"])), mark)
+			}
+			if (rat != "") {
+				printf "%s-%s %s\n", mode, S[si], rat > dat
+				ndat++
+			}
+			printf "%s{\"mode\":\"%s\",\"size\":%d,\"ratio\":%s", first ? "" : ",\n", mode, size, rat == "" ? "null" : rat > sumjson
+			first = 0
+			for (sd = 1; sd <= 2; sd++) {
+				side = sd == 1 ? "A" : "B"
+				printf ",\"%s\":{\"runs\":%d,\"bad_runs\":%d,\"%s\":%s,\"mb_per_s\":%s,\"spread_pct\":%.1f", tolower(side), N[side], BAD[side], mode == "stream" ? "msgs_per_s" : "rt_per_s", jnum(R[side]), jnum(MB[side]), SP[side] > sumjson
+				if (mode == "stream")
+					printf ",\"retries\":%s}", jnum(RT[side]) > sumjson
+				else
+					printf ",\"rtt_p50_us\":%s,\"rtt_p99_us\":%s}", jnum(P50[side]), jnum(P99[side]) > sumjson
+			}
+			printf "}" > sumjson
+		}
+		print out > sumtxt
+		printf "%s\n", out
+	}
+	print "\n]}" > sumjson
+	note = "A = " A ", B = " B "; medians of " rounds " rounds; A/B = ratio of the median msgs/s (stream) or round trips/s (pingpong): above 1 means A is faster; p50 B/A above 1 means A has the lower latency."
+	print note > sumtxt
+	print note
+	if (noisy) {
+		print "note: some cells vary by more than 20% between rounds (spread_pct in summary.json); consider --rounds 5" > sumtxt
+		print "note: some cells vary by more than 20% between rounds (spread_pct in summary.json); consider --rounds 5"
+	}
+	if (!ndat) printf "" > dat
+}' "$RUNS"
+
+if command -v gnuplot >/dev/null 2>&1 && [ -s "$OUT/ratios.dat" ]; then
+	# room above the tallest bar for its label, and 1.0 always in view
+	YMAX=$(awk 'BEGIN { m = 1 } $2 + 0 > m { m = $2 + 0 } END { printf "%.3f", m * 1.15 }' "$OUT/ratios.dat")
+	gnuplot <<EOF 2>>"$LOG" && echo "chart: $OUT/ratios.png" || echo "compare.sh: gnuplot failed (see $LOG)" >&2
+set terminal png size 1000,560
+set output '$OUT/ratios.png'
+set title "rds-bench: throughput ratio A/B (A = $A_SPEC, B = $B_SPEC; median of $ROUNDS rounds)" noenhanced
+set ylabel 'A / B  (msgs/s or round trips/s)'
+set style data histograms
+set style fill solid 0.7 border -1
+set boxwidth 0.7
+set grid ytics
+set yrange [0:$YMAX]
+set xtics rotate by -30 noenhanced
+set key off
+set offsets 0.5, 0.5, 0, 0
+plot '$OUT/ratios.dat' using 2:xtic(1) lc rgb '#3a6ea5', \\
+     '' using 0:2:(sprintf('%.2f', \$2)) with labels offset 0,0.8 notitle, \\
+     1 with lines lc rgb '#c03030' lw 2
+EOF
+fi
+
+echo "results: $OUT (runs.jsonl, summary.json, summary.txt, log.txt)"
+if [ $failed -gt 0 ] || [ $flagged -gt 0 ]; then
+	echo "compare.sh: $failed of $total runs failed, $flagged saw bad messages (details in $LOG)" >&2
+	exit 1
+fi
+exit 0
