@@ -73,5 +73,6 @@ demo: deps
 bench: deps
 	$(MAKE) module KDIR=/usr/src/linux-headers-$(KVER_612)
 	$(MAKE) tools
-	tests/vm/run --kernel $(KVER_612) --append idle=poll --timeout 3000 -- \
+	tests/vm/run --kernel $(KVER_612) --append idle=poll --timeout 3000 \
+		--rw $(CURDIR)/build -- \
 		tools/rds-bench/bench-vm.sh build/$(KVER_612)/rds_doca.ko
