@@ -97,6 +97,31 @@ for k in $kernels; do
 	count_suite "stock $k VM" "$log" "${PIPESTATUS[0]}"
 done
 
+# The debug kernel: KUnit, then the userspace suites under KASAN, lockdep
+# and kmemleak.  Built once per source version and config, then cached.
+if [ "${RDSD_DEBUG:-1}" = 1 ]; then
+	echo "# debug kernel (cached in $RDSD_CACHE/debug-kernel)"
+	t0=$(date +%s)
+	if dbg=$(tests/vm/build-debug-kernel 2>"$logdir/debug-kernel.log"); then
+		ok "debug kernel ($(( $(date +%s) - t0 )) s)"
+		dver=$(cat "$dbg/build/include/config/kernel.release")
+		if step "build module and KUnit suites for $dver (W=1, sparse)" \
+			build_clean "$logdir/build-$dver.out" \
+			make -s module KDIR="$dbg/build" W=1 C=1; then
+			log=$logdir/vm-debug.log
+			# pci=noacpi: the AML interpreter is too slow under
+			# KASAN and TCG to route PCI interrupts in time
+			tests/vm/run --kernel "$dbg/bzImage" --modules "$dbg/modules" \
+				--mem 3072 --timeout 2400 --append pci=noacpi -- \
+				tests/vm/debug-suite.sh "build/$dver" 2>&1 | tee "$log"
+			count_suite "debug VM" "$log" "${PIPESTATUS[0]}"
+		fi
+	else
+		not_ok "debug kernel build"
+		sed 's/^/# /' "$logdir/debug-kernel.log" | tail -n 40
+	fi
+fi
+
 echo "# logs in $logdir; wall time $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

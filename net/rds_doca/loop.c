@@ -59,3 +59,4 @@ const struct rdsd_transport_ops rdsd_loop_transport = {
 	.conn_shutdown	= rdsd_loop_conn_shutdown,
 	.xmit		= rdsd_loop_xmit,
 };
+EXPORT_SYMBOL_IF_KUNIT(rdsd_loop_transport);

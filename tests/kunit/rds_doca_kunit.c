@@ -784,8 +784,8 @@ static void rdsd_wire_encode_is_big_endian(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b[4], (u8)RDSD_WIRE_VERSION);
 	KUNIT_EXPECT_EQ(test, b[8], (u8)0x01);	/* seq, most significant */
 	KUNIT_EXPECT_EQ(test, b[15], (u8)0x08);
-	KUNIT_EXPECT_EQ(test, memchr_inv(hdr.reserved, 0, sizeof(hdr.reserved)),
-			NULL);
+	KUNIT_EXPECT_NULL(test, memchr_inv(hdr.reserved, 0,
+					   sizeof(hdr.reserved)));
 }
 
 static void rdsd_wire_round_trip(struct kunit *test)
@@ -801,8 +801,8 @@ static void rdsd_wire_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.len, in.len);
 	KUNIT_EXPECT_EQ(test, out.frag_off, in.frag_off);
 	KUNIT_EXPECT_EQ(test, out.frag_len, in.frag_len);
-	KUNIT_EXPECT_EQ(test, out.sport, in.sport);
-	KUNIT_EXPECT_EQ(test, out.dport, in.dport);
+	KUNIT_EXPECT_EQ(test, ntohs(out.sport), ntohs(in.sport));
+	KUNIT_EXPECT_EQ(test, ntohs(out.dport), ntohs(in.dport));
 	KUNIT_EXPECT_EQ(test, out.credits, in.credits);
 	KUNIT_EXPECT_EQ(test, out.flags, in.flags);
 }

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Run inside the debug VM (KASAN, lockdep, kmemleak): the KUnit suites, the
+# userspace suites, then a kmemleak scan.  Kernel reports in dmesg fail the
+# run through the VM harness.  Ends with one "N passed, N failed" line.
+#
+#   tests/vm/debug-suite.sh BUILD_DIR
+set -uo pipefail
+dir=${1:?usage: debug-suite.sh BUILD_DIR}
+cd "$(dirname "$0")/../.."
+passed=0
+failed=0
+
+stage() {	# name, command...
+	local name=$1 out line p f st
+	shift
+	out=$(mktemp)
+	"$@" 2>&1 | tee "$out"
+	st=${PIPESTATUS[0]}
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	rm -f "$out"
+	if [ -z "$line" ]; then
+		echo "not ok - $name: no result line (exit status $st)"
+		failed=$((failed + 1))
+		return
+	fi
+	p=${line%% passed*}
+	f=${line#*passed, }
+	f=${f%% failed*}
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$st" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $name: exit status $st"
+		failed=$((failed + 1))
+	fi
+	echo "# $name: $p passed, $f failed"
+}
+
+stage kunit tests/kunit/run.sh "$dir"
+stage userspace tests/userspace/run.sh --ko "$dir/rds_doca.ko"
+stage kmemleak tests/vm/kmemleak-check.sh
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
