@@ -5,7 +5,7 @@
  * A message is a header and a payload described by a scatterlist.  Small
  * payloads live in the same allocation as the message, right after the
  * scatterlist, so a small datagram costs one allocation; larger ones are
- * spread over order-0 pages that the message owns.
+ * spread over page blocks of up to 32 KiB that the message owns.
  *
  * References: the sending socket's call holds one until sendmsg() returns;
  * the connection holds one while the message is on its send or retransmit
@@ -25,6 +25,44 @@
 /* Payloads up to this size are stored inline. */
 #define RDSD_MSG_INLINE_MAX	1024
 
+/*
+ * Large payloads are carried in chunks of up to RDSD_MSG_CHUNK_ORDER pages,
+ * fewer allocations and copies than single pages; where the allocator has
+ * no such block at hand a chunk falls back to one page.  A chunk's order
+ * is get_order() of its length, which is how rdsd_msg_put() frees it.
+ */
+#define RDSD_MSG_CHUNK_ORDER	3
+
+static unsigned int rdsd_msg_alloc_chunks(struct rdsd_msg *msg, size_t len,
+					  gfp_t gfp)
+{
+	unsigned int n = 0;
+	size_t left = len;
+
+	sg_init_table(msg->sg, DIV_ROUND_UP(len, PAGE_SIZE));
+	while (left) {
+		size_t chunk = min_t(size_t, left,
+				     PAGE_SIZE << RDSD_MSG_CHUNK_ORDER);
+		struct page *page = NULL;
+
+		if (chunk > PAGE_SIZE)
+			page = alloc_pages(gfp | __GFP_NORETRY | __GFP_NOWARN,
+					   get_order(chunk));
+		if (!page) {
+			chunk = min_t(size_t, left, PAGE_SIZE);
+			page = alloc_page(gfp);
+		}
+		if (!page) {
+			msg->nents = n;	/* what rdsd_msg_put() frees */
+			return 0;
+		}
+		sg_set_page(&msg->sg[n++], page, chunk, 0);
+		left -= chunk;
+	}
+	sg_mark_end(&msg->sg[n - 1]);
+	return n;
+}
+
 /**
  * rdsd_msg_alloc - allocate a message able to carry @len payload bytes
  * @len: payload length, at most RDSD_MAX_MSG_SIZE.
@@ -34,9 +72,8 @@
  */
 struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp)
 {
-	unsigned int i, nents;
 	struct rdsd_msg *msg;
-	size_t left;
+	unsigned int nents;
 
 	if (WARN_ON_ONCE(len > RDSD_MAX_MSG_SIZE))
 		return NULL;
@@ -52,24 +89,16 @@ struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp)
 			sg_set_buf(msg->sg, &msg->sg[1], len);
 		}
 	} else {
-		nents = DIV_ROUND_UP(len, PAGE_SIZE);
-		msg = kzalloc(struct_size(msg, sg, nents), gfp);
+		/* room for the worst case: every chunk a single page */
+		msg = kzalloc(struct_size(msg, sg, DIV_ROUND_UP(len, PAGE_SIZE)),
+			      gfp);
 		if (!msg)
 			return NULL;
-		sg_init_table(msg->sg, nents);
-		left = len;
-		for (i = 0; i < nents; i++) {
-			struct page *page = alloc_page(gfp);
-
-			if (!page) {
-				msg->nents = i;
-				refcount_set(&msg->refs, 1);
-				rdsd_msg_put(msg);
-				return NULL;
-			}
-			sg_set_page(&msg->sg[i], page, min_t(size_t, left,
-							     PAGE_SIZE), 0);
-			left -= msg->sg[i].length;
+		refcount_set(&msg->refs, 1);
+		nents = rdsd_msg_alloc_chunks(msg, len, gfp);
+		if (!nents) {
+			rdsd_msg_put(msg);
+			return NULL;
 		}
 	}
 	msg->nents = nents;
@@ -149,7 +178,8 @@ void rdsd_msg_put(struct rdsd_msg *msg)
 	WARN_ON_ONCE(test_bit(RDSD_MSG_ON_CONN, &msg->flags));
 	if (!rdsd_msg_is_inline(msg)) {
 		for (i = 0; i < msg->nents; i++)
-			__free_page(sg_page(&msg->sg[i]));
+			__free_pages(sg_page(&msg->sg[i]),
+				     get_order(msg->sg[i].length));
 	}
 	kfree(msg);
 }

@@ -67,7 +67,6 @@ struct rdsd_stats {
 	u64	recv_drop_no_sock;
 	u64	recv_drop_dead_sock;
 	u64	recv_drop_old_seq;
-	u64	recv_deliver_raced;
 	u64	cong_update_received;
 	u64	conn_created;
 };

@@ -14,10 +14,9 @@
  * Messages already on their way are still accepted, so a queue may
  * overshoot its limit by what was in flight.
  *
- * recvmsg() copies the head of the queue without taking it off, then
- * removes it only if it is still queued: a concurrent reader that won the
- * race makes the loser retry with the next message, and a failed copy
- * leaves the message where it was.
+ * recvmsg() takes the head of the queue off before it copies; a copy that
+ * faults puts the message back at the head, so a bad buffer loses nothing.
+ * MSG_PEEK copies the head in place.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -103,8 +102,12 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_recv_incoming);
 
-/* The head of the receive queue, with a reference, or NULL. */
-static struct rdsd_msg *rdsd_recv_peek(struct rdsd_sock *rs)
+/*
+ * Take the head of the receive queue, or with @peek look at it.  Returns
+ * it with a reference (taken off the queue, the queue's reference moves to
+ * the caller), or NULL.
+ */
+static struct rdsd_msg *rdsd_recv_next(struct rdsd_sock *rs, bool peek)
 {
 	struct rdsd_msg *msg = NULL;
 
@@ -114,29 +117,28 @@ static struct rdsd_msg *rdsd_recv_peek(struct rdsd_sock *rs)
 	if (!list_empty(&rs->recv_queue)) {
 		msg = list_first_entry(&rs->recv_queue, struct rdsd_msg,
 				       recv_item);
-		rdsd_msg_get(msg);
+		if (peek) {
+			rdsd_msg_get(msg);
+		} else {
+			list_del_init(&msg->recv_item);
+			rdsd_rcvbuf_delta(rs, -(int)msg->len);
+		}
 	}
 	spin_unlock_bh(&rs->recv_lock);
 	return msg;
 }
 
-/* Is @msg still queued?  If so and @take, take it off the queue. */
-static bool rdsd_recv_still_queued(struct rdsd_sock *rs, struct rdsd_msg *msg,
-				   bool take)
+/* A copy to the user failed: put @msg back where it was, at the head. */
+static void rdsd_recv_requeue(struct rdsd_sock *rs, struct rdsd_msg *msg)
 {
-	bool queued;
-
 	spin_lock_bh(&rs->recv_lock);
-	queued = !list_empty(&msg->recv_item);
-	if (queued && take) {
-		list_del_init(&msg->recv_item);
-		rdsd_rcvbuf_delta(rs, -(int)msg->len);
+	if (!rs->dead) {
+		list_add(&msg->recv_item, &rs->recv_queue);
+		rdsd_rcvbuf_delta(rs, msg->len);
+		msg = NULL;
 	}
 	spin_unlock_bh(&rs->recv_lock);
-
-	if (queued && take)
-		rdsd_msg_put(msg);	/* the queue's */
-	return queued;
+	rdsd_msg_put(msg);	/* the socket closed meanwhile */
 }
 
 static int rdsd_cmsg_recv(struct rdsd_sock *rs, struct rdsd_msg *msg,
@@ -231,8 +233,8 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 {
 	struct sock *sk = sock->sk;
 	struct rdsd_sock *rs = rdsd_sk(sk);
-	struct rdsd_net *rn = rdsd_sk_net(rs);
 	bool nonblock = flags & MSG_DONTWAIT;
+	bool peek = flags & MSG_PEEK;
 	long timeo = sock_rcvtimeo(sk, nonblock);
 	struct rdsd_msg *msg;
 	int ret;
@@ -248,46 +250,41 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 		if (READ_ONCE(rs->cong_notify))
 			return rdsd_notify_cong(rs, m);
 
-		msg = rdsd_recv_peek(rs);
-		if (!msg) {
-			if (nonblock)
-				return -EAGAIN;
-			timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-					READ_ONCE(rs->cong_notify) ||
-					!list_empty_careful(&rs->recv_queue),
-					timeo);
-			if (timeo > 0)
-				continue;
+		msg = rdsd_recv_next(rs, peek);
+		if (msg)
+			break;
+		if (nonblock)
+			return -EAGAIN;
+		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
+				READ_ONCE(rs->cong_notify) ||
+				!list_empty_careful(&rs->recv_queue),
+				timeo);
+		if (timeo <= 0)
 			/* as Linux RDS: a receive timeout is ETIMEDOUT */
 			return timeo ? timeo : -ETIMEDOUT;
-		}
-
-		ret = rdsd_msg_copy_to_iter(msg, &m->msg_iter,
-					    min_t(size_t, size, msg->len));
-		if (ret < 0)
-			break;
-
-		if (!rdsd_recv_still_queued(rs, msg, !(flags & MSG_PEEK))) {
-			/* another reader took it: try the next one */
-			rdsd_stat_inc(rn, recv_deliver_raced);
-			iov_iter_revert(&m->msg_iter, ret);
-			rdsd_msg_put(msg);
-			continue;
-		}
-
-		if (ret < msg->len) {
-			if (flags & MSG_TRUNC)
-				ret = msg->len;
-			m->msg_flags |= MSG_TRUNC;
-		}
-		if (rdsd_cmsg_recv(rs, msg, m)) {
-			ret = -EFAULT;
-			break;
-		}
-		rdsd_recv_name(msg, m);
-		break;
 	}
-	rdsd_msg_put(msg);	/* taken by rdsd_recv_peek() */
+
+	ret = rdsd_msg_copy_to_iter(msg, &m->msg_iter,
+				    min_t(size_t, size, msg->len));
+	if (ret < 0) {
+		/* as Linux RDS: the message stays queued */
+		if (!peek) {
+			rdsd_recv_requeue(rs, msg);
+			return ret;
+		}
+		goto out;
+	}
+	if (ret < msg->len) {
+		if (flags & MSG_TRUNC)
+			ret = msg->len;
+		m->msg_flags |= MSG_TRUNC;
+	}
+	if (rdsd_cmsg_recv(rs, msg, m))
+		ret = -EFAULT;
+	else
+		rdsd_recv_name(msg, m);
+out:
+	rdsd_msg_put(msg);	/* taken by rdsd_recv_next() */
 	return ret;
 }
 
