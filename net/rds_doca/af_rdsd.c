@@ -354,7 +354,11 @@ static int rdsd_getsockopt(struct socket *sock, int level, int optname,
 	return 0;
 }
 
-static struct proto_ops rdsd_proto_ops __ro_after_init = {
+/*
+ * .family stays unset: the number is a load-time parameter, and every socket
+ * carries it in sk_family.
+ */
+static const struct proto_ops rdsd_proto_ops = {
 	.owner		= THIS_MODULE,
 	.release	= rdsd_release,
 	.bind		= rdsd_bind,
@@ -456,7 +460,6 @@ static int __init rdsd_init(void)
 		       rdsd_family, NPROTO - 1);
 		return -EINVAL;
 	}
-	rdsd_proto_ops.family = rdsd_family;
 	rdsd_family_ops.family = rdsd_family;
 
 	rdsd_wq = alloc_workqueue("rds_doca", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);

@@ -32,6 +32,7 @@
 #include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -40,7 +41,7 @@
 
 #include "transport.h"
 
-#define RDSD_MAX_MSG_SIZE	(1U << 20)	/* as Linux RDS */
+#define RDSD_MAX_MSG_SIZE	SZ_1M		/* as Linux RDS */
 #define RDSD_PROBE_PORT		1		/* reserved for the ping responder */
 #define RDSD_NR_PORTS		65536
 
@@ -92,16 +93,20 @@ struct rdsd_stats {
 struct rdsd_net {
 	struct net		*net;
 
+	/* protects bind_hash writers and nr_bound */
 	spinlock_t		bind_lock;
 	struct hlist_head	bind_hash[1 << RDSD_BIND_HASH_BITS];
 	unsigned int		nr_bound;
 
+	/* protects conn_hash writers */
 	spinlock_t		conn_lock;
 	struct hlist_head	conn_hash[1 << RDSD_CONN_HASH_BITS];
 
+	/* protects cong_maps */
 	spinlock_t		cong_lock;
 	struct list_head	cong_maps;
 
+	/* protects cong_monitors */
 	spinlock_t		monitor_lock;
 	struct list_head	cong_monitors;
 	atomic_t		cong_generation;
@@ -175,6 +180,7 @@ struct rdsd_conn {
 	struct rdsd_cong_map	*lcong;
 	struct rdsd_cong_map	*fcong;
 
+	/* protects send_queue, retrans, next_tx_seq and state */
 	spinlock_t		lock;
 	int			state;
 	unsigned long		flags;
@@ -284,12 +290,14 @@ struct rdsd_sock {
 	struct rdsd_conn	*conn;
 	struct rdsd_cong_map	*lcong;
 
+	/* protects send_queue, snd_bytes, cong_mask and cong_notify */
 	spinlock_t		lock;
 	struct list_head	send_queue;
 	u32			snd_bytes;
 	u64			cong_mask;
 	u64			cong_notify;
 
+	/* protects recv_queue, rcv_bytes, congested and dead */
 	spinlock_t		recv_lock;
 	struct list_head	recv_queue;
 	u32			rcv_bytes;
@@ -393,8 +401,9 @@ int rdsd_stats_net_init(struct rdsd_net *rn);
 void rdsd_stats_net_exit(struct rdsd_net *rn);
 u64 rdsd_stat_read(struct rdsd_net *rn, size_t offset);
 
-#define rdsd_stat_get(rn, field) \
-	rdsd_stat_read(rn, offsetof(struct rdsd_stats, field))
+/* rdsd_stat_get(rn, field): one counter, summed over CPUs */
+#define RDSD_STAT_OFFSET(field)	offsetof(struct rdsd_stats, field)
+#define rdsd_stat_get(rn, f)	rdsd_stat_read(rn, RDSD_STAT_OFFSET(f))
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* internals the KUnit suites reach */

@@ -128,6 +128,13 @@ static struct rdsd_msg *rdsd_recv_next(struct rdsd_sock *rs, bool peek)
 	return msg;
 }
 
+/* Is there something for recvmsg() to return? */
+static bool rdsd_recv_ready(struct rdsd_sock *rs)
+{
+	return READ_ONCE(rs->cong_notify) ||
+	       !list_empty_careful(&rs->recv_queue);
+}
+
 /* A copy to the user failed: put @msg back where it was, at the head. */
 static void rdsd_recv_requeue(struct rdsd_sock *rs, struct rdsd_msg *msg)
 {
@@ -256,9 +263,8 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 		if (nonblock)
 			return -EAGAIN;
 		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-				READ_ONCE(rs->cong_notify) ||
-				!list_empty_careful(&rs->recv_queue),
-				timeo);
+							 rdsd_recv_ready(rs),
+							 timeo);
 		if (timeo <= 0)
 			/* as Linux RDS: a receive timeout is ETIMEDOUT */
 			return timeo ? timeo : -ETIMEDOUT;

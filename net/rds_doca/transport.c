@@ -62,9 +62,9 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_trans_type_available);
  * @err: set to the errno when no transport fits.
  */
 const struct rdsd_transport_ops *rdsd_trans_for_bind(struct net *net,
-						      __be32 addr,
-						      int forced_type,
-						      int *err)
+						     __be32 addr,
+						     int forced_type,
+						     int *err)
 {
 	const struct rdsd_transport_ops *const *t;
 	const struct rdsd_transport_ops *trans;
@@ -97,8 +97,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_trans_for_bind);
  * @faddr: peer address.
  */
 const struct rdsd_transport_ops *rdsd_trans_for_conn(struct net *net,
-						      const struct rdsd_transport_ops *bound,
-						      __be32 laddr, __be32 faddr)
+						     const struct rdsd_transport_ops *bound,
+						     __be32 laddr, __be32 faddr)
 {
 	if (laddr == faddr || ipv4_is_loopback(faddr))
 		return &rdsd_loop_transport;

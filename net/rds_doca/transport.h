@@ -4,7 +4,7 @@
  *
  * A transport moves messages of one connection between two hosts (or, for
  * the loopback transport, between two sockets of one host).  The core owns
- * sockets, messages, sequence numbers and acknowledgements; a transport
+ * sockets, messages, sequence numbers and acknowledgments; a transport
  * owns the wire.  The core never asks which transport it talks to: every
  * difference between loopback and RDMA lives behind this table.
  *
@@ -72,12 +72,12 @@ struct rdsd_transport_ops {
 extern const struct rdsd_transport_ops rdsd_loop_transport;
 
 const struct rdsd_transport_ops *rdsd_trans_for_bind(struct net *net,
-						      __be32 addr,
-						      int forced_type,
-						      int *err);
+						     __be32 addr,
+						     int forced_type,
+						     int *err);
 const struct rdsd_transport_ops *rdsd_trans_for_conn(struct net *net,
-						      const struct rdsd_transport_ops *bound,
-						      __be32 laddr, __be32 faddr);
+						     const struct rdsd_transport_ops *bound,
+						     __be32 laddr, __be32 faddr);
 int rdsd_trans_type_available(int type);
 const struct rdsd_transport_ops *rdsd_trans_by_type(int type);
 

@@ -22,7 +22,7 @@
 /* rdsd_wire_hdr.type */
 enum rdsd_wire_type {
 	RDSD_WIRE_DATA	= 1,	/* a fragment of a datagram */
-	RDSD_WIRE_ACK	= 2,	/* acknowledgement and credits only */
+	RDSD_WIRE_ACK	= 2,	/* acknowledgment and credits only */
 	RDSD_WIRE_CONG	= 3,	/* congestion map update: payload is a map */
 	RDSD_WIRE_PING	= 4,	/* probe; answered with RDSD_WIRE_PONG */
 	RDSD_WIRE_PONG	= 5,
@@ -31,7 +31,7 @@ enum rdsd_wire_type {
 
 /* rdsd_wire_hdr.flags */
 #define RDSD_WIRE_F_ACK_REQ	0x0001	/* the sender wants an ack soon */
-#define RDSD_WIRE_F_ACK_VALID	0x0002	/* @ack carries an acknowledgement */
+#define RDSD_WIRE_F_ACK_VALID	0x0002	/* @ack carries an acknowledgment */
 #define RDSD_WIRE_F_LAST_FRAG	0x0004	/* last fragment of the message */
 #define RDSD_WIRE_F_ALL		0x0007
 

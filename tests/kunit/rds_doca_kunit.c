@@ -17,6 +17,7 @@
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
+#include "mr.h"
 #include "rdsd.h"
 #include "wire.h"
 
@@ -143,7 +144,7 @@ static struct kunit_suite rdsd_cmsg_suite = {
 	.test_cases = rdsd_cmsg_cases,
 };
 
-/* ---- rds_doca_seq: acknowledgement and duplicate bookkeeping ---- */
+/* ---- rds_doca_seq: acknowledgment and duplicate bookkeeping ---- */
 
 /* A connection that exists only for the test: lists, lock, namespace. */
 static struct rdsd_conn *fake_conn(struct kunit *test)
@@ -924,9 +925,58 @@ static struct kunit_suite rdsd_wire_suite = {
 	.test_cases = rdsd_wire_cases,
 };
 
-kunit_test_suites(&rdsd_wire_suite, &rdsd_cmsg_suite, &rdsd_seq_suite,
-		  &rdsd_cong_suite, &rdsd_transport_suite, &rdsd_message_suite,
-		  &rdsd_bind_suite);
+/* ---- rds_doca_cookie: RDMA cookie layout ---- */
+
+static const struct {
+	u32 key;
+	u32 offset;
+	u64 cookie;
+} cookie_cases[] = {
+	{ 0, 0, 0 },
+	{ 0x12345678, 0, 0x12345678ULL },
+	{ 0, 0x9abcdef0, 0x9abcdef000000000ULL },
+	{ 0xffffffff, 0xffffffff, U64_MAX },
+	{ 0xdeadbeef, 4096, 0x00001000deadbeefULL },
+};
+
+static void rdsd_cookie_layout_matches_linux(struct kunit *test)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cookie_cases); i++) {
+		u64 c = rdsd_cookie_make(cookie_cases[i].key,
+					 cookie_cases[i].offset);
+
+		KUNIT_EXPECT_EQ_MSG(test, c, cookie_cases[i].cookie, "case %d", i);
+		KUNIT_EXPECT_EQ(test, rdsd_cookie_key(c), cookie_cases[i].key);
+		KUNIT_EXPECT_EQ(test, rdsd_cookie_offset(c),
+				cookie_cases[i].offset);
+	}
+}
+
+static void rdsd_cookie_fields_are_independent(struct kunit *test)
+{
+	u64 c = rdsd_cookie_make(0xffffffff, 0);
+
+	KUNIT_EXPECT_EQ(test, rdsd_cookie_offset(c), 0U);
+	c = rdsd_cookie_make(0, 0xffffffff);
+	KUNIT_EXPECT_EQ(test, rdsd_cookie_key(c), 0U);
+}
+
+static struct kunit_case rdsd_cookie_cases[] = {
+	KUNIT_CASE(rdsd_cookie_layout_matches_linux),
+	KUNIT_CASE(rdsd_cookie_fields_are_independent),
+	{}
+};
+
+static struct kunit_suite rdsd_cookie_suite = {
+	.name = "rds_doca_cookie",
+	.test_cases = rdsd_cookie_cases,
+};
+
+kunit_test_suites(&rdsd_cookie_suite, &rdsd_wire_suite, &rdsd_cmsg_suite,
+		  &rdsd_seq_suite, &rdsd_cong_suite, &rdsd_transport_suite,
+		  &rdsd_message_suite, &rdsd_bind_suite);
 
 MODULE_DESCRIPTION("KUnit suites for rds_doca");
 MODULE_LICENSE("GPL");
