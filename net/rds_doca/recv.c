@@ -8,8 +8,8 @@
  * queue.  A message for a port nobody is bound to is dropped silently, as
  * a datagram would be.
  *
- * The receive queue is accounted in payload bytes against half of
- * SO_RCVBUF: past it the socket's port is marked congested in its
+ * The receive queue is accounted in payload bytes (at least a message's own
+ * size for tiny ones) against half of SO_RCVBUF: past it the socket's port is marked congested in its
  * address's map, and senders hold back until it drains below a quarter.
  * Messages already on their way are still accepted, so a queue may
  * overshoot its limit by what was in flight.
@@ -27,6 +27,16 @@
 #include <net/sock.h>
 
 #include "rdsd.h"
+
+/*
+ * What a queued message counts against the receive buffer: its payload, as
+ * Linux RDS counts it, but at least what the message itself occupies, so
+ * that a flood of empty messages cannot grow a queue unaccounted.
+ */
+static int rdsd_recv_charge(const struct rdsd_msg *msg)
+{
+	return max_t(u32, msg->len, sizeof(*msg));
+}
 
 /* Account @delta bytes on the receive queue; recv_lock held. */
 static void rdsd_rcvbuf_delta(struct rdsd_sock *rs, int delta)
@@ -91,7 +101,7 @@ void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		msg->rx_trace[RDSD_RX_END] = local_clock();
 	rdsd_msg_get(msg);	/* the queue's, put when taken off */
 	list_add_tail(&msg->recv_item, &rs->recv_queue);
-	rdsd_rcvbuf_delta(rs, msg->len);
+	rdsd_rcvbuf_delta(rs, rdsd_recv_charge(msg));
 	spin_unlock_bh(&rs->recv_lock);
 
 	rdsd_stat_inc(rn, recv_delivered);
@@ -121,7 +131,7 @@ static struct rdsd_msg *rdsd_recv_next(struct rdsd_sock *rs, bool peek)
 			rdsd_msg_get(msg);
 		} else {
 			list_del_init(&msg->recv_item);
-			rdsd_rcvbuf_delta(rs, -(int)msg->len);
+			rdsd_rcvbuf_delta(rs, -rdsd_recv_charge(msg));
 		}
 	}
 	spin_unlock_bh(&rs->recv_lock);
@@ -141,7 +151,7 @@ static void rdsd_recv_requeue(struct rdsd_sock *rs, struct rdsd_msg *msg)
 	spin_lock_bh(&rs->recv_lock);
 	if (!rs->dead) {
 		list_add(&msg->recv_item, &rs->recv_queue);
-		rdsd_rcvbuf_delta(rs, msg->len);
+		rdsd_rcvbuf_delta(rs, rdsd_recv_charge(msg));
 		msg = NULL;
 	}
 	spin_unlock_bh(&rs->recv_lock);

@@ -2191,6 +2191,44 @@ static int congest(int a, int b, int limit, int seed0)
 }
 
 /* rds_doca: the loopback transport applies congestion like the others. */
+/*
+ * rds_doca counts a queued message as at least its own size, so a receiver
+ * that never reads cannot be filled without bound by empty messages.
+ */
+static void test_cong_empty_messages(void)
+{
+	struct sockaddr_in to;
+	int a, b, i, v, limit, err = 0;
+	char got[8];
+
+	a = bound_socket_at(cfg.addr, 0, "sender");
+	b = bound_socket_at(cfg.peer, 0, "receiver");
+	if (a < 0 || b < 0)
+		goto out;
+	set_int(b, SOL_SOCKET, SO_RCVBUF, 8192);
+	get_int(b, SOL_SOCKET, SO_RCVBUF, &v);
+	limit = v / 2;
+	to = sock_addr(b);
+	for (i = 0; i < 100000; i++) {
+		if (send_to(a, &to, "", 0, MSG_DONTWAIT) < 0) {
+			err = errno;
+			break;
+		}
+	}
+	ok_diag(err == ENOBUFS, "empty messages congest a receiver that never reads",
+		"stopped after %d empty messages with errno %d", i, err);
+	ok_diag(i > 0 && i <= limit / 16,
+		"each empty message counts for at least 16 bytes",
+		"%d empty messages fit a %d-byte receive buffer", i, limit);
+	is_eq(recv(b, got, sizeof(got), MSG_DONTWAIT), (ssize_t)0,
+	       "an empty message reads as 0 bytes");
+out:
+	if (a >= 0)
+		close(a);
+	if (b >= 0)
+		close(b);
+}
+
 static void test_cong_enobufs(void)
 {
 	union {
@@ -2690,6 +2728,7 @@ static const struct test tests[] = {
 	/* DIFFERENCES.txt (a) */
 	{ "cong_loopback_none", test_cong_loopback_none, T_RDS | T_LOOPBACK },
 	{ "cong_enobufs", test_cong_enobufs, T_DOCA },
+	{ "cong_empty_messages", test_cong_empty_messages, T_DOCA },
 	/*
 	 * net/rds between two local addresses uses a loopback connection
 	 * and marks congestion in the map of the wrong address, so only a
