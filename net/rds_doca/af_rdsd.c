@@ -267,6 +267,43 @@ static int rdsd_set_rx_trace(struct rdsd_sock *rs, sockptr_t optval,
 	return 0;
 }
 
+/*
+ * RDS_GET_MR, RDS_GET_MR_FOR_DEST and RDS_FREE_MR, checked in Linux RDS's
+ * order.  No transport registers memory yet: no region exists, so no
+ * cookie is valid (cookie 0, "flush", has nothing to flush either).
+ */
+static int rdsd_set_mr(struct rdsd_sock *rs, int optname, sockptr_t optval,
+		       unsigned int optlen)
+{
+	union {
+		struct rds_get_mr_args get;
+		struct rds_get_mr_for_dest_args dest;
+		struct rds_free_mr_args free;
+	} args;
+	size_t size;
+
+	switch (optname) {
+	case RDS_GET_MR:
+		size = sizeof(args.get);
+		break;
+	case RDS_GET_MR_FOR_DEST:
+		size = sizeof(args.dest);
+		break;
+	default:
+		size = sizeof(args.free);
+		break;
+	}
+	if (optlen != size)
+		return -EINVAL;
+	if (copy_from_sockptr(&args, optval, size))
+		return -EFAULT;
+	if (optname == RDS_FREE_MR)
+		return -EINVAL;
+	if (!READ_ONCE(rs->bound_addr))
+		return -ENOTCONN;
+	return -EOPNOTSUPP;
+}
+
 static int rdsd_setsockopt(struct socket *sock, int level, int optname,
 			   sockptr_t optval, unsigned int optlen)
 {
@@ -283,19 +320,8 @@ static int rdsd_setsockopt(struct socket *sock, int level, int optname,
 		return rdsd_cancel_sent_to(rs, optval, optlen);
 	case RDS_GET_MR:
 	case RDS_GET_MR_FOR_DEST:
-		if (optlen != (optname == RDS_GET_MR ?
-			       sizeof(struct rds_get_mr_args) :
-			       sizeof(struct rds_get_mr_for_dest_args)))
-			return -EINVAL;
-		if (!READ_ONCE(rs->bound_addr))
-			return -ENOTCONN;
-		/* no transport registers memory yet */
-		return -EOPNOTSUPP;
 	case RDS_FREE_MR:
-		if (optlen != sizeof(struct rds_free_mr_args))
-			return -EINVAL;
-		/* no registered region exists, so no cookie is valid */
-		return -EINVAL;
+		return rdsd_set_mr(rs, optname, optval, optlen);
 	case RDS_RECVERR:
 		ret = rdsd_set_bool(&on, optval, optlen);
 		if (!ret)

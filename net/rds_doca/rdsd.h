@@ -138,7 +138,6 @@ enum rdsd_conn_state {
 	RDSD_CONN_DOWN,
 	RDSD_CONN_CONNECTING,
 	RDSD_CONN_UP,
-	RDSD_CONN_DISCONNECTING,
 };
 
 /* rdsd_conn.flags bits */

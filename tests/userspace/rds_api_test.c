@@ -1862,6 +1862,74 @@ static void test_sockopt_cancel(void)
 	close(b);
 }
 
+/*
+ * Memory registration options on a socket whose transport registers no
+ * memory (loopback): rds_get_mr(), rds_get_mr_for_dest(), rds_free_mr()
+ * and __rds_rdma_map() check length, then copy, then the binding.
+ */
+static void test_mr_refused(void)
+{
+	struct rds_get_mr_for_dest_args dargs;
+	struct rds_get_mr_args args;
+	struct rds_free_mr_args fargs;
+	char buf[64];
+	uint64_t cookie = 0;
+	int u, b;
+
+	memset(&args, 0, sizeof(args));
+	args.vec.addr = (uintptr_t)buf;
+	args.vec.bytes = sizeof(buf);
+	args.cookie_addr = (uintptr_t)&cookie;
+	memset(&dargs, 0, sizeof(dargs));
+	dargs.vec = args.vec;
+	dargs.cookie_addr = args.cookie_addr;
+	((struct sockaddr_in *)&dargs.dest_addr)->sin_family = AF_INET;
+	memset(&fargs, 0, sizeof(fargs));
+
+	u = rds_socket();
+	b = bound_socket_at(cfg.addr, 0, "setup");
+	if (!sys_ok(u, "socket") || b < 0)
+		goto out;
+
+	is_err(setsockopt(b, SOL_RDS, RDS_GET_MR, &args, sizeof(args) - 1),
+	       EINVAL, "RDS_GET_MR short optlen -> EINVAL");
+	is_err(setsockopt(b, SOL_RDS, RDS_GET_MR, NULL, sizeof(args)), EFAULT,
+	       "RDS_GET_MR NULL optval -> EFAULT");
+	is_err(setsockopt(u, SOL_RDS, RDS_GET_MR, &args, sizeof(args)),
+	       ENOTCONN, "RDS_GET_MR unbound -> ENOTCONN");
+	is_err(setsockopt(b, SOL_RDS, RDS_GET_MR, &args, sizeof(args)),
+	       EOPNOTSUPP, "RDS_GET_MR on loopback -> EOPNOTSUPP");
+	is_eq(cookie, 0, "no cookie written");
+
+	is_err(setsockopt(b, SOL_RDS, RDS_GET_MR_FOR_DEST, &dargs,
+			  sizeof(args)), EINVAL,
+	       "RDS_GET_MR_FOR_DEST with a get_mr length -> EINVAL");
+	is_err(setsockopt(b, SOL_RDS, RDS_GET_MR_FOR_DEST, NULL, sizeof(dargs)),
+	       EFAULT, "RDS_GET_MR_FOR_DEST NULL optval -> EFAULT");
+	is_err(setsockopt(u, SOL_RDS, RDS_GET_MR_FOR_DEST, &dargs,
+			  sizeof(dargs)), ENOTCONN,
+	       "RDS_GET_MR_FOR_DEST unbound -> ENOTCONN");
+	is_err(setsockopt(b, SOL_RDS, RDS_GET_MR_FOR_DEST, &dargs,
+			  sizeof(dargs)), EOPNOTSUPP,
+	       "RDS_GET_MR_FOR_DEST on loopback -> EOPNOTSUPP");
+
+	is_err(setsockopt(b, SOL_RDS, RDS_FREE_MR, &fargs, sizeof(fargs) + 1),
+	       EINVAL, "RDS_FREE_MR long optlen -> EINVAL");
+	is_err(setsockopt(b, SOL_RDS, RDS_FREE_MR, NULL, sizeof(fargs)),
+	       EFAULT, "RDS_FREE_MR NULL optval -> EFAULT");
+	is_err(setsockopt(b, SOL_RDS, RDS_FREE_MR, &fargs, sizeof(fargs)),
+	       EINVAL, "RDS_FREE_MR cookie 0 (flush) on loopback -> EINVAL");
+	fargs.cookie = 0x100000001ULL;
+	fargs.flags = RDS_RDMA_INVALIDATE;
+	is_err(setsockopt(b, SOL_RDS, RDS_FREE_MR, &fargs, sizeof(fargs)),
+	       EINVAL, "RDS_FREE_MR unknown cookie -> EINVAL");
+out:
+	if (u >= 0)
+		close(u);
+	if (b >= 0)
+		close(b);
+}
+
 static void test_sockopt_cong_monitor(void)
 {
 	socklen_t len;
@@ -2727,6 +2795,7 @@ static const struct test tests[] = {
 	{ "close_pending", test_close_pending, 0 },
 	/* DIFFERENCES.txt (a) */
 	{ "cong_loopback_none", test_cong_loopback_none, T_RDS | T_LOOPBACK },
+	{ "mr_refused", test_mr_refused, T_LOOPBACK },
 	{ "cong_enobufs", test_cong_enobufs, T_DOCA },
 	{ "cong_empty_messages", test_cong_empty_messages, T_DOCA },
 	/*
