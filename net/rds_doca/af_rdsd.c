@@ -26,6 +26,7 @@
 #include <net/netns/generic.h>
 #include <net/sock.h>
 
+#include "ib.h"
 #include "rdsd.h"
 
 int rdsd_family __ro_after_init = AF_INET_OFFLOAD;
@@ -500,6 +501,10 @@ static int __init rdsd_init(void)
 	if (ret)
 		goto err_proto;
 
+	ret = rdsd_ib_init();
+	if (ret)
+		goto err_pernet;
+
 	ret = sock_register(&rdsd_family_ops);
 	if (ret) {
 		if (ret == -EEXIST)
@@ -509,11 +514,14 @@ static int __init rdsd_init(void)
 		else
 			pr_err("cannot register address family %d: %d\n",
 			       rdsd_family, ret);
-		goto err_pernet;
+		goto err_ib;
 	}
 	pr_info("address family %d registered\n", rdsd_family);
 	return 0;
 
+err_ib:
+	rdsd_ib_stop_listening();
+	rdsd_ib_exit();
 err_pernet:
 	unregister_pernet_subsys(&rdsd_net_ops);
 err_proto:
@@ -526,7 +534,9 @@ err_wq:
 static void __exit rdsd_exit(void)
 {
 	sock_unregister(rdsd_family);
-	unregister_pernet_subsys(&rdsd_net_ops);
+	rdsd_ib_stop_listening();
+	unregister_pernet_subsys(&rdsd_net_ops);	/* every connection */
+	rdsd_ib_exit();
 	rcu_barrier();	/* connections are freed after a grace period */
 	proto_unregister(&rdsd_proto);
 	destroy_workqueue(rdsd_wq);

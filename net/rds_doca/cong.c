@@ -131,8 +131,10 @@ void rdsd_cong_map_updated(struct rdsd_net *rn, struct rdsd_cong_map *map,
 void rdsd_cong_set(struct rdsd_net *rn, struct rdsd_cong_map *map,
 		   __be16 port)
 {
-	if (!test_and_set_bit(be16_to_cpu(port), map->bits))
+	if (!test_and_set_bit(be16_to_cpu(port), map->bits)) {
 		rdsd_cong_map_updated(rn, map, RDS_CONG_MONITOR_MASK(ntohs(port)));
+		rdsd_conn_cong_changed(rn, map->addr);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_set);
 
@@ -145,8 +147,10 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_set);
 void rdsd_cong_clear(struct rdsd_net *rn, struct rdsd_cong_map *map,
 		     __be16 port)
 {
-	if (test_and_clear_bit(be16_to_cpu(port), map->bits))
+	if (test_and_clear_bit(be16_to_cpu(port), map->bits)) {
 		rdsd_cong_map_updated(rn, map, RDS_CONG_MONITOR_MASK(ntohs(port)));
+		rdsd_conn_cong_changed(rn, map->addr);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_clear);
 

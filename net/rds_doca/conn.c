@@ -145,25 +145,21 @@ err_maps:
 }
 
 /**
- * rdsd_conn_get_outgoing - the connection from @laddr to @faddr
+ * rdsd_conn_find_create - the connection from @laddr to @faddr over @trans
  * @rn: namespace.
- * @bound: transport of the sending socket.
+ * @trans: transport.
  * @laddr: local address.
  * @faddr: peer address.
  * @gfp: allocation flags for a new connection.
  *
- * Finds or creates the connection and starts connecting it.  Returns it
+ * Finds the connection or creates it, without connecting it.  Returns it
  * with a reference (rdsd_conn_put()), or an ERR_PTR.  Process context.
  */
-struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
-					 const struct rdsd_transport_ops *bound,
-					 __be32 laddr, __be32 faddr, gfp_t gfp)
+struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
+					const struct rdsd_transport_ops *trans,
+					__be32 laddr, __be32 faddr, gfp_t gfp)
 {
-	const struct rdsd_transport_ops *trans;
 	struct rdsd_conn *conn, *new;
-	int ret;
-
-	trans = rdsd_trans_for_conn(rn->net, bound, laddr, faddr);
 
 	rcu_read_lock();
 	conn = rdsd_conn_lookup(rn, trans, laddr, faddr);
@@ -191,17 +187,104 @@ struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 			   rdsd_conn_bucket(rn, laddr, faddr));
 	spin_unlock_bh(&rn->conn_lock);
 	rdsd_stat_inc(rn, conn_created);
-
-	spin_lock_bh(&new->lock);
-	new->state = RDSD_CONN_CONNECTING;
-	spin_unlock_bh(&new->lock);
-	ret = trans->conn_connect(new);
-	if (ret) {
-		spin_lock_bh(&new->lock);
-		new->state = RDSD_CONN_DOWN;
-		spin_unlock_bh(&new->lock);
-	}
 	return new;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_find_create);
+
+/**
+ * rdsd_conn_get_outgoing - the connection a socket sends to @faddr on
+ * @rn: namespace.
+ * @bound: transport of the sending socket.
+ * @laddr: local address.
+ * @faddr: peer address.
+ * @gfp: allocation flags for a new connection.
+ *
+ * Finds or creates the connection and starts connecting it if it is down.
+ * Returns it with a reference (rdsd_conn_put()), or an ERR_PTR.  Process
+ * context.
+ */
+struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
+					 const struct rdsd_transport_ops *bound,
+					 __be32 laddr, __be32 faddr, gfp_t gfp)
+{
+	const struct rdsd_transport_ops *trans;
+	struct rdsd_conn *conn;
+	bool start = false;
+
+	trans = rdsd_trans_for_conn(rn->net, bound, laddr, faddr);
+	conn = rdsd_conn_find_create(rn, trans, laddr, faddr, gfp);
+	if (IS_ERR(conn))
+		return conn;
+
+	spin_lock_bh(&conn->lock);
+	if (conn->state == RDSD_CONN_DOWN) {
+		conn->state = RDSD_CONN_CONNECTING;
+		start = true;
+	}
+	spin_unlock_bh(&conn->lock);
+	if (start && trans->conn_connect(conn)) {
+		spin_lock_bh(&conn->lock);
+		conn->state = RDSD_CONN_DOWN;
+		spin_unlock_bh(&conn->lock);
+	}
+	return conn;
+}
+
+/**
+ * rdsd_conn_down - the transport lost the path; it is reconnecting
+ * @conn: connection.
+ *
+ * Any context.  Nothing more is handed to the transport until
+ * rdsd_conn_up().
+ */
+void rdsd_conn_down(struct rdsd_conn *conn)
+{
+	spin_lock_bh(&conn->lock);
+	if (conn->state == RDSD_CONN_UP)
+		conn->state = RDSD_CONN_CONNECTING;
+	spin_unlock_bh(&conn->lock);
+}
+
+/**
+ * rdsd_conn_requeue_unacked - send again what the peer did not acknowledge
+ * @conn: connection whose transport starts a new path: nothing handed to
+ *	the old one is in flight any more.
+ *
+ * Moves the retransmit list back to the head of the send queue, in order.
+ * The receiver drops what it delivered before.
+ */
+void rdsd_conn_requeue_unacked(struct rdsd_conn *conn)
+{
+	struct rdsd_msg *msg;
+
+	spin_lock_bh(&conn->lock);
+	list_for_each_entry(msg, &conn->retrans, conn_item)
+		clear_bit(RDSD_MSG_SENT, &msg->flags);
+	list_splice_init(&conn->retrans, &conn->send_queue);
+	spin_unlock_bh(&conn->lock);
+}
+
+/**
+ * rdsd_conn_cong_changed - tell the transports a local map changed
+ * @rn: namespace.
+ * @laddr: address whose map changed.
+ *
+ * Any context.
+ */
+void rdsd_conn_cong_changed(struct rdsd_net *rn, __be32 laddr)
+{
+	struct rdsd_conn *conn;
+	unsigned int i;
+
+	rcu_read_lock();
+	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++) {
+		hlist_for_each_entry_rcu(conn, &rn->conn_hash[i], hash_node) {
+			if (conn->laddr == laddr && conn->trans->cong_changed &&
+			    !test_bit(RDSD_CONN_DEAD, &conn->flags))
+				conn->trans->cong_changed(conn);
+		}
+	}
+	rcu_read_unlock();
 }
 
 /**
@@ -253,12 +336,21 @@ static struct rdsd_msg *rdsd_conn_next(struct rdsd_conn *conn)
 	return msg;
 }
 
-/* The transport refused @msg for now: put it back at the head. */
+/*
+ * The transport refused @msg for now: put it back in sequence order (a
+ * path reset may have moved older messages back to the queue meanwhile).
+ */
 static void rdsd_conn_requeue(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
+	struct rdsd_msg *pos;
+
 	spin_lock_bh(&conn->lock);
 	clear_bit(RDSD_MSG_SENT, &msg->flags);
-	list_move(&msg->conn_item, &conn->send_queue);
+	list_del(&msg->conn_item);
+	list_for_each_entry(pos, &conn->send_queue, conn_item)
+		if (pos->seq > msg->seq)
+			break;
+	list_add_tail(&msg->conn_item, &pos->conn_item);
 	spin_unlock_bh(&conn->lock);
 }
 
@@ -329,6 +421,8 @@ void rdsd_conn_net_exit(struct rdsd_net *rn)
 
 	hlist_for_each_entry_safe(conn, tmp, &dead, hash_node) {
 		hlist_del(&conn->hash_node);
+		/* transport callbacks may hold references: stop them first */
+		conn->trans->conn_shutdown(conn);
 		if (cancel_work_sync(&conn->xmit_work))
 			rdsd_conn_put(conn);	/* the work's reference */
 		rdsd_conn_put(conn);	/* the table's reference */

@@ -376,7 +376,13 @@ static inline bool rdsd_cong_test(const struct rdsd_cong_map *map,
 struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *bound,
 					 __be32 laddr, __be32 faddr, gfp_t gfp);
+struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
+					const struct rdsd_transport_ops *trans,
+					__be32 laddr, __be32 faddr, gfp_t gfp);
 void rdsd_conn_put(struct rdsd_conn *conn);
+void rdsd_conn_down(struct rdsd_conn *conn);
+void rdsd_conn_requeue_unacked(struct rdsd_conn *conn);
+void rdsd_conn_cong_changed(struct rdsd_net *rn, __be32 laddr);
 void rdsd_conn_xmit(struct rdsd_conn *conn);
 void rdsd_conn_kick(struct rdsd_conn *conn);
 void rdsd_conn_up(struct rdsd_conn *conn);

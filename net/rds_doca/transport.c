@@ -22,6 +22,7 @@
  * ending with NULL.
  */
 static const struct rdsd_transport_ops *const rdsd_transports[] = {
+	&rdsd_ib_transport,
 	NULL
 };
 

@@ -57,6 +57,9 @@ struct rdsd_msg;
  *	number), -EAGAIN if the transport has no room now (the core retries
  *	when the transport calls rdsd_conn_kick()), or another negative errno
  *	for a message that can never be sent (the core drops it).
+ * @cong_changed: optional: a port of @conn's local address changed its
+ *	congestion state; a transport that crosses hosts tells the peer.
+ *	Any context, must not sleep.
  */
 struct rdsd_transport_ops {
 	const char	*name;
@@ -67,9 +70,11 @@ struct rdsd_transport_ops {
 	int		(*conn_connect)(struct rdsd_conn *conn);
 	void		(*conn_shutdown)(struct rdsd_conn *conn);
 	int		(*xmit)(struct rdsd_conn *conn, struct rdsd_msg *msg);
+	void		(*cong_changed)(struct rdsd_conn *conn);
 };
 
 extern const struct rdsd_transport_ops rdsd_loop_transport;
+extern const struct rdsd_transport_ops rdsd_ib_transport;
 
 const struct rdsd_transport_ops *rdsd_trans_for_bind(struct net *net,
 						     __be32 addr,

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rds_doca IB/RoCE transport: shared declarations.
+ *
+ * ib_cm.c manages devices and connections (rdma_cm, queue pairs, the
+ * state machine, reconnects); ib_data.c moves messages over a connected
+ * queue pair (rings, credits, acknowledgments, fragments, congestion
+ * updates).  Documentation/architecture.rst describes both.
+ */
+#ifndef _RDSD_IB_H
+#define _RDSD_IB_H
+
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/sizes.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+
+#include "rdsd.h"
+#include "wire.h"
+
+#define RDSD_IB_PORT_DEFAULT	18635	/* rds_rdma listens on 18634 */
+
+/* Payload bytes of one fragment, the size of every receive buffer. */
+#define RDSD_IB_FRAG_SIZE	SZ_16K
+/* Fragments of the largest message. */
+#define RDSD_IB_MAX_FRAGS	(RDSD_MAX_MSG_SIZE / RDSD_IB_FRAG_SIZE)
+/* Work requests on each ring; powers of two. */
+#define RDSD_IB_SEND_RING	256
+#define RDSD_IB_RECV_RING	256
+/* Scatter/gather entries of a send: the header and a fragment's pages. */
+#define RDSD_IB_SEND_SGE	8
+/* Header slots are cache-line aligned, so DMA never shares a line. */
+#define RDSD_IB_HDR_STRIDE	L1_CACHE_ALIGN(sizeof(struct rdsd_wire_hdr))
+
+/* Request a completion at least every this many sends. */
+#define RDSD_IB_SIGNAL_EVERY	16
+/* Ask the peer for an ack every this many messages, or for large ones. */
+#define RDSD_IB_ACK_REQ_EVERY	16
+#define RDSD_IB_ACK_REQ_BYTES	SZ_8K
+/* Acknowledge after this many messages without waiting for the timer. */
+#define RDSD_IB_ACK_EVERY	32
+
+/* Reconnect delays, doubled after each failure. */
+#define RDSD_IB_BACKOFF_MIN_MS	10
+#define RDSD_IB_BACKOFF_MAX_MS	2000
+#define RDSD_IB_RESOLVE_MS	5000
+
+/* rdsd_ib_cm_data.reason: why a connection request was refused */
+enum rdsd_ib_reject {
+	RDSD_IB_REJ_NONE,
+	RDSD_IB_REJ_VERSION,	/* protocol version not spoken */
+	RDSD_IB_REJ_LIMITS,	/* offered credits or sizes unusable */
+	RDSD_IB_REJ_RACE,	/* both ends connected; the lower address wins */
+	RDSD_IB_REJ_STALE,	/* a connection is still up here; retry */
+	RDSD_IB_REJ_NOTREADY,	/* no connection can be made now */
+};
+
+#define RDSD_IB_CM_VERSION	1
+
+/**
+ * struct rdsd_ib_cm_data - rdma_cm private data of REQ, REP and REJ
+ * @magic: RDSD_WIRE_MAGIC.
+ * @version: RDSD_IB_CM_VERSION.
+ * @reason: enum rdsd_ib_reject in a REJ, else 0.
+ * @flags: zero.
+ * @credits: receive buffers the sender posted for this connection.
+ * @frag_size: largest fragment payload the sender accepts.
+ * @max_msg: largest message the sender accepts.
+ * @reserved: zero.
+ * @incarnation: identity of the sender's side of the connection, new
+ *	every time it is created (module load, namespace).
+ * @peer_incarnation: the peer incarnation @rx_next refers to, 0 if none.
+ * @rx_next: next sequence number the sender expects from the peer.
+ *
+ * 48 bytes: within the 56 bytes rdma_cm leaves in an IB CM REQ.
+ */
+struct rdsd_ib_cm_data {
+	__be32	magic;
+	__u8	version;
+	__u8	reason;
+	__be16	flags;
+	__be32	credits;
+	__be32	frag_size;
+	__be32	max_msg;
+	__be32	reserved;
+	__be64	incarnation;
+	__be64	peer_incarnation;
+	__be64	rx_next;
+};
+
+/**
+ * struct rdsd_ib_dev - one RDMA device the transport uses
+ * @node: on rdsd_ib_devs (rdsd_ib_devs_mutex).
+ * @kref: the device list's reference plus one per connection using it.
+ * @ibdev: the device.
+ * @pd: protection domain shared by every connection on the device.
+ * @paths: connections using the device (rdsd_ib_devs_mutex).
+ * @dying: being removed; no new connection may use it.
+ * @max_send_sge: send scatter/gather entries per work request we use.
+ * @max_wr: work requests per queue we may use.
+ * @max_cqe: entries per completion queue.
+ * @rd_atom: RDMA read / atomic depth offered to peers.
+ */
+struct rdsd_ib_dev {
+	struct list_head	node;
+	struct kref		kref;
+	struct ib_device	*ibdev;
+	struct ib_pd		*pd;
+	struct list_head	paths;
+	bool			dying;
+	u32			max_send_sge;
+	u32			max_wr;
+	u32			max_cqe;
+	u8			rd_atom;
+};
+
+/* rdsd_ib_conn.state */
+enum rdsd_ib_state {
+	RDSD_IB_DOWN,		/* nothing allocated; a connect may be pending */
+	RDSD_IB_ACTIVE,		/* our request: resolving or connecting */
+	RDSD_IB_PASSIVE,	/* accepted the peer's request */
+	RDSD_IB_UP,		/* established */
+};
+
+/**
+ * struct rdsd_ib_send - one slot of the send ring
+ * @cqe: completion entry of the work request.
+ * @tp: owning connection.
+ * @msg: message this work request carries a fragment of (a reference),
+ *	or NULL for control messages.
+ * @unmap: the last fragment: its completion unmaps @msg.
+ * @cong: a congestion map update.
+ * @wr: the work request.
+ * @sge: its scatter/gather list.
+ */
+struct rdsd_ib_send {
+	struct ib_cqe		cqe;
+	struct rdsd_ib_conn	*tp;
+	struct rdsd_msg		*msg;
+	bool			unmap;
+	bool			cong;
+	struct ib_send_wr	wr;
+	struct ib_sge		sge[RDSD_IB_SEND_SGE];
+};
+
+/**
+ * struct rdsd_ib_recv - one buffer of the receive ring
+ * @cqe: completion entry of the work request.
+ * @tp: owning connection.
+ * @buf: payload buffer, RDSD_IB_FRAG_SIZE bytes.
+ * @dma: its mapping.
+ * @posted: on the queue pair's receive queue.
+ */
+struct rdsd_ib_recv {
+	struct ib_cqe		cqe;
+	struct rdsd_ib_conn	*tp;
+	void			*buf;
+	u64			dma;
+	bool			posted;
+};
+
+/**
+ * struct rdsd_ib_credits - send credits of one connection
+ * @avail: receive buffers of the peer we may send into.
+ * @adv: receive buffers we posted and have not told the peer about.
+ *
+ * Both under rdsd_ib_conn.send_lock.
+ */
+struct rdsd_ib_credits {
+	u32	avail;
+	u32	adv;
+};
+
+/**
+ * struct rdsd_ib_conn - IB state of one connection (rdsd_conn.tp)
+ *
+ * Lifetime: allocated by ->conn_alloc with the connection, freed by
+ * ->conn_free after ->conn_shutdown destroyed every rdma_cm id that points
+ * here and stopped every work item.  Everything a connected queue pair
+ * needs (the id, queue pair, completion queues, rings, the device
+ * reference) is set up per connection attempt and released by
+ * rdsd_ib_teardown_locked().
+ *
+ * @conn: the connection.
+ * @cm_mutex: serializes the connection state machine: rdma_cm events,
+ *	the connect, reset and shutdown paths, device removal.
+ * @state: enum rdsd_ib_state (cm_mutex).
+ * @dead: ->conn_shutdown ran; nothing is set up again (cm_mutex).
+ * @gen: bumped for every attempt; a reset request for an older attempt
+ *	is ignored.
+ * @reset_gen: attempt a reset was requested for.
+ * @cm_id: rdma_cm id of the current attempt (cm_mutex).
+ * @old_ids: ids of abandoned attempts, destroyed by @reap_work.
+ * @dev: device of the current attempt, with a reference (cm_mutex).
+ * @dev_item: on @dev->paths.
+ * @qp: queue pair of the current attempt.
+ * @send_cq: its send completion queue.
+ * @recv_cq: its receive completion queue.
+ * @connect_work: starts an attempt, after the reconnect delay.
+ * @reset_work: tears an attempt down after an error, then reconnects.
+ * @reap_work: destroys @old_ids.
+ * @ack_work: sends an acknowledgment nothing else carried.
+ * @backoff_ms: next reconnect delay.
+ * @attempts: connection attempts made.
+ * @incarnation: ours, see struct rdsd_ib_cm_data.
+ * @peer_incarnation: the peer's, as last heard.
+ * @peer_local: the peer address is one of ours: the congestion map is
+ *	shared and no updates travel.
+ * @peer: private data the peer sent for the current attempt.
+ * @send_lock: protects the send ring, @credits, @tx_ready and the
+ *	acknowledgment state.
+ * @tx_ready: the queue pair takes sends.
+ * @tx_wait_hello: accepted side: sends start when the peer's first
+ *	message shows it is ready to receive ours.
+ * @tx_blocked: a send waited for credits or slots; kick when they return.
+ * @cong_pending: a congestion map update is owed.
+ * @cong_busy: a congestion map update is in flight.
+ * @credits: send credits.
+ * @send_head: next send slot to use (free running).
+ * @send_tail: oldest send slot not completed (free running).
+ * @unsignaled: sends posted since the last one that asked for a completion.
+ * @tx_since_req: messages sent since the last ack request.
+ * @rx_unacked: messages received since we last sent an acknowledgment.
+ * @sends: send ring.
+ * @send_hdrs: header of every send slot, mapped at @send_hdrs_dma.
+ * @cong_buf: snapshot of the local congestion map being sent.
+ * @cong_dma: its mapping.
+ * @recvs: receive ring.
+ * @recv_hdrs: header of every receive slot, mapped at @recv_hdrs_dma.
+ * @rx_msg: message being reassembled, NULL while @rx_skip or idle.
+ * @rx_active: a message's fragments are arriving.
+ * @rx_skip: the message being received was delivered before: drop it.
+ * @rx_seq: sequence number of the message being received.
+ * @rx_len: its length.
+ * @rx_off: bytes of it received.
+ */
+struct rdsd_ib_conn {
+	struct rdsd_conn	*conn;
+
+	struct mutex		cm_mutex;	/* see above */
+	int			state;
+	bool			dead;
+	u32			gen;
+	u32			reset_gen;
+	struct rdma_cm_id	*cm_id;
+	struct list_head	old_ids;
+	struct rdsd_ib_dev	*dev;
+	struct list_head	dev_item;
+	struct ib_qp		*qp;
+	struct ib_cq		*send_cq;
+	struct ib_cq		*recv_cq;
+	struct delayed_work	connect_work;
+	struct work_struct	reset_work;
+	struct work_struct	reap_work;
+	struct delayed_work	ack_work;
+	unsigned int		backoff_ms;
+	u32			attempts;
+	u64			incarnation;
+	u64			peer_incarnation;
+	bool			peer_local;
+	struct rdsd_ib_cm_data	peer;
+
+	spinlock_t		send_lock;	/* see above */
+	bool			tx_ready;
+	bool			tx_wait_hello;
+	bool			tx_blocked;
+	bool			cong_pending;
+	bool			cong_busy;
+	struct rdsd_ib_credits	credits;
+	u32			send_head;
+	u32			send_tail;
+	u32			unsignaled;
+	u32			tx_since_req;
+	u32			rx_unacked;
+	struct rdsd_ib_send	*sends;
+	void			*send_hdrs;
+	u64			send_hdrs_dma;
+	void			*cong_buf;
+	u64			cong_dma;
+
+	struct rdsd_ib_recv	*recvs;
+	void			*recv_hdrs;
+	u64			recv_hdrs_dma;
+	struct rdsd_msg		*rx_msg;
+	bool			rx_active;
+	bool			rx_skip;
+	u64			rx_seq;
+	u32			rx_len;
+	u32			rx_off;
+};
+
+extern const struct rdsd_transport_ops rdsd_ib_transport;
+
+/* ib_cm.c */
+int rdsd_ib_init(void);
+void rdsd_ib_stop_listening(void);
+void rdsd_ib_exit(void);
+void rdsd_ib_request_reset(struct rdsd_ib_conn *tp);
+
+/* ib_data.c */
+int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp);
+void rdsd_ib_rings_free(struct rdsd_ib_conn *tp);
+int rdsd_ib_recv_post_all(struct rdsd_ib_conn *tp);
+void rdsd_ib_tx_start(struct rdsd_ib_conn *tp, u32 credits);
+void rdsd_ib_tx_arm(struct rdsd_ib_conn *tp, u32 credits);
+void rdsd_ib_tx_stop(struct rdsd_ib_conn *tp);
+int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg);
+void rdsd_ib_cong_changed(struct rdsd_conn *conn);
+void rdsd_ib_ack_worker(struct work_struct *work);
+
+/* pure protocol rules, reached by the KUnit suites */
+bool rdsd_ib_credits_ok(const struct rdsd_ib_credits *c, u32 n);
+void rdsd_ib_credits_take(struct rdsd_ib_credits *c, u32 n, u32 *adv);
+bool rdsd_ib_lower_wins(__be32 laddr, __be32 faddr);
+int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len);
+int rdsd_ib_frag_check(bool active, u64 seq, u32 len, u32 off,
+		       const struct rdsd_wire_info *info);
+
+#endif /* _RDSD_IB_H */

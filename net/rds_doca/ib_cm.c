@@ -1,0 +1,939 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca IB transport: devices and connections.
+ *
+ * Devices.  An ib_client follows the RDMA devices that can run the IB
+ * connection manager (InfiniBand and RoCE ports).  Each gets a struct
+ * rdsd_ib_dev with a protection domain that every connection on it shares
+ * by reference.  Removing a device resets every connection using it and
+ * waits until they let go; they reconnect when a device serves their
+ * addresses again.
+ *
+ * Addresses.  A socket may bind an address whose network device belongs to
+ * an RDMA device; connections between two such addresses, on one host or
+ * two, use this transport.
+ *
+ * Connections.  rdma_cm listens on the module parameter ib_port.  Either
+ * end may connect; each connection attempt builds a queue pair with its
+ * completion queues and rings, and tears them all down when it ends:
+ *
+ *             conn_connect / backoff timer
+ *   DOWN -----------------------------------> ACTIVE (resolve, REQ sent)
+ *    ^  \                                        |
+ *    |   \ peer's REQ accepted                   | REP: ESTABLISHED
+ *    |    `------------------> PASSIVE           |
+ *    |                           | ESTABLISHED   v
+ *    |                           `----------->  UP
+ *    |                                           |
+ *    `------ reset: teardown, reconnect <--------' any error, REJ,
+ *            after a random, doubling delay        DISCONNECTED, device
+ *                                                  removal
+ *
+ * When both ends connect at once, the request from the lower address wins:
+ * the lower end refuses the other request (RDSD_IB_REJ_RACE), the higher
+ * end abandons its own attempt and accepts.  Both ends reach the same
+ * answer without talking.
+ *
+ * The private data of REQ and REP (struct rdsd_ib_cm_data) carries the
+ * protocol version, the credits and sizes each end offers, and what each
+ * end delivered of the other's stream.  A sender forgets what the peer
+ * says it delivered, and sends the rest again; a receiver that meets a new
+ * incarnation of its peer (the module was reloaded there) starts counting
+ * that peer's sequence numbers afresh.
+ *
+ * Locking: tp->cm_mutex serializes everything above for one connection.
+ * An rdma_cm id is never destroyed while holding it, since its event
+ * handler may be waiting for the mutex: teardown detaches the id and the
+ * caller destroys it afterwards.  Lock order: cm_mutex, then
+ * rdsd_ib_devs_mutex.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/inetdevice.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <net/route.h>
+#include <kunit/visibility.h>
+
+#include "ib.h"
+
+static unsigned short rdsd_ib_port = RDSD_IB_PORT_DEFAULT;
+module_param_named(ib_port, rdsd_ib_port, ushort, 0444);
+MODULE_PARM_DESC(ib_port,
+		 "rdma_cm port the IB/RoCE transport listens on (default 18635)");
+
+static_assert(sizeof(struct rdsd_ib_cm_data) == 48);
+
+/* A 16 KiB fragment spans at most five page blocks of a message. */
+#define RDSD_IB_MIN_SEND_SGE	6
+
+static DEFINE_MUTEX(rdsd_ib_devs_mutex);
+static LIST_HEAD(rdsd_ib_devs);
+static DECLARE_WAIT_QUEUE_HEAD(rdsd_ib_devs_wq);
+static struct rdma_cm_id *rdsd_ib_listen_id;
+
+static int rdsd_ib_add_one(struct ib_device *ibdev);
+static int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data);
+
+static struct ib_client rdsd_ib_client = {
+	.name	= "rds_doca",
+	.add	= rdsd_ib_add_one,
+	.remove	= rdsd_ib_remove_one,
+};
+
+/* Devices ---------------------------------------------------------------- */
+
+static void rdsd_ib_dev_release(struct kref *kref)
+{
+	struct rdsd_ib_dev *dev = container_of(kref, struct rdsd_ib_dev, kref);
+
+	ib_dealloc_pd(dev->pd);
+	kfree(dev);
+}
+
+static void rdsd_ib_dev_put(struct rdsd_ib_dev *dev)
+{
+	kref_put(&dev->kref, rdsd_ib_dev_release);
+}
+
+static int rdsd_ib_add_one(struct ib_device *ibdev)
+{
+	const struct ib_device_attr *a = &ibdev->attrs;
+	struct rdsd_ib_dev *dev;
+	bool cm = false;
+	u32 port;
+
+	rdma_for_each_port(ibdev, port)
+		if (rdma_cap_ib_cm(ibdev, port))
+			cm = true;
+	if (!cm || a->max_send_sge < RDSD_IB_MIN_SEND_SGE ||
+	    a->max_recv_sge < 2 || a->max_qp_wr <= RDSD_IB_SEND_RING ||
+	    a->max_qp_wr <= RDSD_IB_RECV_RING ||
+	    a->max_cqe <= RDSD_IB_SEND_RING || a->max_cqe <= RDSD_IB_RECV_RING)
+		return -EOPNOTSUPP;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(dev->pd)) {
+		int ret = PTR_ERR(dev->pd);
+
+		kfree(dev);
+		return ret;
+	}
+	kref_init(&dev->kref);
+	INIT_LIST_HEAD(&dev->paths);
+	dev->ibdev = ibdev;
+	dev->max_send_sge = min_t(u32, a->max_send_sge, RDSD_IB_SEND_SGE);
+	dev->max_wr = a->max_qp_wr;
+	dev->max_cqe = a->max_cqe;
+	dev->rd_atom = min3(a->max_qp_rd_atom, a->max_qp_init_rd_atom, 16);
+
+	mutex_lock(&rdsd_ib_devs_mutex);
+	list_add_tail(&dev->node, &rdsd_ib_devs);
+	mutex_unlock(&rdsd_ib_devs_mutex);
+	ib_set_client_data(ibdev, &rdsd_ib_client, dev);
+	return 0;
+}
+
+/*
+ * The device goes away: every connection on it is reset, and the device
+ * is released once the last one let go.  The connections come back on
+ * whatever device then serves their addresses.
+ */
+static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data)
+{
+	struct rdsd_ib_dev *dev = data;
+	struct rdsd_ib_conn *tp;
+
+	mutex_lock(&rdsd_ib_devs_mutex);
+	dev->dying = true;
+	list_del(&dev->node);
+	list_for_each_entry(tp, &dev->paths, dev_item)
+		rdsd_ib_request_reset(tp);
+	mutex_unlock(&rdsd_ib_devs_mutex);
+
+	wait_event(rdsd_ib_devs_wq, ({
+		bool empty;
+
+		mutex_lock(&rdsd_ib_devs_mutex);
+		empty = list_empty(&dev->paths);
+		mutex_unlock(&rdsd_ib_devs_mutex);
+		empty;
+	}));
+	rdsd_ib_dev_put(dev);
+}
+
+/* Take a reference on the device behind @ibdev for @tp; cm_mutex held. */
+static int rdsd_ib_dev_attach(struct rdsd_ib_conn *tp, struct ib_device *ibdev)
+{
+	struct rdsd_ib_dev *dev;
+	int ret = -ENODEV;
+
+	mutex_lock(&rdsd_ib_devs_mutex);
+	list_for_each_entry(dev, &rdsd_ib_devs, node) {
+		if (dev->ibdev != ibdev || dev->dying)
+			continue;
+		kref_get(&dev->kref);
+		list_add_tail(&tp->dev_item, &dev->paths);
+		tp->dev = dev;
+		ret = 0;
+		break;
+	}
+	mutex_unlock(&rdsd_ib_devs_mutex);
+	return ret;
+}
+
+static void rdsd_ib_dev_detach(struct rdsd_ib_conn *tp)
+{
+	struct rdsd_ib_dev *dev = tp->dev;
+
+	mutex_lock(&rdsd_ib_devs_mutex);
+	list_del_init(&tp->dev_item);
+	mutex_unlock(&rdsd_ib_devs_mutex);
+	wake_up_all(&rdsd_ib_devs_wq);
+	tp->dev = NULL;
+	rdsd_ib_dev_put(dev);
+}
+
+/*
+ * ->laddr_check: the address must be on a network device that an RDMA
+ * device serves, in the initial namespace (as Linux RDS over IB).
+ * Called under rcu_read_lock().
+ */
+static int rdsd_ib_laddr_check(struct net *net, __be32 addr)
+{
+	struct net_device *ndev;
+	struct ib_device *ibdev;
+
+	if (!net_eq(net, &init_net) || ipv4_is_loopback(addr))
+		return -EADDRNOTAVAIL;
+	ndev = __ip_dev_find(net, addr, false);
+	if (!ndev)
+		return -EADDRNOTAVAIL;
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		return -EADDRNOTAVAIL;
+	ib_device_put(ibdev);
+	return 0;
+}
+
+/* Protocol rules ----------------------------------------------------------- */
+
+/**
+ * rdsd_ib_lower_wins - keep our own attempt when both ends connect?
+ * @laddr: our address.
+ * @faddr: the peer's.
+ *
+ * The attempt of the numerically lower address wins.
+ */
+bool rdsd_ib_lower_wins(__be32 laddr, __be32 faddr)
+{
+	return ntohl(laddr) < ntohl(faddr);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_lower_wins);
+
+/**
+ * rdsd_ib_cm_data_check - is the peer's private data usable?
+ * @d: private data, may be NULL.
+ * @len: its length.
+ *
+ * Returns 0, -EPROTO if it is not ours, -EPROTONOSUPPORT for another
+ * version, or -ERANGE for credits or sizes this end cannot work with.
+ */
+int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len)
+{
+	if (!d || len < sizeof(*d) || be32_to_cpu(d->magic) != RDSD_WIRE_MAGIC)
+		return -EPROTO;
+	if (d->version != RDSD_IB_CM_VERSION)
+		return -EPROTONOSUPPORT;
+	if (d->flags || d->reserved || !d->incarnation)
+		return -EPROTO;
+	/* room for the largest message and an ack; our fragments fit */
+	if (be32_to_cpu(d->credits) < RDSD_IB_MAX_FRAGS + 2 ||
+	    be32_to_cpu(d->frag_size) < RDSD_IB_FRAG_SIZE ||
+	    be32_to_cpu(d->max_msg) < RDSD_MAX_MSG_SIZE)
+		return -ERANGE;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_cm_data_check);
+
+static void rdsd_ib_cm_data_fill(struct rdsd_ib_conn *tp,
+				 struct rdsd_ib_cm_data *d, u8 reason)
+{
+	memset(d, 0, sizeof(*d));
+	d->magic = cpu_to_be32(RDSD_WIRE_MAGIC);
+	d->version = RDSD_IB_CM_VERSION;
+	d->reason = reason;
+	d->credits = cpu_to_be32(RDSD_IB_RECV_RING);
+	d->frag_size = cpu_to_be32(RDSD_IB_FRAG_SIZE);
+	d->max_msg = cpu_to_be32(RDSD_MAX_MSG_SIZE);
+	if (!tp)
+		return;
+	d->incarnation = cpu_to_be64(tp->incarnation);
+	d->peer_incarnation = cpu_to_be64(tp->peer_incarnation);
+	d->rx_next = cpu_to_be64(READ_ONCE(tp->conn->next_rx_seq));
+}
+
+/*
+ * The peer's private data was accepted: a new incarnation of the peer
+ * numbers its messages afresh.  Nothing is being received on the
+ * connection at this point.
+ */
+static void rdsd_ib_peer_learn(struct rdsd_ib_conn *tp,
+			       const struct rdsd_ib_cm_data *d)
+{
+	u64 inc = be64_to_cpu(d->incarnation);
+
+	tp->peer = *d;
+	if (tp->peer_incarnation == inc)
+		return;
+	if (tp->peer_incarnation)
+		pr_info("%pI4->%pI4: peer restarted\n", &tp->conn->laddr,
+			&tp->conn->faddr);
+	tp->peer_incarnation = inc;
+	WRITE_ONCE(tp->conn->next_rx_seq, 0);
+}
+
+/* Connection attempts ------------------------------------------------------ */
+
+/**
+ * rdsd_ib_request_reset - tear the current attempt down and reconnect
+ * @tp: connection.
+ *
+ * Any context.
+ */
+void rdsd_ib_request_reset(struct rdsd_ib_conn *tp)
+{
+	WRITE_ONCE(tp->reset_gen, READ_ONCE(tp->gen));
+	queue_work(rdsd_wq, &tp->reset_work);
+}
+
+static void rdsd_ib_schedule_connect(struct rdsd_ib_conn *tp)
+{
+	unsigned int delay = 0;
+
+	lockdep_assert_held(&tp->cm_mutex);
+	if (tp->dead)
+		return;
+	if (tp->backoff_ms)
+		delay = tp->backoff_ms / 2 +
+			get_random_u32() % (tp->backoff_ms / 2 + 1);
+	tp->backoff_ms = clamp(tp->backoff_ms * 2, RDSD_IB_BACKOFF_MIN_MS,
+			       RDSD_IB_BACKOFF_MAX_MS);
+	queue_delayed_work(rdsd_wq, &tp->connect_work, msecs_to_jiffies(delay));
+}
+
+static void rdsd_ib_qp_event(struct ib_event *ev, void *context)
+{
+	struct rdsd_ib_conn *tp = context;
+
+	switch (ev->event) {
+	case IB_EVENT_COMM_EST:
+		/* a message arrived before the CM's RTU: tell rdma_cm */
+		rdma_notify(READ_ONCE(tp->cm_id), IB_EVENT_COMM_EST);
+		break;
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+	case IB_EVENT_PATH_MIG_ERR:
+		pr_info_ratelimited("%pI4->%pI4: %s, reconnecting\n",
+				    &tp->conn->laddr, &tp->conn->faddr,
+				    ib_event_msg(ev->event));
+		rdsd_ib_request_reset(tp);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Build everything an attempt needs on @id's device: device reference,
+ * completion queues, rings, queue pair, posted receives.  cm_mutex held;
+ * on failure rdsd_ib_teardown_locked() releases what was built.
+ */
+static int rdsd_ib_setup(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
+{
+	struct ib_qp_init_attr attr = {};
+	struct ib_cq *cq;
+	int ret;
+
+	ret = rdsd_ib_dev_attach(tp, id->device);
+	if (ret)
+		return ret;
+	tp->peer_local = inet_addr_type(&init_net, tp->conn->faddr) ==
+			 RTN_LOCAL;
+
+	cq = ib_alloc_cq_any(id->device, tp, RDSD_IB_SEND_RING + 1,
+			     IB_POLL_SOFTIRQ);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	tp->send_cq = cq;
+	cq = ib_alloc_cq_any(id->device, tp, RDSD_IB_RECV_RING + 1,
+			     IB_POLL_SOFTIRQ);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	tp->recv_cq = cq;
+
+	ret = rdsd_ib_rings_alloc(tp);
+	if (ret)
+		return ret;
+
+	attr.event_handler = rdsd_ib_qp_event;
+	attr.qp_context = tp;
+	attr.send_cq = tp->send_cq;
+	attr.recv_cq = tp->recv_cq;
+	/* one more of each for ib_drain_qp() */
+	attr.cap.max_send_wr = RDSD_IB_SEND_RING + 1;
+	attr.cap.max_recv_wr = RDSD_IB_RECV_RING + 1;
+	attr.cap.max_send_sge = tp->dev->max_send_sge;
+	attr.cap.max_recv_sge = 2;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	ret = rdma_create_qp(id, tp->dev->pd, &attr);
+	if (ret)
+		return ret;
+	tp->qp = id->qp;
+
+	return rdsd_ib_recv_post_all(tp);
+}
+
+/*
+ * Tear the current attempt down.  The order matters and every step skips
+ * what does not exist, so this runs on a half-built attempt and twice:
+ *
+ *  1. the core stops handing messages to the transport;
+ *  2. nothing more is posted (tx_ready off);
+ *  3. an established queue pair is disconnected: the peer hears of it
+ *     and the queue pair moves to the error state;
+ *  4. ib_drain_qp(): every posted work request completes (flushed) and
+ *     its completion handler has run;
+ *  5. the queue pair, 6. the completion queues, 7. the rings (send slots
+ *     no completion retired give their messages back), 8. the device
+ *     reference are released.
+ *
+ * Messages stay on the connection's retransmit list: they are sent again
+ * when the next attempt is up.  Returns the attempt's rdma_cm id, which
+ * the caller destroys after dropping cm_mutex.
+ */
+static struct rdma_cm_id *rdsd_ib_teardown_locked(struct rdsd_ib_conn *tp)
+{
+	struct rdma_cm_id *id = tp->cm_id;
+
+	lockdep_assert_held(&tp->cm_mutex);
+
+	rdsd_conn_down(tp->conn);
+	rdsd_ib_tx_stop(tp);
+	if (tp->qp) {
+		if (tp->state == RDSD_IB_UP)
+			rdma_disconnect(id);
+		ib_drain_qp(tp->qp);
+		rdma_destroy_qp(id);
+		tp->qp = NULL;
+	}
+	if (tp->send_cq)
+		ib_free_cq(tp->send_cq);
+	tp->send_cq = NULL;
+	if (tp->recv_cq)
+		ib_free_cq(tp->recv_cq);
+	tp->recv_cq = NULL;
+	if (tp->dev) {
+		rdsd_ib_rings_free(tp);
+		rdsd_ib_dev_detach(tp);
+	}
+	WRITE_ONCE(tp->cm_id, NULL);
+	tp->state = RDSD_IB_DOWN;
+	return id;
+}
+
+/**
+ * struct rdsd_ib_old_id - the rdma_cm id of an abandoned attempt
+ * @node: on rdsd_ib_conn.old_ids (cm_mutex).
+ * @id: the id; its context still points at the connection, so it is
+ *	destroyed before the connection is freed.
+ */
+struct rdsd_ib_old_id {
+	struct list_head	node;
+	struct rdma_cm_id	*id;
+};
+
+/* Have @id destroyed by the reaper: an event handler may be holding it. */
+static void rdsd_ib_retire_id(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
+{
+	struct rdsd_ib_old_id *old;
+
+	lockdep_assert_held(&tp->cm_mutex);
+	if (!id)
+		return;
+	old = kmalloc(sizeof(*old), GFP_KERNEL | __GFP_NOFAIL);
+	old->id = id;
+	list_add_tail(&old->node, &tp->old_ids);
+	queue_work(rdsd_wq, &tp->reap_work);
+}
+
+static void rdsd_ib_reap(struct rdsd_ib_conn *tp)
+{
+	struct rdsd_ib_old_id *old, *tmp;
+	LIST_HEAD(list);
+
+	mutex_lock(&tp->cm_mutex);
+	list_splice_init(&tp->old_ids, &list);
+	mutex_unlock(&tp->cm_mutex);
+	list_for_each_entry_safe(old, tmp, &list, node) {
+		rdma_destroy_id(old->id);
+		kfree(old);
+	}
+}
+
+static void rdsd_ib_reap_worker(struct work_struct *work)
+{
+	rdsd_ib_reap(container_of(work, struct rdsd_ib_conn, reap_work));
+}
+
+static void rdsd_ib_reset_worker(struct work_struct *work)
+{
+	struct rdsd_ib_conn *tp = container_of(work, struct rdsd_ib_conn,
+					       reset_work);
+	struct rdma_cm_id *id = NULL;
+
+	mutex_lock(&tp->cm_mutex);
+	if (!tp->dead && READ_ONCE(tp->reset_gen) == tp->gen &&
+	    tp->state != RDSD_IB_DOWN) {
+		id = rdsd_ib_teardown_locked(tp);
+		rdsd_ib_schedule_connect(tp);
+	}
+	mutex_unlock(&tp->cm_mutex);
+	if (id)
+		rdma_destroy_id(id);
+}
+
+static void rdsd_ib_connect_worker(struct work_struct *work)
+{
+	struct rdsd_ib_conn *tp = container_of(to_delayed_work(work),
+					       struct rdsd_ib_conn,
+					       connect_work);
+	struct rdsd_conn *conn = tp->conn;
+	struct sockaddr_in src = {
+		.sin_family	= AF_INET,
+		.sin_addr	= { .s_addr = conn->laddr },
+	};
+	struct sockaddr_in dst = {
+		.sin_family	= AF_INET,
+		.sin_addr	= { .s_addr = conn->faddr },
+		.sin_port	= htons(rdsd_ib_port),
+	};
+	struct rdma_cm_id *id;
+	int ret;
+
+	mutex_lock(&tp->cm_mutex);
+	if (tp->dead || tp->state != RDSD_IB_DOWN)
+		goto out;
+
+	id = rdma_create_id(&init_net, rdsd_ib_cm_handler, tp, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id)) {
+		rdsd_ib_schedule_connect(tp);
+		goto out;
+	}
+	tp->gen++;
+	tp->attempts++;
+	tp->state = RDSD_IB_ACTIVE;
+	WRITE_ONCE(tp->cm_id, id);
+	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
+				(struct sockaddr *)&dst, RDSD_IB_RESOLVE_MS);
+	if (ret) {
+		rdsd_ib_retire_id(tp, rdsd_ib_teardown_locked(tp));
+		rdsd_ib_schedule_connect(tp);
+	}
+out:
+	mutex_unlock(&tp->cm_mutex);
+}
+
+static void rdsd_ib_conn_param(struct rdsd_ib_conn *tp,
+			       struct rdma_conn_param *p,
+			       struct rdsd_ib_cm_data *data)
+{
+	memset(p, 0, sizeof(*p));
+	p->private_data = data;
+	p->private_data_len = sizeof(*data);
+	/* RDMA reads and atomics need both, in either direction */
+	p->responder_resources = tp->dev->rd_atom;
+	p->initiator_depth = tp->dev->rd_atom;
+	p->retry_count = 7;
+	/* credits keep receives ready; this only covers a slow peer CPU */
+	p->rnr_retry_count = 7;
+}
+
+/* Route resolved: build the queue pair and send our request. */
+static int rdsd_ib_connect_locked(struct rdsd_ib_conn *tp,
+				  struct rdma_cm_id *id)
+{
+	struct rdsd_ib_cm_data data;
+	struct rdma_conn_param p;
+	int ret;
+
+	ret = rdsd_ib_setup(tp, id);
+	if (ret)
+		return ret;
+	rdsd_ib_cm_data_fill(tp, &data, RDSD_IB_REJ_NONE);
+	rdsd_ib_conn_param(tp, &p, &data);
+	return rdma_connect_locked(id, &p);
+}
+
+/* Both ends agree the connection is up: resend what was not delivered. */
+static void rdsd_ib_established(struct rdsd_ib_conn *tp)
+{
+	struct rdsd_conn *conn = tp->conn;
+	u64 rx_next = be64_to_cpu(tp->peer.rx_next);
+
+	if (be64_to_cpu(tp->peer.peer_incarnation) == tp->incarnation &&
+	    rx_next)
+		rdsd_send_acked(conn, rx_next - 1);
+	if (tp->state == RDSD_IB_ACTIVE)
+		rdsd_ib_tx_start(tp, be32_to_cpu(tp->peer.credits));
+	tp->state = RDSD_IB_UP;
+	tp->backoff_ms = 0;
+	rdsd_conn_requeue_unacked(conn);
+	rdsd_conn_up(conn);
+	pr_debug("%pI4->%pI4: connected\n", &conn->laddr, &conn->faddr);
+}
+
+static void rdsd_ib_reject(struct rdma_cm_id *id, struct rdsd_ib_conn *tp,
+			   u8 reason)
+{
+	struct rdsd_ib_cm_data data;
+
+	rdsd_ib_cm_data_fill(tp, &data, reason);
+	rdma_reject(id, &data, sizeof(data), IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+/*
+ * What to do with the peer's request on a connection in @tp's state:
+ * RDSD_IB_REJ_NONE to accept, else the reason to refuse.  cm_mutex held.
+ */
+static u8 rdsd_ib_req_verdict(struct rdsd_ib_conn *tp)
+{
+	struct rdsd_conn *conn = tp->conn;
+
+	if (tp->dead)
+		return RDSD_IB_REJ_NOTREADY;
+	switch (tp->state) {
+	case RDSD_IB_DOWN:
+		return RDSD_IB_REJ_NONE;
+	case RDSD_IB_ACTIVE:
+		return rdsd_ib_lower_wins(conn->laddr, conn->faddr) ?
+			RDSD_IB_REJ_RACE : RDSD_IB_REJ_NONE;
+	case RDSD_IB_UP:
+		/* the peer lost the connection before we noticed */
+		rdsd_ib_request_reset(tp);
+		return RDSD_IB_REJ_STALE;
+	default:
+		return RDSD_IB_REJ_STALE;
+	}
+}
+
+/* A peer's connection request on the listener; @id is the new id. */
+static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	const struct rdsd_ib_cm_data *d = ev->param.conn.private_data;
+	struct sockaddr_in *src = (struct sockaddr_in *)&id->route.addr.src_addr;
+	struct sockaddr_in *dst = (struct sockaddr_in *)&id->route.addr.dst_addr;
+	struct rdsd_ib_cm_data data;
+	struct rdma_conn_param p;
+	struct rdsd_ib_conn *tp;
+	struct rdsd_conn *conn;
+	u8 reason;
+	int ret;
+
+	ret = rdsd_ib_cm_data_check(d, ev->param.conn.private_data_len);
+	if (ret) {
+		pr_info_ratelimited("refusing a connection: %s\n",
+				    ret == -ERANGE ? "credits or sizes too small" :
+				    "protocol version not spoken");
+		rdsd_ib_reject(id, NULL, ret == -ERANGE ? RDSD_IB_REJ_LIMITS :
+						      RDSD_IB_REJ_VERSION);
+		return 1;	/* rdma_cm destroys @id */
+	}
+	if (src->sin_family != AF_INET || dst->sin_family != AF_INET ||
+	    src->sin_addr.s_addr == dst->sin_addr.s_addr) {
+		rdsd_ib_reject(id, NULL, RDSD_IB_REJ_NOTREADY);
+		return 1;
+	}
+
+	conn = rdsd_conn_find_create(rdsd_net(&init_net), &rdsd_ib_transport,
+				     src->sin_addr.s_addr,
+				     dst->sin_addr.s_addr, GFP_KERNEL);
+	if (IS_ERR(conn)) {
+		rdsd_ib_reject(id, NULL, RDSD_IB_REJ_NOTREADY);
+		return 1;
+	}
+	tp = conn->tp;
+
+	mutex_lock(&tp->cm_mutex);
+	reason = rdsd_ib_req_verdict(tp);
+	if (reason) {
+		rdsd_ib_reject(id, tp, reason);
+		ret = 1;
+		goto out;
+	}
+	/* we lost a connection race, or were idle: drop our own attempt */
+	rdsd_ib_retire_id(tp, rdsd_ib_teardown_locked(tp));
+	cancel_delayed_work(&tp->connect_work);
+
+	tp->gen++;
+	tp->state = RDSD_IB_PASSIVE;
+	WRITE_ONCE(tp->cm_id, id);
+	id->context = tp;
+	ret = rdsd_ib_setup(tp, id);
+	if (!ret) {
+		rdsd_ib_peer_learn(tp, d);
+		/* sends wait until the peer speaks: then it is ready */
+		rdsd_ib_tx_arm(tp, be32_to_cpu(d->credits));
+		rdsd_ib_cm_data_fill(tp, &data, RDSD_IB_REJ_NONE);
+		rdsd_ib_conn_param(tp, &p, &data);
+		p.responder_resources = min(p.responder_resources,
+					    ev->param.conn.initiator_depth);
+		p.initiator_depth = min(p.initiator_depth,
+					ev->param.conn.responder_resources);
+		ret = rdma_accept(id, &p);
+	}
+	if (ret) {
+		pr_info_ratelimited("%pI4->%pI4: cannot accept: %d\n",
+				    &conn->laddr, &conn->faddr, ret);
+		rdsd_ib_teardown_locked(tp);
+		id->context = NULL;
+		rdsd_ib_schedule_connect(tp);
+		ret = 1;
+	}
+out:
+	mutex_unlock(&tp->cm_mutex);
+	rdsd_conn_put(conn);
+	return ret;
+}
+
+static void rdsd_ib_log_reject(struct rdsd_ib_conn *tp, struct rdma_cm_id *id,
+			       struct rdma_cm_event *ev)
+{
+	static const char * const why[] = {
+		[RDSD_IB_REJ_VERSION]	= "protocol version not spoken",
+		[RDSD_IB_REJ_LIMITS]	= "credits or sizes refused",
+		[RDSD_IB_REJ_RACE]	= "connection race, the peer connects",
+		[RDSD_IB_REJ_STALE]	= "peer still had a connection",
+		[RDSD_IB_REJ_NOTREADY]	= "peer not ready",
+	};
+	const struct rdsd_ib_cm_data *d;
+	u8 len = 0;
+
+	d = rdma_consumer_reject_data(id, ev, &len);
+	if (d && len >= offsetofend(struct rdsd_ib_cm_data, reason) &&
+	    be32_to_cpu(d->magic) == RDSD_WIRE_MAGIC &&
+	    d->reason < ARRAY_SIZE(why) && why[d->reason]) {
+		pr_debug("%pI4->%pI4: refused: %s\n", &tp->conn->laddr,
+			 &tp->conn->faddr, why[d->reason]);
+		return;
+	}
+	pr_debug("%pI4->%pI4: refused: %s\n", &tp->conn->laddr,
+		 &tp->conn->faddr, rdma_reject_msg(id, ev->status));
+}
+
+static int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct rdsd_ib_conn *tp = id->context;
+	int ret = 0;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return rdsd_ib_cm_req(id, ev);
+	if (!tp)
+		return 0;	/* the listener */
+
+	mutex_lock(&tp->cm_mutex);
+	if (id != tp->cm_id)
+		goto out;	/* an abandoned attempt; the reaper has it */
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ret = rdma_resolve_route(id, RDSD_IB_RESOLVE_MS);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ret = rdsd_ib_connect_locked(tp, id);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (tp->state == RDSD_IB_ACTIVE) {
+			const struct rdma_conn_param *c = &ev->param.conn;
+
+			ret = rdsd_ib_cm_data_check(c->private_data,
+						    c->private_data_len);
+			if (ret)
+				break;
+			rdsd_ib_peer_learn(tp, c->private_data);
+		}
+		rdsd_ib_established(tp);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		rdsd_ib_log_reject(tp, id, ev);
+		ret = -ECONNREFUSED;
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		pr_debug("%pI4->%pI4: %s (%d)\n", &tp->conn->laddr,
+			 &tp->conn->faddr, rdma_event_msg(ev->event),
+			 ev->status);
+		ret = -ECONNRESET;
+		break;
+	default:
+		break;
+	}
+	if (ret)
+		rdsd_ib_request_reset(tp);
+out:
+	mutex_unlock(&tp->cm_mutex);
+	return 0;	/* ids are ours to destroy */
+}
+
+/* Transport operations ----------------------------------------------------- */
+
+static int rdsd_ib_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
+{
+	struct rdsd_ib_conn *tp;
+
+	tp = kzalloc(sizeof(*tp), gfp);
+	if (!tp)
+		return -ENOMEM;
+	tp->conn = conn;
+	mutex_init(&tp->cm_mutex);
+	tp->state = RDSD_IB_DOWN;
+	INIT_LIST_HEAD(&tp->old_ids);
+	INIT_LIST_HEAD(&tp->dev_item);
+	INIT_DELAYED_WORK(&tp->connect_work, rdsd_ib_connect_worker);
+	INIT_WORK(&tp->reset_work, rdsd_ib_reset_worker);
+	INIT_WORK(&tp->reap_work, rdsd_ib_reap_worker);
+	INIT_DELAYED_WORK(&tp->ack_work, rdsd_ib_ack_worker);
+	tp->incarnation = get_random_u64() | 1;
+	spin_lock_init(&tp->send_lock);
+	conn->tp = tp;
+	return 0;
+}
+
+static void rdsd_ib_conn_free(struct rdsd_conn *conn)
+{
+	struct rdsd_ib_conn *tp = conn->tp;
+
+	WARN_ON_ONCE(tp->cm_id || tp->dev || !list_empty(&tp->old_ids));
+	mutex_destroy(&tp->cm_mutex);
+	kfree(tp);
+	conn->tp = NULL;
+}
+
+static int rdsd_ib_conn_connect(struct rdsd_conn *conn)
+{
+	struct rdsd_ib_conn *tp = conn->tp;
+
+	queue_delayed_work(rdsd_wq, &tp->connect_work, 0);
+	return 0;
+}
+
+/*
+ * ->conn_shutdown: no attempt survives and no work item runs afterwards.
+ * Safe to call twice.
+ */
+static void rdsd_ib_conn_shutdown(struct rdsd_conn *conn)
+{
+	struct rdsd_ib_conn *tp = conn->tp;
+	struct rdma_cm_id *id;
+
+	mutex_lock(&tp->cm_mutex);
+	tp->dead = true;
+	id = rdsd_ib_teardown_locked(tp);
+	mutex_unlock(&tp->cm_mutex);
+	if (id)
+		rdma_destroy_id(id);
+
+	cancel_delayed_work_sync(&tp->connect_work);
+	cancel_work_sync(&tp->reset_work);
+	cancel_delayed_work_sync(&tp->ack_work);
+	flush_work(&tp->reap_work);
+	rdsd_ib_reap(tp);
+}
+
+const struct rdsd_transport_ops rdsd_ib_transport = {
+	.name		= "ib",
+	.type		= RDSD_TRANS_IB,
+	.laddr_check	= rdsd_ib_laddr_check,
+	.conn_alloc	= rdsd_ib_conn_alloc,
+	.conn_free	= rdsd_ib_conn_free,
+	.conn_connect	= rdsd_ib_conn_connect,
+	.conn_shutdown	= rdsd_ib_conn_shutdown,
+	.xmit		= rdsd_ib_xmit,
+	.cong_changed	= rdsd_ib_cong_changed,
+};
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_transport);
+
+/* Module ------------------------------------------------------------------- */
+
+/**
+ * rdsd_ib_init - follow RDMA devices and listen for connections
+ *
+ * Called after the namespace state exists: a request may arrive at once.
+ */
+int rdsd_ib_init(void)
+{
+	struct sockaddr_in sin = {
+		.sin_family	= AF_INET,
+		.sin_addr	= { .s_addr = htonl(INADDR_ANY) },
+		.sin_port	= htons(rdsd_ib_port),
+	};
+	struct rdma_cm_id *id;
+	int ret;
+
+	ret = ib_register_client(&rdsd_ib_client);
+	if (ret)
+		return ret;
+
+	id = rdma_create_id(&init_net, rdsd_ib_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
+		goto err_client;
+	}
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	if (!ret)
+		ret = rdma_listen(id, 128);
+	if (ret) {
+		pr_err("cannot listen on rdma_cm port %u: %d (ib_port= picks another)\n",
+		       rdsd_ib_port, ret);
+		rdma_destroy_id(id);
+		goto err_client;
+	}
+	rdsd_ib_listen_id = id;
+	return 0;
+
+err_client:
+	ib_unregister_client(&rdsd_ib_client);
+	return ret;
+}
+
+/**
+ * rdsd_ib_stop_listening - refuse new connections; first step of unload
+ */
+void rdsd_ib_stop_listening(void)
+{
+	if (rdsd_ib_listen_id)
+		rdma_destroy_id(rdsd_ib_listen_id);
+	rdsd_ib_listen_id = NULL;
+}
+
+/**
+ * rdsd_ib_exit - stop following devices; every connection is gone
+ */
+void rdsd_ib_exit(void)
+{
+	ib_unregister_client(&rdsd_ib_client);
+}

@@ -1,0 +1,873 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca IB transport: the data path.
+ *
+ * A connection is one RC queue pair with a send ring and a receive ring.
+ * Every message fragment is one SEND: a 48-byte header (struct
+ * rdsd_wire_hdr) from the send slot's header buffer, then up to
+ * RDSD_IB_FRAG_SIZE payload bytes straight from the message's pages.  The
+ * receive ring holds RDSD_IB_RECV_RING buffers, each a header slot and a
+ * payload buffer of RDSD_IB_FRAG_SIZE bytes, mapped once when the
+ * connection is set up and reposted after every completion.
+ *
+ * Flow control is by credits: the peer says in its connection private
+ * data how many buffers it posted, each send uses one, and every buffer
+ * reposted is returned to the sender in the credits field of the next
+ * header going the other way.  The last credit is only spent on a message
+ * that returns credits itself, so two ends never wait for each other, and
+ * no send ever meets a receive queue that is not ready.
+ *
+ * Acknowledgments ride on every header (the highest sequence number
+ * delivered).  An explicit ACK goes out when the peer asks for one (it does
+ * for large messages and every RDSD_IB_ACK_REQ_EVERY messages), after
+ * RDSD_IB_ACK_EVERY messages, when a quarter of the ring waits to be
+ * returned as credits, or from a short timer when nothing else carried it.
+ *
+ * Completions are polled in softirq.  Only every RDSD_IB_SIGNAL_EVERY-th
+ * send (and every send when the ring runs low) asks for one; a completion
+ * retires every older slot too, as an RC send queue completes in order.
+ * A message stays on the connection's retransmit list until acknowledged;
+ * a send slot only holds a reference while the device may read the pages.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include "ib.h"
+
+#define RDSD_IB_SEND_MASK	(RDSD_IB_SEND_RING - 1)
+#define RDSD_IB_CONG_BYTES	(RDSD_NR_PORTS / 8)
+
+static_assert((RDSD_IB_SEND_RING & (RDSD_IB_SEND_RING - 1)) == 0);
+static_assert((RDSD_IB_RECV_RING & (RDSD_IB_RECV_RING - 1)) == 0);
+/* a largest message, plus the slot kept for an ack, fits the rings */
+static_assert(RDSD_IB_MAX_FRAGS + 1 < RDSD_IB_SEND_RING);
+static_assert(RDSD_IB_MAX_FRAGS + 1 < RDSD_IB_RECV_RING);
+static_assert(RDSD_IB_CONG_BYTES <= RDSD_IB_FRAG_SIZE);
+
+/**
+ * rdsd_ib_credits_ok - may @n more messages be sent now?
+ * @c: the connection's credits.
+ * @n: messages (fragments) to send.
+ *
+ * The last credit is kept for a message that also returns credits.
+ */
+bool rdsd_ib_credits_ok(const struct rdsd_ib_credits *c, u32 n)
+{
+	if (c->adv)
+		return c->avail >= n;
+	return c->avail > n;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_credits_ok);
+
+/**
+ * rdsd_ib_credits_take - spend @n credits and take the credits to return
+ * @c: the connection's credits; rdsd_ib_credits_ok() said yes.
+ * @n: messages being sent.
+ * @adv: set to the credits the first message returns to the peer.
+ */
+void rdsd_ib_credits_take(struct rdsd_ib_credits *c, u32 n, u32 *adv)
+{
+	c->avail -= n;
+	*adv = min_t(u32, c->adv, U16_MAX);
+	c->adv -= *adv;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_credits_take);
+
+/**
+ * rdsd_ib_frag_check - does a DATA fragment continue what is being received?
+ * @active: a message is being received.
+ * @seq: its sequence number.
+ * @len: its length.
+ * @off: bytes of it received so far.
+ * @info: the fragment's header.
+ *
+ * Fragments of one message arrive back to back and in order on a queue
+ * pair; anything else is a protocol error (-EPROTO).
+ */
+int rdsd_ib_frag_check(bool active, u64 seq, u32 len, u32 off,
+		       const struct rdsd_wire_info *info)
+{
+	if (!active)
+		return info->frag_off ? -EPROTO : 0;
+	if (info->seq != seq || info->len != len || info->frag_off != off)
+		return -EPROTO;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_frag_check);
+
+static struct rdsd_ib_send *rdsd_ib_slot(struct rdsd_ib_conn *tp, u32 i)
+{
+	return &tp->sends[i & RDSD_IB_SEND_MASK];
+}
+
+static u32 rdsd_ib_send_free(const struct rdsd_ib_conn *tp)
+{
+	return RDSD_IB_SEND_RING - (tp->send_head - tp->send_tail);
+}
+
+/* Encode slot @i's header and point sge[0] at it; send_lock held. */
+static void rdsd_ib_hdr_prep(struct rdsd_ib_conn *tp, u32 i,
+			     const struct rdsd_wire_info *info)
+{
+	struct rdsd_ib_send *s = rdsd_ib_slot(tp, i);
+	u32 off = (i & RDSD_IB_SEND_MASK) * RDSD_IB_HDR_STRIDE;
+	struct ib_device *ibdev = tp->dev->ibdev;
+
+	rdsd_wire_encode(tp->send_hdrs + off, info);
+	ib_dma_sync_single_for_device(ibdev, tp->send_hdrs_dma + off,
+				      sizeof(struct rdsd_wire_hdr),
+				      DMA_TO_DEVICE);
+	s->sge[0].addr = tp->send_hdrs_dma + off;
+	s->sge[0].length = sizeof(struct rdsd_wire_hdr);
+	s->sge[0].lkey = tp->dev->pd->local_dma_lkey;
+	s->msg = NULL;
+	s->unmap = false;
+	s->cong = false;
+	memset(&s->wr, 0, sizeof(s->wr));
+	s->wr.wr_cqe = &s->cqe;
+	s->wr.sg_list = s->sge;
+	s->wr.num_sge = 1;
+	s->wr.opcode = IB_WR_SEND;
+}
+
+/* Ask for a completion now and then, and always when the ring runs low. */
+static void rdsd_ib_signal(struct rdsd_ib_conn *tp, struct rdsd_ib_send *s,
+			   bool force)
+{
+	if (force || ++tp->unsignaled >= RDSD_IB_SIGNAL_EVERY ||
+	    rdsd_ib_send_free(tp) <= 2 * RDSD_IB_SIGNAL_EVERY) {
+		s->wr.send_flags |= IB_SEND_SIGNALED;
+		tp->unsignaled = 0;
+	}
+}
+
+/* Fill in the acknowledgment every header carries; send_lock held. */
+static void rdsd_ib_fill_ack(struct rdsd_ib_conn *tp,
+			     struct rdsd_wire_info *info)
+{
+	u64 next = READ_ONCE(tp->conn->next_rx_seq);
+
+	if (next) {
+		info->flags |= RDSD_WIRE_F_ACK_VALID;
+		info->ack = next - 1;
+	}
+	tp->rx_unacked = 0;
+}
+
+/* Release a completed (or never to complete) send slot; send_lock held. */
+static void rdsd_ib_slot_release(struct rdsd_ib_conn *tp,
+				 struct rdsd_ib_send *s)
+{
+	struct rdsd_msg *msg = s->msg;
+
+	if (s->cong)
+		tp->cong_busy = false;
+	s->cong = false;
+	if (!msg)
+		return;
+	if (s->unmap)
+		ib_dma_unmap_sg(tp->dev->ibdev, msg->sg, msg->nents,
+				DMA_TO_DEVICE);
+	s->msg = NULL;
+	s->unmap = false;
+	rdsd_msg_put(msg);
+}
+
+/* Post the work requests of slots send_head .. send_head + @n - 1. */
+static void rdsd_ib_post(struct rdsd_ib_conn *tp, u32 n)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i + 1 < n; i++)
+		rdsd_ib_slot(tp, tp->send_head + i)->wr.next =
+			&rdsd_ib_slot(tp, tp->send_head + i + 1)->wr;
+	ret = ib_post_send(tp->qp, &rdsd_ib_slot(tp, tp->send_head)->wr,
+			   NULL);
+	/*
+	 * The slots are used either way: on failure the queue pair is
+	 * broken, the reset drains it and releases every slot, and the
+	 * messages are sent again on the next connection.
+	 */
+	tp->send_head += n;
+	if (unlikely(ret)) {
+		pr_warn_ratelimited("%pI4->%pI4: post send failed: %d\n",
+				    &tp->conn->laddr, &tp->conn->faddr, ret);
+		tp->tx_ready = false;
+		rdsd_ib_request_reset(tp);
+	}
+}
+
+/* Pack the local congestion map, port p as bit p % 8 of byte p / 8. */
+static void rdsd_ib_cong_pack(__le64 *wire, const unsigned long *bits)
+{
+	unsigned int w, b;
+
+	for (w = 0; w < RDSD_NR_PORTS / 64; w++) {
+		u64 v = 0;
+
+		for (b = 0; b < 64; b += BITS_PER_LONG)
+			v |= (u64)READ_ONCE(bits[(w * 64 + b) / BITS_PER_LONG])
+				<< b;
+		wire[w] = cpu_to_le64(v);
+	}
+}
+
+/* Apply a peer's map to our copy; returns the changed ports (mod 64). */
+static u64 rdsd_ib_cong_unpack(unsigned long *bits, const __le64 *wire)
+{
+	unsigned int w, b;
+	u64 changed = 0;
+
+	for (w = 0; w < RDSD_NR_PORTS / 64; w++) {
+		u64 new = le64_to_cpu(wire[w]), old = 0;
+
+		for (b = 0; b < 64; b += BITS_PER_LONG)
+			old |= (u64)bits[(w * 64 + b) / BITS_PER_LONG] << b;
+		if (old == new)
+			continue;
+		changed |= old ^ new;
+		for (b = 0; b < 64; b += BITS_PER_LONG)
+			WRITE_ONCE(bits[(w * 64 + b) / BITS_PER_LONG],
+				   (unsigned long)(new >> b));
+	}
+	return changed;
+}
+
+/*
+ * Post a control message (ACK, or CONG with the local map) if the credits
+ * and the ring allow; send_lock held.  Returns true if it went out.
+ */
+static bool rdsd_ib_post_ctl(struct rdsd_ib_conn *tp, u8 type)
+{
+	struct rdsd_wire_info info = { .type = type };
+	struct rdsd_ib_send *s;
+	u32 adv;
+
+	if (!tp->tx_ready || !rdsd_ib_send_free(tp) ||
+	    !rdsd_ib_credits_ok(&tp->credits, 1))
+		return false;
+
+	rdsd_ib_credits_take(&tp->credits, 1, &adv);
+	info.credits = adv;
+	rdsd_ib_fill_ack(tp, &info);
+	if (type == RDSD_WIRE_CONG) {
+		info.len = RDSD_IB_CONG_BYTES;
+		info.frag_len = RDSD_IB_CONG_BYTES;
+		rdsd_ib_cong_pack(tp->cong_buf, tp->conn->lcong->bits);
+		ib_dma_sync_single_for_device(tp->dev->ibdev, tp->cong_dma,
+					      RDSD_IB_CONG_BYTES,
+					      DMA_TO_DEVICE);
+	}
+	rdsd_ib_hdr_prep(tp, tp->send_head, &info);
+	s = rdsd_ib_slot(tp, tp->send_head);
+	if (type == RDSD_WIRE_CONG) {
+		s->sge[1].addr = tp->cong_dma;
+		s->sge[1].length = RDSD_IB_CONG_BYTES;
+		s->sge[1].lkey = tp->dev->pd->local_dma_lkey;
+		s->wr.num_sge = 2;
+		s->cong = true;
+		tp->cong_busy = true;
+	}
+	rdsd_ib_signal(tp, s, type == RDSD_WIRE_CONG);
+	rdsd_ib_post(tp, 1);
+	return true;
+}
+
+/* Send the congestion map if it changed and none is in flight. */
+static void rdsd_ib_send_cong(struct rdsd_ib_conn *tp)
+{
+	if (tp->cong_pending && !tp->cong_busy &&
+	    rdsd_ib_post_ctl(tp, RDSD_WIRE_CONG))
+		tp->cong_pending = false;
+}
+
+/**
+ * rdsd_ib_cong_changed - a port of the connection's local address changed
+ * @conn: connection.
+ *
+ * Any context.  The whole map goes to the peer; later changes while it
+ * is in flight are sent after it.
+ */
+void rdsd_ib_cong_changed(struct rdsd_conn *conn)
+{
+	struct rdsd_ib_conn *tp = conn->tp;
+
+	if (tp->peer_local)
+		return;
+	spin_lock_bh(&tp->send_lock);
+	tp->cong_pending = true;
+	rdsd_ib_send_cong(tp);
+	spin_unlock_bh(&tp->send_lock);
+}
+
+/* Scatter/gather entries for bytes [@off, @off + @len) of a mapped list. */
+static int rdsd_ib_frag_sges(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
+			     int count, u32 off, u32 len, struct ib_sge *sge,
+			     int max)
+{
+	struct scatterlist *sg;
+	int i, n = 0;
+
+	for_each_sg(msg->sg, sg, count, i) {
+		u32 slen = sg_dma_len(sg), take;
+
+		if (off >= slen) {
+			off -= slen;
+			continue;
+		}
+		if (n == max)
+			return -EINVAL;
+		take = min(len, slen - off);
+		sge[n].addr = sg_dma_address(sg) + off;
+		sge[n].length = take;
+		sge[n].lkey = tp->dev->pd->local_dma_lkey;
+		n++;
+		len -= take;
+		off = 0;
+		if (!len)
+			return n;
+	}
+	return -EINVAL;
+}
+
+/**
+ * rdsd_ib_xmit - send a message: ->xmit of the IB transport
+ * @conn: connection.
+ * @msg: message, at the tail of the connection's retransmit list.
+ *
+ * Posts every fragment of @msg in one chain, or none: -EAGAIN when the
+ * queue pair is not up or credits or send slots are short (the completion
+ * or credit update that ends the wait kicks the connection).
+ */
+int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
+{
+	struct rdsd_ib_conn *tp = conn->tp;
+	u32 nfrags = max_t(u32, 1, DIV_ROUND_UP(msg->len, RDSD_IB_FRAG_SIZE));
+	struct rdsd_wire_info info = {
+		.type = RDSD_WIRE_DATA,
+		.seq = msg->seq,
+		.len = msg->len,
+		.sport = msg->sport,
+		.dport = msg->dport,
+	};
+	int count = 0, ret = -EAGAIN;
+	u16 ack_flags, last_flags;
+	u32 i, adv;
+
+	spin_lock_bh(&tp->send_lock);
+	if (!tp->tx_ready)
+		goto out;	/* rdsd_conn_up() sends it on the next path */
+	rdsd_ib_send_cong(tp);
+	if (!rdsd_ib_credits_ok(&tp->credits, nfrags) ||
+	    rdsd_ib_send_free(tp) < nfrags + 1) {
+		tp->tx_blocked = true;
+		goto out;
+	}
+	if (msg->len) {
+		count = ib_dma_map_sg(tp->dev->ibdev, msg->sg, msg->nents,
+				      DMA_TO_DEVICE);
+		if (unlikely(!count)) {
+			/* retried from the ack timer */
+			tp->tx_blocked = true;
+			mod_delayed_work(rdsd_wq, &tp->ack_work, 1);
+			goto out;
+		}
+	}
+
+	rdsd_ib_credits_take(&tp->credits, nfrags, &adv);
+	rdsd_ib_fill_ack(tp, &info);
+	ack_flags = info.flags;
+	last_flags = ack_flags | RDSD_WIRE_F_LAST_FRAG;
+	if (msg->len >= RDSD_IB_ACK_REQ_BYTES ||
+	    ++tp->tx_since_req >= RDSD_IB_ACK_REQ_EVERY) {
+		last_flags |= RDSD_WIRE_F_ACK_REQ;
+		tp->tx_since_req = 0;
+	}
+
+	for (i = 0; i < nfrags; i++) {
+		u32 idx = tp->send_head + i;
+		struct rdsd_ib_send *s = rdsd_ib_slot(tp, idx);
+		bool last = i + 1 == nfrags;
+		int n = 0;
+
+		info.flags = last ? last_flags : ack_flags;
+		info.frag_off = i * RDSD_IB_FRAG_SIZE;
+		info.frag_len = min_t(u32, RDSD_IB_FRAG_SIZE,
+				      msg->len - info.frag_off);
+		info.credits = i ? 0 : adv;
+		rdsd_ib_hdr_prep(tp, idx, &info);
+		if (info.frag_len) {
+			n = rdsd_ib_frag_sges(tp, msg, count, info.frag_off,
+					      info.frag_len, &s->sge[1],
+					      tp->dev->max_send_sge - 1);
+			if (WARN_ON_ONCE(n < 0))
+				n = 0;	/* the peer refuses the short fragment */
+		}
+		s->wr.num_sge = 1 + n;
+		rdsd_msg_get(msg);
+		s->msg = msg;
+		s->unmap = last && msg->len;
+		rdsd_ib_signal(tp, s, false);
+	}
+	rdsd_ib_post(tp, nfrags);
+	ret = 0;
+out:
+	spin_unlock_bh(&tp->send_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_xmit);
+
+/* Completion of a signaled send: retire it and every older slot. */
+static void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdsd_ib_send *s = container_of(wc->wr_cqe, struct rdsd_ib_send,
+					      cqe);
+	struct rdsd_ib_conn *tp = s->tp;
+	u32 n, idx = s - tp->sends;
+	bool kick;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			pr_info_ratelimited("%pI4->%pI4: send failed: %s\n",
+					    &tp->conn->laddr,
+					    &tp->conn->faddr,
+					    ib_wc_status_msg(wc->status));
+			rdsd_ib_request_reset(tp);
+		}
+	}
+
+	spin_lock_bh(&tp->send_lock);
+	n = ((idx - tp->send_tail) & RDSD_IB_SEND_MASK) + 1;
+	if (!WARN_ON_ONCE(n > tp->send_head - tp->send_tail)) {
+		while (n--)
+			rdsd_ib_slot_release(tp,
+					     rdsd_ib_slot(tp, tp->send_tail++));
+	}
+	rdsd_ib_send_cong(tp);
+	kick = tp->tx_blocked;
+	tp->tx_blocked = false;
+	spin_unlock_bh(&tp->send_lock);
+
+	if (kick)
+		rdsd_conn_kick(tp->conn);
+}
+
+static u32 rdsd_ib_recv_index(struct rdsd_ib_conn *tp, struct rdsd_ib_recv *r)
+{
+	return r - tp->recvs;
+}
+
+static int rdsd_ib_recv_post(struct rdsd_ib_conn *tp, struct rdsd_ib_recv *r)
+{
+	u32 off = rdsd_ib_recv_index(tp, r) * RDSD_IB_HDR_STRIDE;
+	struct ib_device *ibdev = tp->dev->ibdev;
+	struct ib_sge sge[2];
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &r->cqe,
+		.sg_list	= sge,
+		.num_sge	= 2,
+	};
+	int ret;
+
+	sge[0].addr = tp->recv_hdrs_dma + off;
+	sge[0].length = sizeof(struct rdsd_wire_hdr);
+	sge[0].lkey = tp->dev->pd->local_dma_lkey;
+	sge[1].addr = r->dma;
+	sge[1].length = RDSD_IB_FRAG_SIZE;
+	sge[1].lkey = tp->dev->pd->local_dma_lkey;
+	ib_dma_sync_single_for_device(ibdev, sge[0].addr, sge[0].length,
+				      DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_device(ibdev, r->dma, RDSD_IB_FRAG_SIZE,
+				      DMA_FROM_DEVICE);
+	r->posted = true;
+	ret = ib_post_recv(tp->qp, &wr, NULL);
+	if (ret)
+		r->posted = false;
+	return ret;
+}
+
+/**
+ * rdsd_ib_recv_post_all - fill the receive queue of a new queue pair
+ * @tp: connection, with its rings allocated and its queue pair created.
+ */
+int rdsd_ib_recv_post_all(struct rdsd_ib_conn *tp)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < RDSD_IB_RECV_RING; i++) {
+		ret = rdsd_ib_recv_post(tp, &tp->recvs[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void rdsd_ib_rx_reset(struct rdsd_ib_conn *tp)
+{
+	if (tp->rx_msg)
+		rdsd_msg_put(tp->rx_msg);
+	tp->rx_msg = NULL;
+	tp->rx_active = false;
+	tp->rx_skip = false;
+}
+
+/* A DATA fragment arrived in @r: reassemble, deliver the last one. */
+static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, struct rdsd_ib_recv *r,
+			     const struct rdsd_wire_info *info)
+{
+	struct rdsd_conn *conn = tp->conn;
+	struct rdsd_msg *msg;
+	int ret;
+
+	ret = rdsd_ib_frag_check(tp->rx_active, tp->rx_seq, tp->rx_len,
+				 tp->rx_off, info);
+	if (ret)
+		return ret;
+
+	if (!tp->rx_active) {
+		tp->rx_active = true;
+		tp->rx_seq = info->seq;
+		tp->rx_len = info->len;
+		tp->rx_off = 0;
+		/* sent again after a reset, delivered before: skip it */
+		tp->rx_skip = info->seq < READ_ONCE(conn->next_rx_seq);
+		if (!tp->rx_skip) {
+			msg = rdsd_msg_alloc(info->len, GFP_ATOMIC);
+			if (!msg)
+				return -ENOMEM;
+			msg->seq = info->seq;
+			msg->saddr = conn->faddr;
+			msg->daddr = conn->laddr;
+			msg->sport = info->sport;
+			msg->dport = info->dport;
+			tp->rx_msg = msg;
+		}
+	}
+
+	if (tp->rx_msg && info->frag_len)
+		sg_pcopy_from_buffer(tp->rx_msg->sg, tp->rx_msg->nents, r->buf,
+				     info->frag_len, info->frag_off);
+	tp->rx_off += info->frag_len;
+
+	if (info->flags & RDSD_WIRE_F_LAST_FRAG) {
+		if (tp->rx_msg)
+			rdsd_recv_incoming(conn, tp->rx_msg);
+		else
+			rdsd_stat_inc(conn->rn, recv_drop_old_seq);
+		rdsd_ib_rx_reset(tp);
+	}
+	return 0;
+}
+
+/* A receive completed: process it, repost the buffer, answer if due. */
+static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdsd_ib_recv *r = container_of(wc->wr_cqe, struct rdsd_ib_recv,
+					      cqe);
+	struct rdsd_ib_conn *tp = r->tp;
+	struct rdsd_conn *conn = tp->conn;
+	struct ib_device *ibdev = tp->dev->ibdev;
+	u32 off = rdsd_ib_recv_index(tp, r) * RDSD_IB_HDR_STRIDE;
+	struct rdsd_wire_info info;
+	bool kick = false, now;
+	int ret;
+
+	r->posted = false;
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			pr_info_ratelimited("%pI4->%pI4: receive failed: %s\n",
+					    &conn->laddr, &conn->faddr,
+					    ib_wc_status_msg(wc->status));
+			rdsd_ib_request_reset(tp);
+		}
+		return;
+	}
+
+	ib_dma_sync_single_for_cpu(ibdev, tp->recv_hdrs_dma + off,
+				   sizeof(struct rdsd_wire_hdr),
+				   DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_cpu(ibdev, r->dma, RDSD_IB_FRAG_SIZE,
+				   DMA_FROM_DEVICE);
+	ret = rdsd_wire_validate(tp->recv_hdrs + off, wc->byte_len, &info);
+	if (!ret) {
+		switch (info.type) {
+		case RDSD_WIRE_DATA:
+			ret = rdsd_ib_recv_data(tp, r, &info);
+			break;
+		case RDSD_WIRE_CONG:
+			if (!tp->peer_local) {
+				u64 changed;
+
+				changed = rdsd_ib_cong_unpack(conn->fcong->bits,
+							      r->buf);
+				if (changed)
+					rdsd_cong_map_updated(conn->rn,
+							      conn->fcong,
+							      changed);
+			}
+			break;
+		default:
+			/* ACK; PING and PONG are not used on this path */
+			break;
+		}
+	}
+	if (unlikely(ret)) {
+		pr_info_ratelimited("%pI4->%pI4: bad message (%d), reconnecting\n",
+				    &conn->laddr, &conn->faddr, ret);
+		rdsd_ib_request_reset(tp);
+		return;
+	}
+
+	if (info.flags & RDSD_WIRE_F_ACK_VALID)
+		rdsd_send_acked(conn, info.ack);
+
+	ret = rdsd_ib_recv_post(tp, r);
+
+	spin_lock_bh(&tp->send_lock);
+	if (tp->tx_wait_hello) {
+		tp->tx_wait_hello = false;
+		tp->tx_ready = true;
+		tp->cong_pending = !tp->peer_local;
+		kick = true;
+	}
+	tp->credits.avail += info.credits;
+	if (!ret)
+		tp->credits.adv++;
+	if (info.type == RDSD_WIRE_DATA &&
+	    (info.flags & RDSD_WIRE_F_LAST_FRAG))
+		tp->rx_unacked++;
+	now = (info.flags & RDSD_WIRE_F_ACK_REQ) ||
+	      tp->rx_unacked >= RDSD_IB_ACK_EVERY ||
+	      tp->credits.adv >= RDSD_IB_RECV_RING / 4;
+	if (now && (tp->rx_unacked || tp->credits.adv))
+		rdsd_ib_post_ctl(tp, RDSD_WIRE_ACK);
+	if (tp->rx_unacked && tp->tx_ready)
+		queue_delayed_work(rdsd_wq, &tp->ack_work, 1);
+	rdsd_ib_send_cong(tp);
+	if (info.credits && tp->tx_blocked) {
+		tp->tx_blocked = false;
+		kick = true;
+	}
+	if (kick && tp->rx_unacked)
+		rdsd_ib_post_ctl(tp, RDSD_WIRE_ACK);
+	spin_unlock_bh(&tp->send_lock);
+
+	if (unlikely(ret)) {
+		pr_info_ratelimited("%pI4->%pI4: post receive failed: %d\n",
+				    &conn->laddr, &conn->faddr, ret);
+		rdsd_ib_request_reset(tp);
+	}
+	if (kick)
+		rdsd_conn_kick(conn);
+}
+
+/**
+ * rdsd_ib_ack_worker - acknowledge what no other message did
+ * @work: rdsd_ib_conn.ack_work.
+ *
+ * Also retries a send that could not map its pages.
+ */
+void rdsd_ib_ack_worker(struct work_struct *work)
+{
+	struct rdsd_ib_conn *tp = container_of(to_delayed_work(work),
+					       struct rdsd_ib_conn, ack_work);
+	bool kick;
+
+	spin_lock_bh(&tp->send_lock);
+	if (tp->rx_unacked)
+		rdsd_ib_post_ctl(tp, RDSD_WIRE_ACK);
+	kick = tp->tx_blocked && tp->tx_ready;
+	spin_unlock_bh(&tp->send_lock);
+	if (kick)
+		rdsd_conn_kick(tp->conn);
+}
+
+/**
+ * rdsd_ib_tx_start - our request was accepted: let sends go
+ * @tp: connection.
+ * @credits: receive buffers the peer posted.
+ *
+ * The first message (an ack, if nothing else is queued) tells the peer we
+ * are ready to receive.
+ */
+void rdsd_ib_tx_start(struct rdsd_ib_conn *tp, u32 credits)
+{
+	spin_lock_bh(&tp->send_lock);
+	tp->credits.avail += credits;
+	tp->cong_pending = !tp->peer_local;
+	tp->tx_ready = true;
+	rdsd_ib_send_cong(tp);
+	if (!tp->cong_busy)
+		rdsd_ib_post_ctl(tp, RDSD_WIRE_ACK);
+	spin_unlock_bh(&tp->send_lock);
+}
+
+/**
+ * rdsd_ib_tx_arm - we accepted the peer's request
+ * @tp: connection.
+ * @credits: receive buffers the peer posted.
+ *
+ * Sends start with the peer's first message: only then is it sure to
+ * have learnt who we are (see rdsd_ib_peer_learn()).
+ */
+void rdsd_ib_tx_arm(struct rdsd_ib_conn *tp, u32 credits)
+{
+	spin_lock_bh(&tp->send_lock);
+	tp->credits.avail += credits;
+	tp->tx_wait_hello = true;
+	spin_unlock_bh(&tp->send_lock);
+}
+
+/**
+ * rdsd_ib_tx_stop - no more sends on this queue pair
+ * @tp: connection.
+ */
+void rdsd_ib_tx_stop(struct rdsd_ib_conn *tp)
+{
+	spin_lock_bh(&tp->send_lock);
+	tp->tx_ready = false;
+	tp->tx_wait_hello = false;
+	spin_unlock_bh(&tp->send_lock);
+}
+
+static int rdsd_ib_map(struct ib_device *ibdev, void *buf, size_t len,
+		       enum dma_data_direction dir, u64 *dma)
+{
+	*dma = ib_dma_map_single(ibdev, buf, len, dir);
+	if (ib_dma_mapping_error(ibdev, *dma)) {
+		*dma = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * rdsd_ib_rings_alloc - allocate and map the rings of a connection attempt
+ * @tp: connection; tp->dev is set.
+ *
+ * Process context.  On failure what was allocated is left for
+ * rdsd_ib_rings_free().
+ */
+int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
+{
+	struct ib_device *ibdev = tp->dev->ibdev;
+	u32 i;
+	int ret;
+
+	tp->sends = kcalloc(RDSD_IB_SEND_RING, sizeof(*tp->sends), GFP_KERNEL);
+	tp->send_hdrs = kcalloc(RDSD_IB_SEND_RING, RDSD_IB_HDR_STRIDE,
+				GFP_KERNEL);
+	tp->cong_buf = kzalloc(RDSD_IB_CONG_BYTES, GFP_KERNEL);
+	tp->recvs = kcalloc(RDSD_IB_RECV_RING, sizeof(*tp->recvs), GFP_KERNEL);
+	tp->recv_hdrs = kcalloc(RDSD_IB_RECV_RING, RDSD_IB_HDR_STRIDE,
+				GFP_KERNEL);
+	if (!tp->sends || !tp->send_hdrs || !tp->cong_buf || !tp->recvs ||
+	    !tp->recv_hdrs)
+		return -ENOMEM;
+
+	ret = rdsd_ib_map(ibdev, tp->send_hdrs,
+			  RDSD_IB_SEND_RING * RDSD_IB_HDR_STRIDE,
+			  DMA_TO_DEVICE, &tp->send_hdrs_dma);
+	if (ret)
+		return ret;
+	ret = rdsd_ib_map(ibdev, tp->cong_buf, RDSD_IB_CONG_BYTES,
+			  DMA_TO_DEVICE, &tp->cong_dma);
+	if (ret)
+		return ret;
+	ret = rdsd_ib_map(ibdev, tp->recv_hdrs,
+			  RDSD_IB_RECV_RING * RDSD_IB_HDR_STRIDE,
+			  DMA_FROM_DEVICE, &tp->recv_hdrs_dma);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < RDSD_IB_SEND_RING; i++) {
+		tp->sends[i].tp = tp;
+		tp->sends[i].cqe.done = rdsd_ib_send_done;
+	}
+	for (i = 0; i < RDSD_IB_RECV_RING; i++) {
+		struct rdsd_ib_recv *r = &tp->recvs[i];
+
+		r->tp = tp;
+		r->cqe.done = rdsd_ib_recv_done;
+		r->buf = kmalloc(RDSD_IB_FRAG_SIZE, GFP_KERNEL);
+		if (!r->buf)
+			return -ENOMEM;
+		ret = rdsd_ib_map(ibdev, r->buf, RDSD_IB_FRAG_SIZE,
+				  DMA_FROM_DEVICE, &r->dma);
+		if (ret)
+			return ret;
+	}
+	spin_lock_bh(&tp->send_lock);
+	tp->send_head = 0;
+	tp->send_tail = 0;
+	tp->credits.avail = 0;
+	tp->credits.adv = 0;
+	tp->unsignaled = 0;
+	tp->tx_since_req = 0;
+	tp->rx_unacked = 0;
+	tp->tx_blocked = false;
+	tp->cong_busy = false;
+	tp->cong_pending = false;
+	spin_unlock_bh(&tp->send_lock);
+	return 0;
+}
+
+static void rdsd_ib_unmap(struct ib_device *ibdev, u64 *dma, size_t len,
+			  enum dma_data_direction dir)
+{
+	if (*dma)
+		ib_dma_unmap_single(ibdev, *dma, len, dir);
+	*dma = 0;
+}
+
+/**
+ * rdsd_ib_rings_free - release the rings of a connection attempt
+ * @tp: connection whose queue pair is drained (or was never created).
+ *
+ * Releases the send slots no completion retired, then unmaps and frees
+ * everything.  Safe on a partial allocation and when called twice.
+ */
+void rdsd_ib_rings_free(struct rdsd_ib_conn *tp)
+{
+	struct ib_device *ibdev = tp->dev->ibdev;
+	u32 i;
+
+	if (tp->sends) {
+		spin_lock_bh(&tp->send_lock);
+		while (tp->send_tail != tp->send_head)
+			rdsd_ib_slot_release(tp,
+					     rdsd_ib_slot(tp, tp->send_tail++));
+		spin_unlock_bh(&tp->send_lock);
+	}
+	if (tp->recvs) {
+		for (i = 0; i < RDSD_IB_RECV_RING; i++) {
+			struct rdsd_ib_recv *r = &tp->recvs[i];
+
+			WARN_ON_ONCE(r->posted);
+			rdsd_ib_unmap(ibdev, &r->dma, RDSD_IB_FRAG_SIZE,
+				      DMA_FROM_DEVICE);
+			kfree(r->buf);
+		}
+	}
+	rdsd_ib_unmap(ibdev, &tp->send_hdrs_dma,
+		      RDSD_IB_SEND_RING * RDSD_IB_HDR_STRIDE, DMA_TO_DEVICE);
+	rdsd_ib_unmap(ibdev, &tp->cong_dma, RDSD_IB_CONG_BYTES, DMA_TO_DEVICE);
+	rdsd_ib_unmap(ibdev, &tp->recv_hdrs_dma,
+		      RDSD_IB_RECV_RING * RDSD_IB_HDR_STRIDE, DMA_FROM_DEVICE);
+	kfree(tp->sends);
+	kfree(tp->send_hdrs);
+	kfree(tp->cong_buf);
+	kfree(tp->recvs);
+	kfree(tp->recv_hdrs);
+	tp->sends = NULL;
+	tp->send_hdrs = NULL;
+	tp->cong_buf = NULL;
+	tp->recvs = NULL;
+	tp->recv_hdrs = NULL;
+	rdsd_ib_rx_reset(tp);
+}
