@@ -102,6 +102,7 @@ void rdsd_conn_put(struct rdsd_conn *conn)
 	rdsd_cong_map_put(rn, conn->fcong);
 	call_rcu(&conn->rcu, rdsd_conn_free_rcu);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_put);
 
 static struct rdsd_conn *rdsd_conn_alloc(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *trans,
@@ -244,6 +245,7 @@ void rdsd_conn_down(struct rdsd_conn *conn)
 		conn->state = RDSD_CONN_CONNECTING;
 	spin_unlock_bh(&conn->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_down);
 
 /**
  * rdsd_conn_requeue_unacked - send again what the peer did not acknowledge
@@ -263,6 +265,7 @@ void rdsd_conn_requeue_unacked(struct rdsd_conn *conn)
 	list_splice_init(&conn->retrans, &conn->send_queue);
 	spin_unlock_bh(&conn->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_requeue_unacked);
 
 /**
  * rdsd_conn_cong_changed - tell the transports a local map changed
@@ -304,6 +307,7 @@ void rdsd_conn_up(struct rdsd_conn *conn)
 	if (queued)
 		rdsd_conn_kick(conn);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_up);
 
 /**
  * rdsd_conn_kick - send what is queued, from the work queue
@@ -393,6 +397,7 @@ again:
 	    !list_empty_careful(&conn->send_queue))
 		goto again;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_xmit);
 
 /**
  * rdsd_conn_net_exit - destroy every connection of a namespace
@@ -428,3 +433,4 @@ void rdsd_conn_net_exit(struct rdsd_net *rn)
 		rdsd_conn_put(conn);	/* the table's reference */
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_net_exit);
