@@ -35,6 +35,14 @@
 /* Header slots are cache-line aligned, so DMA never shares a line. */
 #define RDSD_IB_HDR_STRIDE	L1_CACHE_ALIGN(sizeof(struct rdsd_wire_hdr))
 
+/*
+ * Messages up to this size may share one SEND (a pack) with others sent
+ * while an earlier SEND is in flight; RDSD_IB_PACKS pack buffers of
+ * RDSD_IB_FRAG_SIZE bytes serve a connection.
+ */
+#define RDSD_IB_PACK_MAX	512
+#define RDSD_IB_PACKS		16
+
 /* Request a completion at least every this many sends. */
 #define RDSD_IB_SIGNAL_EVERY	16
 /* Ask the peer for an ack every this many messages, or for large ones. */
@@ -133,6 +141,7 @@ enum rdsd_ib_state {
  *	or NULL for control messages.
  * @unmap: the last fragment: its completion unmaps @msg.
  * @cong: a congestion map update.
+ * @pack: pack buffer this send carries, or -1.
  * @wr: the work request.
  * @sge: its scatter/gather list.
  */
@@ -142,6 +151,7 @@ struct rdsd_ib_send {
 	struct rdsd_msg		*msg;
 	bool			unmap;
 	bool			cong;
+	int			pack;
 	struct ib_send_wr	wr;
 	struct ib_sge		sge[RDSD_IB_SEND_SGE];
 };
@@ -222,6 +232,16 @@ struct rdsd_ib_credits {
  * @send_head: next send slot to use (free running).
  * @send_tail: oldest send slot not completed (free running).
  * @unsignaled: sends posted since the last one that asked for a completion.
+ * @sig_inflight: posted sends that asked for a completion, not completed:
+ *	while there is one, small messages wait in the open pack for it.
+ * @pack_open: slot send_head collects small messages, not yet posted.
+ * @pack_idx: its pack buffer.
+ * @pack_len: bytes in the pack buffer (the first header is in the slot).
+ * @pack_last: offset of the last header in the pack buffer, or -1 when it
+ *	is the slot's own.
+ * @pack_busy: pack buffers in use (bit per buffer).
+ * @pack_buf: pack buffers, RDSD_IB_FRAG_SIZE bytes each.
+ * @pack_dma: their mappings.
  * @tx_since_req: messages sent since the last ack request.
  * @rx_unacked: messages received since we last sent an acknowledgment.
  * @sends: send ring.
@@ -273,6 +293,14 @@ struct rdsd_ib_conn {
 	u32			send_head;
 	u32			send_tail;
 	u32			unsignaled;
+	u32			sig_inflight;
+	bool			pack_open;
+	int			pack_idx;
+	u32			pack_len;
+	int			pack_last;
+	unsigned long		pack_busy;
+	void			*pack_buf[RDSD_IB_PACKS];
+	u64			pack_dma[RDSD_IB_PACKS];
 	u32			tx_since_req;
 	u32			rx_unacked;
 	struct rdsd_ib_send	*sends;

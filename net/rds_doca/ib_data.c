@@ -10,6 +10,12 @@
  * payload buffer of RDSD_IB_FRAG_SIZE bytes, mapped once when the
  * connection is set up and reposted after every completion.
  *
+ * Small messages share SENDs under load: while a signaled send is in
+ * flight, messages of up to RDSD_IB_PACK_MAX bytes are copied into an open
+ * pack buffer, each behind its own header (RDSD_WIRE_F_MORE says another
+ * header follows), and the pack goes out when that send completes or the
+ * pack is full.  An idle connection posts a message at once.
+ *
  * Flow control is by credits: the peer says in its connection private
  * data how many buffers it posted, each send uses one, and every buffer
  * reposted is returned to the sender in the credits field of the next
@@ -126,6 +132,7 @@ static void rdsd_ib_hdr_prep(struct rdsd_ib_conn *tp, u32 i,
 	s->msg = NULL;
 	s->unmap = false;
 	s->cong = false;
+	s->pack = -1;
 	memset(&s->wr, 0, sizeof(s->wr));
 	s->wr.wr_cqe = &s->cqe;
 	s->wr.sg_list = s->sge;
@@ -166,6 +173,9 @@ static void rdsd_ib_slot_release(struct rdsd_ib_conn *tp,
 	if (s->cong)
 		tp->cong_busy = false;
 	s->cong = false;
+	if (s->pack >= 0)
+		clear_bit(s->pack, &tp->pack_busy);
+	s->pack = -1;
 	if (!msg)
 		return;
 	if (s->unmap)
@@ -182,9 +192,14 @@ static void rdsd_ib_post(struct rdsd_ib_conn *tp, u32 n)
 	u32 i;
 	int ret;
 
-	for (i = 0; i + 1 < n; i++)
-		rdsd_ib_slot(tp, tp->send_head + i)->wr.next =
-			&rdsd_ib_slot(tp, tp->send_head + i + 1)->wr;
+	for (i = 0; i < n; i++) {
+		struct rdsd_ib_send *s = rdsd_ib_slot(tp, tp->send_head + i);
+
+		s->wr.next = i + 1 < n ?
+			&rdsd_ib_slot(tp, tp->send_head + i + 1)->wr : NULL;
+		if (s->wr.send_flags & IB_SEND_SIGNALED)
+			tp->sig_inflight++;
+	}
 	ret = ib_post_send(tp->qp, &rdsd_ib_slot(tp, tp->send_head)->wr,
 			   NULL);
 	/*
@@ -199,6 +214,109 @@ static void rdsd_ib_post(struct rdsd_ib_conn *tp, u32 n)
 		tp->tx_ready = false;
 		rdsd_ib_request_reset(tp);
 	}
+}
+
+/* Post the open pack, if any; send_lock held. */
+static void rdsd_ib_pack_flush(struct rdsd_ib_conn *tp)
+{
+	struct ib_device *ibdev = tp->dev->ibdev;
+	struct rdsd_ib_send *s;
+
+	if (!tp->pack_open)
+		return;
+	tp->pack_open = false;
+	s = rdsd_ib_slot(tp, tp->send_head);
+	if (tp->pack_len) {
+		ib_dma_sync_single_for_device(ibdev, tp->pack_dma[s->pack],
+					      tp->pack_len, DMA_TO_DEVICE);
+		s->sge[1].addr = tp->pack_dma[s->pack];
+		s->sge[1].length = tp->pack_len;
+		s->sge[1].lkey = tp->dev->pd->local_dma_lkey;
+		s->wr.num_sge = 2;
+	}
+	/* the first header may have gained RDSD_WIRE_F_MORE */
+	ib_dma_sync_single_for_device(ibdev, s->sge[0].addr, s->sge[0].length,
+				      DMA_TO_DEVICE);
+	/* the next pack waits for this completion */
+	rdsd_ib_signal(tp, s, true);
+	rdsd_ib_post(tp, 1);
+}
+
+/* Drop the open pack of a queue pair that stops; send_lock held. */
+static void rdsd_ib_pack_drop(struct rdsd_ib_conn *tp)
+{
+	if (tp->pack_open)
+		rdsd_ib_slot_release(tp, rdsd_ib_slot(tp, tp->send_head));
+	tp->pack_open = false;
+}
+
+/* Set RDSD_WIRE_F_MORE in the last header of the open pack. */
+static void rdsd_ib_pack_more(struct rdsd_ib_conn *tp)
+{
+	struct rdsd_ib_send *s = rdsd_ib_slot(tp, tp->send_head);
+	u8 *flags;
+
+	if (tp->pack_last < 0)
+		flags = tp->send_hdrs + (tp->send_head & RDSD_IB_SEND_MASK) *
+			RDSD_IB_HDR_STRIDE;
+	else
+		flags = tp->pack_buf[s->pack] + tp->pack_last;
+	/* big-endian: the flag lives in the second byte */
+	static_assert(RDSD_WIRE_F_MORE <= 0xff);
+	flags[offsetof(struct rdsd_wire_hdr, flags) + 1] |= RDSD_WIRE_F_MORE;
+}
+
+/*
+ * Add a small message to the open pack, opening one if needed; send_lock
+ * held.  Returns 0, -EAGAIN when credits or send slots are short, or
+ * -ENOSPC when every pack buffer is in flight (send it on its own).
+ */
+static int rdsd_ib_pack_add(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
+			    struct rdsd_wire_info *info)
+{
+	u32 need = sizeof(struct rdsd_wire_hdr) + msg->len;
+	struct rdsd_wire_hdr hdr;
+	void *buf;
+	u32 adv;
+	int idx;
+
+	if (tp->pack_open && tp->pack_len + need > RDSD_IB_FRAG_SIZE)
+		rdsd_ib_pack_flush(tp);
+
+	if (!tp->pack_open) {
+		struct rdsd_ib_send *s = rdsd_ib_slot(tp, tp->send_head);
+
+		if (!rdsd_ib_credits_ok(&tp->credits, 1) ||
+		    rdsd_ib_send_free(tp) < 2)
+			return -EAGAIN;
+		idx = find_first_zero_bit(&tp->pack_busy, RDSD_IB_PACKS);
+		if (idx >= RDSD_IB_PACKS)
+			return -ENOSPC;
+		rdsd_ib_credits_take(&tp->credits, 1, &adv);
+		rdsd_ib_fill_ack(tp, info);
+		info->credits = adv;
+		rdsd_ib_hdr_prep(tp, tp->send_head, info);
+		set_bit(idx, &tp->pack_busy);
+		s->pack = idx;
+		sg_copy_to_buffer(msg->sg, msg->nents, tp->pack_buf[idx],
+				  msg->len);
+		tp->pack_open = true;
+		tp->pack_len = msg->len;
+		tp->pack_last = -1;
+		return 0;
+	}
+
+	rdsd_ib_pack_more(tp);
+	rdsd_ib_fill_ack(tp, info);
+	info->credits = 0;
+	rdsd_wire_encode(&hdr, info);
+	buf = tp->pack_buf[rdsd_ib_slot(tp, tp->send_head)->pack];
+	memcpy(buf + tp->pack_len, &hdr, sizeof(hdr));
+	tp->pack_last = tp->pack_len;
+	tp->pack_len += sizeof(hdr);
+	sg_copy_to_buffer(msg->sg, msg->nents, buf + tp->pack_len, msg->len);
+	tp->pack_len += msg->len;
+	return 0;
 }
 
 /* Pack the local congestion map, port p as bit p % 8 of byte p / 8. */
@@ -247,8 +365,10 @@ static bool rdsd_ib_post_ctl(struct rdsd_ib_conn *tp, u8 type)
 	struct rdsd_ib_send *s;
 	u32 adv;
 
-	if (!tp->tx_ready || !rdsd_ib_send_free(tp) ||
-	    !rdsd_ib_credits_ok(&tp->credits, 1))
+	if (!tp->tx_ready)
+		return false;
+	rdsd_ib_pack_flush(tp);		/* slots complete in post order */
+	if (!rdsd_ib_send_free(tp) || !rdsd_ib_credits_ok(&tp->credits, 1))
 		return false;
 
 	rdsd_ib_credits_take(&tp->credits, 1, &adv);
@@ -362,6 +482,31 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	if (!tp->tx_ready)
 		goto out;	/* rdsd_conn_up() sends it on the next path */
 	rdsd_ib_send_cong(tp);
+
+	if (msg->len <= RDSD_IB_PACK_MAX) {
+		bool req = tp->tx_since_req + 1 >= RDSD_IB_ACK_REQ_EVERY;
+
+		info.flags = RDSD_WIRE_F_LAST_FRAG |
+			     (req ? RDSD_WIRE_F_ACK_REQ : 0);
+		info.frag_len = msg->len;
+		ret = rdsd_ib_pack_add(tp, msg, &info);
+		if (ret == -EAGAIN) {
+			tp->tx_blocked = true;
+			goto out;
+		}
+		if (!ret) {
+			tp->tx_since_req = req ? 0 : tp->tx_since_req + 1;
+			/* idle: go now; else the next completion sends it */
+			if (!tp->sig_inflight)
+				rdsd_ib_pack_flush(tp);
+			goto out;
+		}
+		info.flags = 0;
+		info.frag_len = 0;
+	}
+
+	rdsd_ib_pack_flush(tp);		/* messages leave in order */
+	ret = -EAGAIN;
 	if (!rdsd_ib_credits_ok(&tp->credits, nfrags) ||
 	    rdsd_ib_send_free(tp) < nfrags + 1) {
 		tp->tx_blocked = true;
@@ -447,6 +592,10 @@ static void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 			rdsd_ib_slot_release(tp,
 					     rdsd_ib_slot(tp, tp->send_tail++));
 	}
+	if (tp->sig_inflight)
+		tp->sig_inflight--;
+	if (tp->tx_ready)
+		rdsd_ib_pack_flush(tp);
 	rdsd_ib_send_cong(tp);
 	kick = tp->tx_blocked;
 	tp->tx_blocked = false;
@@ -516,8 +665,8 @@ static void rdsd_ib_rx_reset(struct rdsd_ib_conn *tp)
 	tp->rx_skip = false;
 }
 
-/* A DATA fragment arrived in @r: reassemble, deliver the last one. */
-static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, struct rdsd_ib_recv *r,
+/* A DATA fragment arrived: reassemble, deliver the last one. */
+static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, const void *payload,
 			     const struct rdsd_wire_info *info)
 {
 	struct rdsd_conn *conn = tp->conn;
@@ -550,7 +699,7 @@ static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, struct rdsd_ib_recv *r,
 	}
 
 	if (tp->rx_msg && info->frag_len)
-		sg_pcopy_from_buffer(tp->rx_msg->sg, tp->rx_msg->nents, r->buf,
+		sg_pcopy_from_buffer(tp->rx_msg->sg, tp->rx_msg->nents, payload,
 				     info->frag_len, info->frag_off);
 	tp->rx_off += info->frag_len;
 
@@ -564,6 +713,108 @@ static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, struct rdsd_ib_recv *r,
 	return 0;
 }
 
+/**
+ * struct rdsd_ib_rx_sum - what one receive buffer said
+ * @credits: credits returned.
+ * @ack: highest acknowledgment, valid with @ack_valid.
+ * @ack_valid: an acknowledgment came.
+ * @ack_req: the peer asked for an ack.
+ * @delivered: whole messages received.
+ */
+struct rdsd_ib_rx_sum {
+	u32	credits;
+	u64	ack;
+	bool	ack_valid;
+	bool	ack_req;
+	u32	delivered;
+};
+
+/* Process one message of a receive buffer. */
+static int rdsd_ib_recv_one(struct rdsd_ib_conn *tp, const void *payload,
+			    bool first, const struct rdsd_wire_info *info,
+			    struct rdsd_ib_rx_sum *sum)
+{
+	struct rdsd_conn *conn = tp->conn;
+	int ret = 0;
+
+	switch (info->type) {
+	case RDSD_WIRE_DATA:
+		ret = rdsd_ib_recv_data(tp, payload, info);
+		if (info->flags & RDSD_WIRE_F_LAST_FRAG)
+			sum->delivered++;
+		break;
+	case RDSD_WIRE_CONG:
+		if (!first)
+			return -EPROTO;
+		if (!tp->peer_local) {
+			u64 changed = rdsd_ib_cong_unpack(conn->fcong->bits,
+							  payload);
+
+			if (changed)
+				rdsd_cong_map_updated(conn->rn, conn->fcong,
+						      changed);
+		}
+		break;
+	default:
+		/* ACK; PING and PONG are not used on this path */
+		if (!first)
+			return -EPROTO;
+		break;
+	}
+	sum->credits += info->credits;
+	if (info->flags & RDSD_WIRE_F_ACK_VALID) {
+		sum->ack_valid = true;
+		sum->ack = info->ack;
+	}
+	if (info->flags & RDSD_WIRE_F_ACK_REQ)
+		sum->ack_req = true;
+	return ret;
+}
+
+/*
+ * Walk the messages of receive buffer @r: the first header is in the
+ * header slot, the rest of the SEND (payload, then header and payload
+ * of every message packed behind it) in the buffer.
+ */
+static int rdsd_ib_recv_parse(struct rdsd_ib_conn *tp, struct rdsd_ib_recv *r,
+			      u32 byte_len, struct rdsd_ib_rx_sum *sum)
+{
+	u32 off = rdsd_ib_recv_index(tp, r) * RDSD_IB_HDR_STRIDE;
+	const struct rdsd_wire_hdr *hdr = tp->recv_hdrs + off;
+	struct rdsd_wire_info info;
+	struct rdsd_wire_hdr next;
+	u32 pos = 0, left, flen;
+	bool more;
+	int ret;
+
+	if (byte_len < sizeof(*hdr))
+		return -EBADMSG;
+	left = byte_len - sizeof(*hdr);
+	for (;;) {
+		flen = be32_to_cpu(hdr->frag_len);
+		more = be16_to_cpu(hdr->flags) & RDSD_WIRE_F_MORE;
+		if (flen > left)
+			return -EBADMSG;
+		ret = rdsd_wire_validate(hdr, sizeof(*hdr) + (more ? flen : left),
+					 &info);
+		if (ret)
+			return ret;
+		ret = rdsd_ib_recv_one(tp, r->buf + pos, !pos, &info, sum);
+		if (ret)
+			return ret;
+		pos += flen;
+		left -= flen;
+		if (!more)
+			return 0;
+		if (left < sizeof(next))
+			return -EBADMSG;
+		memcpy(&next, r->buf + pos, sizeof(next));
+		hdr = &next;
+		pos += sizeof(next);
+		left -= sizeof(next);
+	}
+}
+
 /* A receive completed: process it, repost the buffer, answer if due. */
 static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -573,7 +824,7 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rdsd_conn *conn = tp->conn;
 	struct ib_device *ibdev = tp->dev->ibdev;
 	u32 off = rdsd_ib_recv_index(tp, r) * RDSD_IB_HDR_STRIDE;
-	struct rdsd_wire_info info;
+	struct rdsd_ib_rx_sum sum = {};
 	bool kick = false, now;
 	int ret;
 
@@ -593,29 +844,7 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   DMA_FROM_DEVICE);
 	ib_dma_sync_single_for_cpu(ibdev, r->dma, RDSD_IB_FRAG_SIZE,
 				   DMA_FROM_DEVICE);
-	ret = rdsd_wire_validate(tp->recv_hdrs + off, wc->byte_len, &info);
-	if (!ret) {
-		switch (info.type) {
-		case RDSD_WIRE_DATA:
-			ret = rdsd_ib_recv_data(tp, r, &info);
-			break;
-		case RDSD_WIRE_CONG:
-			if (!tp->peer_local) {
-				u64 changed;
-
-				changed = rdsd_ib_cong_unpack(conn->fcong->bits,
-							      r->buf);
-				if (changed)
-					rdsd_cong_map_updated(conn->rn,
-							      conn->fcong,
-							      changed);
-			}
-			break;
-		default:
-			/* ACK; PING and PONG are not used on this path */
-			break;
-		}
-	}
+	ret = rdsd_ib_recv_parse(tp, r, wc->byte_len, &sum);
 	if (unlikely(ret)) {
 		pr_info_ratelimited("%pI4->%pI4: bad message (%d), reconnecting\n",
 				    &conn->laddr, &conn->faddr, ret);
@@ -623,8 +852,8 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 
-	if (info.flags & RDSD_WIRE_F_ACK_VALID)
-		rdsd_send_acked(conn, info.ack);
+	if (sum.ack_valid)
+		rdsd_send_acked(conn, sum.ack);
 
 	ret = rdsd_ib_recv_post(tp, r);
 
@@ -635,13 +864,11 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		tp->cong_pending = !tp->peer_local;
 		kick = true;
 	}
-	tp->credits.avail += info.credits;
+	tp->credits.avail += sum.credits;
 	if (!ret)
 		tp->credits.adv++;
-	if (info.type == RDSD_WIRE_DATA &&
-	    (info.flags & RDSD_WIRE_F_LAST_FRAG))
-		tp->rx_unacked++;
-	now = (info.flags & RDSD_WIRE_F_ACK_REQ) ||
+	tp->rx_unacked += sum.delivered;
+	now = sum.ack_req ||
 	      tp->rx_unacked >= RDSD_IB_ACK_EVERY ||
 	      tp->credits.adv >= RDSD_IB_RECV_RING / 4;
 	if (now && (tp->rx_unacked || tp->credits.adv))
@@ -649,7 +876,7 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (tp->rx_unacked && tp->tx_ready)
 		queue_delayed_work(rdsd_wq, &tp->ack_work, 1);
 	rdsd_ib_send_cong(tp);
-	if (info.credits && tp->tx_blocked) {
+	if (sum.credits && tp->tx_blocked) {
 		tp->tx_blocked = false;
 		kick = true;
 	}
@@ -732,6 +959,8 @@ void rdsd_ib_tx_stop(struct rdsd_ib_conn *tp)
 	spin_lock_bh(&tp->send_lock);
 	tp->tx_ready = false;
 	tp->tx_wait_hello = false;
+	if (tp->sends)
+		rdsd_ib_pack_drop(tp);
 	spin_unlock_bh(&tp->send_lock);
 }
 
@@ -788,6 +1017,16 @@ int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
 	for (i = 0; i < RDSD_IB_SEND_RING; i++) {
 		tp->sends[i].tp = tp;
 		tp->sends[i].cqe.done = rdsd_ib_send_done;
+		tp->sends[i].pack = -1;
+	}
+	for (i = 0; i < RDSD_IB_PACKS; i++) {
+		tp->pack_buf[i] = kmalloc(RDSD_IB_FRAG_SIZE, GFP_KERNEL);
+		if (!tp->pack_buf[i])
+			return -ENOMEM;
+		ret = rdsd_ib_map(ibdev, tp->pack_buf[i], RDSD_IB_FRAG_SIZE,
+				  DMA_TO_DEVICE, &tp->pack_dma[i]);
+		if (ret)
+			return ret;
 	}
 	for (i = 0; i < RDSD_IB_RECV_RING; i++) {
 		struct rdsd_ib_recv *r = &tp->recvs[i];
@@ -808,6 +1047,9 @@ int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
 	tp->credits.avail = 0;
 	tp->credits.adv = 0;
 	tp->unsignaled = 0;
+	tp->sig_inflight = 0;
+	tp->pack_open = false;
+	tp->pack_busy = 0;
 	tp->tx_since_req = 0;
 	tp->rx_unacked = 0;
 	tp->tx_blocked = false;
@@ -853,6 +1095,12 @@ void rdsd_ib_rings_free(struct rdsd_ib_conn *tp)
 				      DMA_FROM_DEVICE);
 			kfree(r->buf);
 		}
+	}
+	for (i = 0; i < RDSD_IB_PACKS; i++) {
+		rdsd_ib_unmap(ibdev, &tp->pack_dma[i], RDSD_IB_FRAG_SIZE,
+			      DMA_TO_DEVICE);
+		kfree(tp->pack_buf[i]);
+		tp->pack_buf[i] = NULL;
 	}
 	rdsd_ib_unmap(ibdev, &tp->send_hdrs_dma,
 		      RDSD_IB_SEND_RING * RDSD_IB_HDR_STRIDE, DMA_TO_DEVICE);

@@ -103,20 +103,24 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 		if (!!(i.flags & RDSD_WIRE_F_LAST_FRAG) !=
 		    (i.frag_off + i.frag_len == i.len))
 			return -EBADMSG;
+		/* only whole messages share a buffer */
+		if ((i.flags & RDSD_WIRE_F_MORE) && i.frag_off)
+			return -EPROTO;
 		break;
 	case RDSD_WIRE_CONG:
 		/* a whole map, in one piece */
 		if (i.len != RDSD_NR_PORTS / 8 || i.frag_off ||
 		    i.frag_len != i.len)
 			return -EBADMSG;
-		if (i.sport || i.dport)
+		if (i.sport || i.dport || (i.flags & RDSD_WIRE_F_MORE))
 			return -EPROTO;
 		break;
 	default:
 		/* ACK, PING, PONG carry no payload and no message */
 		if (i.len || i.frag_off || i.frag_len)
 			return -EBADMSG;
-		if (i.seq || (i.flags & RDSD_WIRE_F_LAST_FRAG))
+		if (i.seq ||
+		    (i.flags & (RDSD_WIRE_F_LAST_FRAG | RDSD_WIRE_F_MORE)))
 			return -EPROTO;
 		break;
 	}

@@ -33,7 +33,8 @@ enum rdsd_wire_type {
 #define RDSD_WIRE_F_ACK_REQ	0x0001	/* the sender wants an ack soon */
 #define RDSD_WIRE_F_ACK_VALID	0x0002	/* @ack carries an acknowledgment */
 #define RDSD_WIRE_F_LAST_FRAG	0x0004	/* last fragment of the message */
-#define RDSD_WIRE_F_ALL		0x0007
+#define RDSD_WIRE_F_MORE	0x0008	/* another header follows the payload */
+#define RDSD_WIRE_F_ALL		0x000f
 
 /**
  * struct rdsd_wire_hdr - header of every message fragment (48 bytes)
