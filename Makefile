@@ -7,7 +7,8 @@
 #   make modules-all     module for every Debian kernel the tests boot
 #   make check           everything, tested in VMs (see README)
 #   make demo            a short demonstration in a VM
-#   make bench           rds_doca against Linux RDS, in one VM boot
+#   make bench           rds_doca against Linux RDS (loopback), and against
+#                        rds_rdma and raw verbs over Soft-RoCE, in one VM boot
 #
 # Modules are built in build/<kernel release>/, one directory per kernel,
 # so builds for several kernels never share objects.

@@ -1,19 +1,51 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Run inside a VM (make bench): load rds_doca beside Linux RDS and compare
-# the two on the loopback transport with compare.sh, in one boot,
-# interleaved.  Results go to $RDSD_BENCH_OUT (default build/bench-<date>).
+# Run inside a VM (make bench), in one boot:
+#  1. loopback: rds_doca beside Linux RDS on 127.0.0.1 (compare.sh);
+#  2. IB: Soft-RoCE (rxe) on a dummy interface holding 10.11.0.1 and
+#     10.11.0.2; rds_doca over IB, Linux RDS over rds_rdma and raw verbs
+#     (perftest) on that device, interleaved (ib-compare.sh).
+# Results go to $RDSD_BENCH_OUT (default build/bench-<date>), in loopback/
+# and ib/.  RDSD_BENCH_ROUNDS (3) and RDSD_BENCH_DURATION (1.5 s per run)
+# set the length; RDSD_BENCH_IB=0 skips the IB part.
 set -euo pipefail
 ko=${1:-build/$(uname -r)/rds_doca.ko}
 cd "$(dirname "$0")/../.."
 out=${RDSD_BENCH_OUT:-build/bench-$(date +%Y%m%d-%H%M%S)}
+rounds=${RDSD_BENCH_ROUNDS:-3}
+dur=${RDSD_BENCH_DURATION:-1.5}
+len=(--rounds "$rounds" --duration "$dur" --pp-duration "$dur")
 mkdir -p "$out"
+rc=0
+
+modprobe rdma_cm		# rds_doca's IB transport uses it
 insmod "$ko"
 modprobe rds
 family=$(cat /sys/module/rds_doca/parameters/family)
-echo "# rds_doca on family $family, Linux RDS on family 21, loopback 127.0.0.1"
-tools/rds-bench/compare.sh --rounds "${RDSD_BENCH_ROUNDS:-3}" --out "$out" \
-	"rds_doca:$family" "linux-rds:21"
-rmmod rds_doca
+echo "# loopback: rds_doca on family $family, Linux RDS on family 21, 127.0.0.1"
+tools/rds-bench/compare.sh "${len[@]}" --out "$out/loopback" \
+	"rds_doca:$family" "linux-rds:21" || rc=$?
+
+if [[ ${RDSD_BENCH_IB:-1} == 1 ]]; then
+	modprobe rds_rdma
+	modprobe rdma_rxe
+	modprobe dummy
+	ip link add d0 type dummy
+	ip link set d0 up
+	ip addr add 10.11.0.1/24 dev d0
+	ip addr add 10.11.0.2/24 dev d0
+	rdma link add rxe0 type rxe netdev d0
+	echo
+	echo "# IB: rxe0 on d0; rds_doca on family $family, rds_rdma on family 21, perftest"
+	tools/rds-bench/ib-compare.sh "${len[@]}" --out "$out/ib" \
+		--saddr 10.11.0.2 --daddr 10.11.0.1 || { r=$?; ((r > rc)) && rc=$r; }
+	rmmod rds_doca
+	rdma link delete rxe0
+	ip link delete d0
+	rmmod rds_rdma
+else
+	rmmod rds_doca
+fi
 rmmod rds
+exit "$rc"

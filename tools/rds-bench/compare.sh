@@ -1,28 +1,32 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
-# compare.sh: run the rds-bench matrix against two socket families and
-# compare them.  Meant to run as root on the machine (or VM) under test,
-# with both modules already loaded.  POSIX sh + awk only.
+# compare.sh: run the rds-bench matrix against two (or more) socket
+# families, or raw verbs through perftest-bench.sh, and compare them.
+# Meant to run as root on the machine (or VM) under test, with the modules
+# already loaded.  POSIX sh + awk only.
 #
-#   compare.sh [OPTIONS] A_SPEC B_SPEC
+#   compare.sh [OPTIONS] A_SPEC B_SPEC [C_SPEC ...]
 #
-# A spec is NAME:FAMILY[:TRANSPORT], e.g. doca:25, rds:21, rds-tcp:21:2.
-# See --help and README.
+# A spec is NAME:FAMILY[:TRANSPORT], e.g. doca:25, rds:21, rds-tcp:21:2,
+# or NAME:perftest[:events].  See --help and README.
 
 set -u
 
 usage() {
 	cat <<'EOF'
-Usage: compare.sh [OPTIONS] A_SPEC B_SPEC
+Usage: compare.sh [OPTIONS] A_SPEC B_SPEC [C_SPEC ...]
 
-Runs {stream, pingpong} x {64, 4k, 64k, 1m} for both specs, interleaved
-(A then B for every cell, every round), takes the median of each number
-over the rounds and prints a table with the ratio A/B.
+Runs {stream, pingpong} x {64, 4k, 64k, 1m} for every spec, interleaved
+(A, B, C ... for every cell, every round), takes the median of each
+number over the rounds and prints a table with the ratio A/B (and, with
+more than two specs, every spec's medians).
 
 A spec is NAME:FAMILY[:TRANSPORT]: a name for the tables, the address
-family number, and optionally an SO_RDS_TRANSPORT number.
-Examples: doca:25  rds:21  rds-tcp:21:2
+family number, and optionally an SO_RDS_TRANSPORT number; or
+NAME:perftest[:events]: raw verbs with perftest-bench.sh (ib_send_bw for
+stream, ib_send_lat for pingpong; "events" adds perftest's -e).  Up to
+six specs.  Examples: doca:25  rds:21  rds-tcp:21:2  verbs:perftest
 
 Options:
   --rounds N        rounds (default 3)
@@ -30,19 +34,28 @@ Options:
   --bench PATH      rds-bench binary (default: next to this script; built
                     with make if missing and a compiler is present)
   --sizes "LIST"    message sizes (default "64 4k 64k 1m")
+  --pp-sizes "LIST" message sizes of pingpong (default: --sizes)
   --modes "LIST"    workloads (default "stream pingpong")
   --duration S      measured seconds of a stream run (default 1.5)
   --pp-duration S   measured seconds of a pingpong run (default 1.5)
   --warmup S        unmeasured seconds before each run (default 0.3)
   --threads N       stream senders / pingpong clients (default 1)
   --addr A          local IPv4 address for both ends (default 127.0.0.1)
+  --saddr A         address of the sending/client end (default --addr)
+  --daddr A         address of the receiving/server end (default --addr)
   --timeout S       rds-bench --timeout (default 10)
   --bench-args "A"  extra arguments for every rds-bench run
+  --perftest PATH   perftest-bench.sh (default: next to this script)
   -h, --help        this help
 
+perftest specs take --saddr/--daddr (an RDMA device must hold them),
+--sizes, --duration and --timeout; they have no warm-up and run one QP
+(--threads must be 1).
+
 Output in DIR: runs.jsonl (every run, with side/spec/round added),
-summary.json (medians and ratios), summary.txt (the table), log.txt
-(everything rds-bench printed) and, with gnuplot, ratios.png.
+summary.json (medians and ratios), summary.txt (the table), medians.tsv
+(every spec's medians, one line per spec and cell), log.txt (everything
+the runs printed) and, with gnuplot, ratios.png.
 Exit status: 0 all runs ok, 1 some runs failed or saw bad messages,
 2 bad usage or a family that does not work.
 EOF
@@ -63,16 +76,21 @@ ROUNDS=3
 OUT=""
 BENCH=""
 SIZES="64 4k 64k 1m"
+PP_SIZES=""
 MODES="stream pingpong"
 DURATION=1.5
 PP_DURATION=1.5
 WARMUP=0.3
 THREADS=1
 ADDR=127.0.0.1
+SADDR=""
+DADDR=""
 TIMEOUT=10
 BENCH_ARGS=""
+PERFTEST=""
 SPECS=""
 NSPEC=0
+MAXSPEC=6
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -80,31 +98,35 @@ while [ $# -gt 0 ]; do
 	--out) [ $# -ge 2 ] || die_usage "$1 needs a value"; OUT=$2; shift 2;;
 	--bench) [ $# -ge 2 ] || die_usage "$1 needs a value"; BENCH=$2; shift 2;;
 	--sizes) [ $# -ge 2 ] || die_usage "$1 needs a value"; SIZES=$2; shift 2;;
+	--pp-sizes) [ $# -ge 2 ] || die_usage "$1 needs a value"; PP_SIZES=$2; shift 2;;
 	--modes) [ $# -ge 2 ] || die_usage "$1 needs a value"; MODES=$2; shift 2;;
 	--duration) [ $# -ge 2 ] || die_usage "$1 needs a value"; DURATION=$2; shift 2;;
 	--pp-duration) [ $# -ge 2 ] || die_usage "$1 needs a value"; PP_DURATION=$2; shift 2;;
 	--warmup) [ $# -ge 2 ] || die_usage "$1 needs a value"; WARMUP=$2; shift 2;;
 	--threads) [ $# -ge 2 ] || die_usage "$1 needs a value"; THREADS=$2; shift 2;;
 	--addr) [ $# -ge 2 ] || die_usage "$1 needs a value"; ADDR=$2; shift 2;;
+	--saddr) [ $# -ge 2 ] || die_usage "$1 needs a value"; SADDR=$2; shift 2;;
+	--daddr) [ $# -ge 2 ] || die_usage "$1 needs a value"; DADDR=$2; shift 2;;
 	--timeout) [ $# -ge 2 ] || die_usage "$1 needs a value"; TIMEOUT=$2; shift 2;;
 	--bench-args) [ $# -ge 2 ] || die_usage "$1 needs a value"; BENCH_ARGS=$2; shift 2;;
+	--perftest) [ $# -ge 2 ] || die_usage "$1 needs a value"; PERFTEST=$2; shift 2;;
 	-h|--help) usage; exit 0;;
 	--) shift; break;;
 	-*) die_usage "unknown option '$1'";;
 	*)
 		NSPEC=$((NSPEC + 1))
-		[ $NSPEC -le 2 ] || die_usage "too many specs: '$1' (expected A_SPEC B_SPEC)"
+		[ $NSPEC -le $MAXSPEC ] || die_usage "too many specs: '$1' (at most $MAXSPEC)"
 		SPECS="$SPECS $1"
 		shift;;
 	esac
 done
 while [ $# -gt 0 ]; do
 	NSPEC=$((NSPEC + 1))
-	[ $NSPEC -le 2 ] || die_usage "too many specs: '$1' (expected A_SPEC B_SPEC)"
+	[ $NSPEC -le $MAXSPEC ] || die_usage "too many specs: '$1' (at most $MAXSPEC)"
 	SPECS="$SPECS $1"
 	shift
 done
-[ $NSPEC -eq 2 ] || die_usage "expected two specs (A_SPEC B_SPEC), e.g. doca:25 rds:21"
+[ $NSPEC -ge 2 ] || die_usage "expected at least two specs (A_SPEC B_SPEC), e.g. doca:25 rds:21"
 
 if ! is_uint "$ROUNDS" || [ "$ROUNDS" -lt 1 ]; then die_usage "invalid --rounds '$ROUNDS'"; fi
 if ! is_uint "$THREADS" || [ "$THREADS" -lt 1 ]; then die_usage "invalid --threads '$THREADS'"; fi
@@ -115,8 +137,15 @@ for m in $MODES; do
 	case "$m" in stream|pingpong) ;; *) die_usage "unknown workload '$m'";; esac
 done
 [ -n "$SIZES" ] || die_usage "--sizes is empty"
+[ -n "$PP_SIZES" ] || PP_SIZES=$SIZES
+[ -n "$SADDR" ] || SADDR=$ADDR
+[ -n "$DADDR" ] || DADDR=$ADDR
 
-# spec -> NAME FAMILY TRANSPORT (TRANSPORT may be empty)
+# sizes of workload $1
+sizes_of() { if [ "$1" = pingpong ]; then echo "$PP_SIZES"; else echo "$SIZES"; fi; }
+
+# spec -> NAME FAMILY TRANSPORT (TRANSPORT may be empty), or
+# NAME perftest [events]
 parse_spec() {
 	_s=$1
 	_name=${_s%%:*}
@@ -127,6 +156,12 @@ parse_spec() {
 	[ "$_fam" = "$_rest" ] || _tr=${_rest#*:}
 	[ -n "$_name" ] || die_usage "invalid spec '$_s': empty name"
 	case "$_name" in *[!A-Za-z0-9_.+-]*) die_usage "invalid spec '$_s': name may use letters, digits, _ . + -";; esac
+	if [ "$_fam" = perftest ]; then
+		case "$_tr" in
+		''|events) echo "$_name perftest $_tr"; return 0;;
+		*) die_usage "invalid spec '$_s': expected NAME:perftest or NAME:perftest:events";;
+		esac
+	fi
 	if ! is_uint "$_fam" || [ "$_fam" -lt 1 ] || [ "$_fam" -gt 255 ]; then
 		die_usage "invalid spec '$_s': family must be a number 1..255"
 	fi
@@ -134,20 +169,32 @@ parse_spec() {
 	echo "$_name $_fam $_tr"
 }
 
-# Word splitting is wanted below: specs contain no blanks.
-# shellcheck disable=SC2086
-set -- $SPECS
-A_SPEC=$1
-B_SPEC=$2
-A_PARSED=$(parse_spec "$A_SPEC") || exit 2
-B_PARSED=$(parse_spec "$B_SPEC") || exit 2
-# shellcheck disable=SC2086
-set -- $A_PARSED
-A_NAME=$1; A_FAM=$2; A_TR=${3:-}
-# shellcheck disable=SC2086
-set -- $B_PARSED
-B_NAME=$1; B_FAM=$2; B_TR=${3:-}
-[ "$A_NAME" != "$B_NAME" ] || die_usage "the two specs need different names"
+# Spec i (1..NSPEC) is side L_i (A, B, C ...) with SPEC_i, NAME_i, FAM_i
+# (a family number or "perftest") and TR_i (a transport number, "events"
+# or empty).  Word splitting is wanted below: specs contain no blanks.
+LETTERS="A B C D E F"
+i=0
+NAMES=" "
+HAVE_PERFTEST=0
+for s in $SPECS; do
+	i=$((i + 1))
+	p=$(parse_spec "$s") || exit 2
+	# shellcheck disable=SC2086
+	set -- $p
+	case "$NAMES" in *" $1 "*) die_usage "two specs are named '$1': names must differ";; esac
+	NAMES="$NAMES$1 "
+	# shellcheck disable=SC2086
+	eval "SPEC_$i=\$s NAME_$i=\$1 FAM_$i=\$2 TR_$i=\${3:-} L_$i=$(echo $LETTERS | cut -d' ' -f$i)"
+	[ "$2" = perftest ] && HAVE_PERFTEST=1
+done
+if [ $HAVE_PERFTEST = 1 ] && [ "$THREADS" -ne 1 ]; then
+	die_usage "perftest specs run one QP: --threads must be 1"
+fi
+A_SPEC=$SPEC_1
+B_SPEC=$SPEC_2
+
+# sv VAR I: the value of VAR_I (e.g. sv SPEC 2)
+sv() { eval "printf '%s' \"\$${1}_$2\""; }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 if [ -z "$BENCH" ]; then
@@ -160,67 +207,102 @@ if [ -z "$BENCH" ]; then
 	fi
 fi
 [ -x "$BENCH" ] || { echo "compare.sh: no rds-bench binary at $BENCH (run make in $HERE, or pass --bench)" >&2; exit 2; }
+[ -n "$PERFTEST" ] || PERFTEST=$HERE/perftest-bench.sh
+if [ $HAVE_PERFTEST = 1 ] && [ ! -x "$PERFTEST" ]; then
+	echo "compare.sh: no perftest-bench.sh at $PERFTEST (pass --perftest)" >&2
+	exit 2
+fi
 
 [ -n "$OUT" ] || OUT=./rds-compare-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$OUT" || { echo "compare.sh: cannot create $OUT" >&2; exit 2; }
 RUNS=$OUT/runs.jsonl
 LOG=$OUT/log.txt
 TMPJ=$OUT/.run.json
+RATES=$OUT/.perftest-rates
 : > "$RUNS"
 : > "$LOG"
+rm -f "$RATES"
 
-spec_args() { # FAMILY TRANSPORT
-	if [ -n "$2" ]; then echo "--family $1 --transport $2"; else echo "--family $1"; fi
-}
-A_ARGS=$(spec_args "$A_FAM" "$A_TR")
-B_ARGS=$(spec_args "$B_FAM" "$B_TR")
+# Program and arguments of spec i (everything but workload and size).
+i=1
+while [ $i -le $NSPEC ]; do
+	fam=$(sv FAM $i)
+	tr=$(sv TR $i)
+	if [ "$fam" = perftest ]; then
+		a="--timeout $TIMEOUT --rates $RATES"
+		[ "$tr" = events ] && a="$a --events"
+		eval "PROG_$i=\$PERFTEST ARGS_$i=\$a"
+	else
+		a="--family $fam"
+		[ -n "$tr" ] && a="$a --transport $tr"
+		eval "PROG_$i=\$BENCH ARGS_$i=\$a"
+	fi
+	i=$((i + 1))
+done
 
-echo "rds-bench comparison: A = $A_SPEC, B = $B_SPEC"
-echo "  kernel $(uname -r), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cpus, addr $ADDR, rounds $ROUNDS, threads $THREADS"
+all=""
+i=1
+while [ $i -le $NSPEC ]; do
+	all="$all${all:+, }$(sv L $i) = $(sv SPEC $i)"
+	i=$((i + 1))
+done
+echo "rds-bench comparison: $all"
+if [ "$SADDR" = "$DADDR" ]; then where="addr $SADDR"; else where="$SADDR -> $DADDR"; fi
+echo "  kernel $(uname -r), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cpus, $where, rounds $ROUNDS, threads $THREADS"
 if [ -r /sys/module/rds_doca/parameters/family ]; then
 	echo "  rds_doca loaded, family $(cat /sys/module/rds_doca/parameters/family)"
 fi
-[ -d /sys/module/rds ] && echo "  rds loaded$( [ -d /sys/module/rds_tcp ] && echo ', rds_tcp loaded')"
-if [ "$A_FAM" = "$B_FAM" ] && [ "$A_TR" = "$B_TR" ]; then
-	echo "compare.sh: WARNING: A and B are the same family ($A_FAM): this compares it with itself" >&2
+[ -d /sys/module/rds ] && echo "  rds loaded$( [ -d /sys/module/rds_tcp ] && echo ', rds_tcp loaded')$( [ -d /sys/module/rds_rdma ] && echo ', rds_rdma loaded')"
+if [ "$FAM_1" = "$FAM_2" ] && [ "$TR_1" = "$TR_2" ]; then
+	echo "compare.sh: WARNING: A and B are the same family ($FAM_1): this compares it with itself" >&2
 fi
 
-# Both families must work before anything is measured.
-bad=0
-for side in A B; do
-	if [ $side = A ]; then spec=$A_SPEC; args=$A_ARGS; else spec=$B_SPEC; args=$B_ARGS; fi
+# Every spec must work before anything is measured.
+bad=""
+i=1
+while [ $i -le $NSPEC ]; do
+	side=$(sv L $i) spec=$(sv SPEC $i) prog=$(sv PROG $i) args=$(sv ARGS $i) fam=$(sv FAM $i)
 	# shellcheck disable=SC2086
-	if out=$("$BENCH" probe $args --addr "$ADDR" --timeout "$TIMEOUT" 2>&1); then
-		echo "  $side ($spec): $out" | sed 's/^  \(.\) (\([^)]*\)): probe *fam [0-9]* ok:/  \1 (\2): works,/'
+	if out=$("$prog" probe $args --saddr "$SADDR" --daddr "$DADDR" --timeout "$TIMEOUT" 2>&1); then
+		echo "  $side ($spec): $out" | sed 's/^  \(.\) (\([^)]*\)): probe *\(fam [0-9]*\|perftest\) ok:/  \1 (\2): works,/'
 	else
 		echo "compare.sh: $side ($spec) does not work:" >&2
 		echo "$out" | sed 's/^/    /' >&2
-		bad=1
+		if [ "$fam" = perftest ]; then bad="$bad verbs"; else bad="$bad family"; fi
 	fi
+	i=$((i + 1))
 done
-if [ $bad -ne 0 ]; then
-	echo "compare.sh: load the modules first (rds_doca: insmod rds_doca.ko; Linux RDS: modprobe rds rds_tcp) and check the family numbers" >&2
-	exit 2
-fi
+case "$bad" in *family*)
+	echo "compare.sh: load the modules first (rds_doca: insmod rds_doca.ko; Linux RDS: modprobe rds rds_tcp, or rds_rdma for RDMA addresses) and check the family numbers and addresses" >&2;;
+esac
+case "$bad" in *verbs*)
+	echo "compare.sh: perftest specs need perftest and an ACTIVE RDMA device holding $DADDR and $SADDR (e.g. rdma link add rxe0 type rxe netdev IFACE)" >&2;;
+esac
+[ -z "$bad" ] || exit 2
 
 ncells=0
-for m in $MODES; do for s in $SIZES; do ncells=$((ncells + 1)); done; done
-total=$((ncells * 2 * ROUNDS))
+for m in $MODES; do for s in $(sizes_of "$m"); do ncells=$((ncells + 1)); done; done
+total=$((ncells * NSPEC * ROUNDS))
 n=0
 failed=0
 flagged=0
 
-run_one() { # side spec args mode size round
-	_side=$1 _spec=$2 _args=$3 _mode=$4 _size=$5 _round=$6
+run_one() { # spec-index mode size round
+	_side=$(sv L "$1") _spec=$(sv SPEC "$1") _prog=$(sv PROG "$1") _args=$(sv ARGS "$1") _fam=$(sv FAM "$1")
+	_mode=$2 _size=$3 _round=$4
 	n=$((n + 1))
 	if [ "$_mode" = stream ]; then _dur=$DURATION; else _dur=$PP_DURATION; fi
 	rm -f "$TMPJ"
 	echo "### $_side $_spec $_mode $_size round $_round" >> "$LOG"
+	if [ "$_fam" = perftest ]; then
+		_more=""
+	else
+		_more="--warmup $WARMUP --threads $THREADS --timeout $TIMEOUT $BENCH_ARGS"
+	fi
 	# shellcheck disable=SC2086
-	_line=$("$BENCH" "$_mode" $_args --addr "$ADDR" --size "$_size" \
-		--duration "$_dur" --warmup "$WARMUP" --threads "$THREADS" \
-		--timeout "$TIMEOUT" --json "$TMPJ" --label "$_side $_spec r$_round" \
-		$BENCH_ARGS 2>>"$LOG")
+	_line=$("$_prog" "$_mode" $_args --saddr "$SADDR" --daddr "$DADDR" \
+		--size "$_size" --duration "$_dur" --json "$TMPJ" \
+		--label "$_side $_spec r$_round" $_more 2>>"$LOG")
 	_rc=$?
 	[ -n "$_line" ] && echo "$_line" >> "$LOG"
 	echo "rc=$_rc" >> "$LOG"
@@ -240,29 +322,32 @@ run_one() { # side spec args mode size round
 		fi
 	else
 		failed=$((failed + 1))
-		echo "$_what ($_spec): FAILED (rc $_rc): $(grep -v '^rds-bench: WARNING' "$LOG" | tail -2 | head -1)"
+		echo "$_what ($_spec): FAILED (rc $_rc): $(grep -v '^rds-bench: WARNING\|^ \{4\}' "$LOG" | tail -2 | head -1)"
 	fi
 }
 
 r=1
 while [ $r -le "$ROUNDS" ]; do
 	for m in $MODES; do
-		for s in $SIZES; do
-			run_one A "$A_SPEC" "$A_ARGS" "$m" "$s" $r
-			run_one B "$B_SPEC" "$B_ARGS" "$m" "$s" $r
+		for s in $(sizes_of "$m"); do
+			i=1
+			while [ $i -le $NSPEC ]; do
+				run_one $i "$m" "$s" $r
+				i=$((i + 1))
+			done
 		done
 	done
 	r=$((r + 1))
 done
-rm -f "$TMPJ"
+rm -f "$TMPJ" "$RATES"
 
 # ---------------------------------------------------------------------
 # Medians and ratios.  Every JSON line is flat, one object per line.
 
-awk -v A="$A_SPEC" -v B="$B_SPEC" -v rounds="$ROUNDS" \
-    -v modes="$MODES" -v sizes="$SIZES" \
+awk -v specs="$SPECS" -v rounds="$ROUNDS" \
+    -v modes="$MODES" -v sizes="$SIZES" -v ppsizes="$PP_SIZES" \
     -v sumtxt="$OUT/summary.txt" -v sumjson="$OUT/summary.json" \
-    -v dat="$OUT/ratios.dat" '
+    -v tsv="$OUT/medians.tsv" -v dat="$OUT/ratios.dat" '
 function field(line, key,    re, v) {
 	re = "\"" key "\":"
 	if (!match(line, re))
@@ -307,6 +392,7 @@ function add(k, v) { vals[k] = (k in vals) ? vals[k] " " v : v; cnt[k]++ }
 function ratio(x, y) { return (x != "" && y != "" && y > 0) ? sprintf("%.3f", x / y) : "" }
 function num(x, fmt) { return x == "" ? "-" : sprintf(fmt, x) }
 function jnum(x) { return x == "" ? "null" : sprintf("%.6g", x) }
+function tnum(x) { return x == "" ? "" : sprintf("%.10g", x) }
 {
 	side = field($0, "side"); mode = field($0, "mode"); size = field($0, "size")
 	k = side SUBSEP mode SUBSEP size
@@ -324,11 +410,18 @@ function jnum(x) { return x == "" ? "null" : sprintf("%.6g", x) }
 }
 END {
 	nm = split(modes, M, " ")
-	ns = split(sizes, S, " ")
-	print "{\"a\":\"" A "\",\"b\":\"" B "\",\"rounds\":" rounds ",\"results\":[" > sumjson
-	first = 1; noisy = 0; ndat = 0
+	nsd = split(specs, SPEC, " ")
+	split("A B C D E F", LET, " ")
+	A = SPEC[1]; B = SPEC[2]
+	printf "{\"a\":\"%s\",\"b\":\"%s\",\"specs\":{", A, B > sumjson
+	for (sd = 1; sd <= nsd; sd++)
+		printf "%s\"%s\":\"%s\"", (sd > 1 ? "," : ""), tolower(LET[sd]), SPEC[sd] > sumjson
+	print "},\"rounds\":" rounds ",\"results\":[" > sumjson
+	print "side\tspec\tmode\tsize\truns\tbad_runs\trate\tmb_per_s\trtt_p50_us\trtt_p99_us\tspread_pct\tsize_label" > tsv
+	first = 1; noisy = 0; ndat = 0; every = ""
 	for (mi = 1; mi <= nm; mi++) {
 		mode = M[mi]
+		ns = split(mode == "pingpong" ? ppsizes : sizes, S, " ")
 		txt = ""
 		if (mode == "stream") {
 			hdr = sprintf("%-9s %-5s %13s %10s %13s %10s %8s", "workload", "size",
@@ -340,8 +433,8 @@ END {
 		out = hdr "\n"
 		for (si = 1; si <= ns; si++) {
 			size = sizekey(S[si])
-			for (sd = 1; sd <= 2; sd++) {
-				side = sd == 1 ? "A" : "B"
+			for (sd = 1; sd <= nsd; sd++) {
+				side = LET[sd]
 				k = side SUBSEP mode SUBSEP size
 				R[side] = median(vals[k SUBSEP "rate"])
 				MB[side] = median(vals[k SUBSEP "mb"])
@@ -352,6 +445,13 @@ END {
 				N[side] = cnt[k SUBSEP "rate"] + 0
 				BAD[side] = bad[k] + 0
 				if (SP[side] > 20) noisy = 1
+				printf "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f\t%s\n", side, SPEC[sd], mode, size,
+					N[side], BAD[side], tnum(R[side]), tnum(MB[side]), tnum(P50[side]), tnum(P99[side]), SP[side], S[si] > tsv
+				if (nsd > 2)
+					every = every sprintf("%-9s %-5s %-28s %12s %-6s %9s %9s %9s %8.0f%%%s\n", mode, S[si],
+						side " " SPEC[sd], num(R[side], "%.0f"), mode == "stream" ? "msgs/s" : "rt/s",
+						num(MB[side], "%.2f"), num(P50[side], "%.1f"), num(P99[side], "%.1f"), SP[side],
+						(N[side] < rounds ? " (runs missing)" : BAD[side] ? " (bad messages)" : ""))
 			}
 			rat = ratio(R["A"], R["B"])
 			mark = (N["A"] < rounds || N["B"] < rounds) ? " (runs missing)" : ""
@@ -374,8 +474,8 @@ END {
 			}
 			printf "%s{\"mode\":\"%s\",\"size\":%d,\"ratio\":%s", first ? "" : ",\n", mode, size, rat == "" ? "null" : rat > sumjson
 			first = 0
-			for (sd = 1; sd <= 2; sd++) {
-				side = sd == 1 ? "A" : "B"
+			for (sd = 1; sd <= nsd; sd++) {
+				side = LET[sd]
 				printf ",\"%s\":{\"runs\":%d,\"bad_runs\":%d,\"%s\":%s,\"mb_per_s\":%s,\"spread_pct\":%.1f", tolower(side), N[side], BAD[side], mode == "stream" ? "msgs_per_s" : "rt_per_s", jnum(R[side]), jnum(MB[side]), SP[side] > sumjson
 				if (mode == "stream")
 					printf ",\"retries\":%s}", jnum(RT[side]) > sumjson
@@ -391,6 +491,12 @@ END {
 	note = "A = " A ", B = " B "; medians of " rounds " rounds; A/B = ratio of the median msgs/s (stream) or round trips/s (pingpong): above 1 means A is faster; p50 B/A above 1 means A has the lower latency."
 	print note > sumtxt
 	print note
+	if (every != "") {
+		every = sprintf("\nEvery spec (medians):\n%-9s %-5s %-28s %19s %9s %9s %9s %9s\n", "workload", "size", "spec",
+			"msgs/s | rt/s", "MB/s", "p50us", "p99us", "spread") every
+		print every > sumtxt
+		print every
+	}
 	if (noisy) {
 		print "note: some cells vary by more than 20% between rounds (spread_pct in summary.json); consider --rounds 5" > sumtxt
 		print "note: some cells vary by more than 20% between rounds (spread_pct in summary.json); consider --rounds 5"
@@ -420,7 +526,7 @@ plot '$OUT/ratios.dat' using 2:xtic(1) lc rgb '#3a6ea5', \\
 EOF
 fi
 
-echo "results: $OUT (runs.jsonl, summary.json, summary.txt, log.txt)"
+echo "results: $OUT (runs.jsonl, summary.json, summary.txt, medians.tsv, log.txt)"
 if [ $failed -gt 0 ] || [ $flagged -gt 0 ]; then
 	echo "compare.sh: $failed of $total runs failed, $flagged saw bad messages (details in $LOG)" >&2
 	exit 1

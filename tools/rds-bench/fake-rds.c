@@ -4,10 +4,12 @@
  * selftest.sh to exercise rds-bench's own logic (processes, port exchange,
  * stop handling, message checks, JSON) on a machine without an RDS module.
  *
- * socket(FAMILY, SOCK_SEQPACKET, 0) for FAKE_RDS_FAMILY (default 25)
- * becomes an AF_UNIX datagram socket; an IPv4 address:port is mapped to
- * the abstract name "\0fake-rds:<hex addr>:<port>".  Like RDS, a full
- * receiver pushes back on the sender (EAGAIN) instead of dropping.
+ * socket(FAMILY, SOCK_SEQPACKET, 0) for a family in FAKE_RDS_FAMILY (a
+ * number or a comma-separated list; default 25) becomes an AF_UNIX
+ * datagram socket; an IPv4 address:port is mapped to the abstract name
+ * "\0fake-rds:<hex addr>:<port>" (the families share that namespace).
+ * Like RDS, a full receiver pushes back on the sender (EAGAIN) instead of
+ * dropping.
  *
  * FAKE_RDS_DROP=N drops every Nth message sent (to test loss detection).
  */
@@ -31,11 +33,22 @@ static unsigned char fake[MAXFD];
 static struct sockaddr_in bound[MAXFD];
 static atomic_ulong sent_count;
 
-static int fam(void)
+/* FAKE_RDS_FAMILY: one family or a comma-separated list (default 25) */
+static int is_fam(int domain)
 {
 	const char *s = getenv("FAKE_RDS_FAMILY");
+	char *end;
 
-	return s ? atoi(s) : 25;
+	if (!s)
+		return domain == 25;
+	while (*s) {
+		if (strtol(s, &end, 10) == domain && end != s)
+			return 1;
+		if (*end != ',')
+			break;
+		s = end + 1;
+	}
+	return 0;
 }
 
 static int is_fake(int fd)
@@ -82,7 +95,7 @@ int socket(int domain, int type, int protocol)
 
 	if (!real)
 		real = (int (*)(int, int, int))dlsym(RTLD_NEXT, "socket");
-	if (domain != fam() || (type & 0xf) != SOCK_SEQPACKET)
+	if (!is_fam(domain) || (type & 0xf) != SOCK_SEQPACKET)
 		return real(domain, type, protocol);
 	fd = real(AF_UNIX, SOCK_DGRAM | (type & ~0xf), 0);
 	if (fd >= 0 && fd < MAXFD) {

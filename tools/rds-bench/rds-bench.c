@@ -1802,8 +1802,11 @@ static void usage(FILE *f)
 "  -f, --family N      address family (default: " FAMILY_PARAM "\n"
 "                      if readable, else %d = AF_INET_OFFLOAD; 21 = AF_RDS)\n"
 "  -a, --addr A        local IPv4 address of both ends (default 127.0.0.1)\n"
-"      --saddr A       address of the sending/client end\n"
-"      --daddr A       address of the receiving/server end\n"
+"      --saddr A, --local A\n"
+"                      address the sending/client end binds\n"
+"      --daddr A, --peer A\n"
+"                      address the receiving/server end binds, which the\n"
+"                      sending/client end sends to\n"
 "  -s, --size BYTES    message size, 1..1m; suffixes k (1024), m (1048576)\n"
 "                      (default 64)\n"
 "  -d, --duration T    measured time, seconds (or 500ms) (default 2)\n"
@@ -1971,6 +1974,8 @@ static void parse_args(int argc, char **argv)
 		{ "addr",	required_argument, NULL, 'a' },
 		{ "saddr",	required_argument, NULL, O_SADDR },
 		{ "daddr",	required_argument, NULL, O_DADDR },
+		{ "local",	required_argument, NULL, O_SADDR },
+		{ "peer",	required_argument, NULL, O_DADDR },
 		{ "size",	required_argument, NULL, 's' },
 		{ "duration",	required_argument, NULL, 'd' },
 		{ "count",	required_argument, NULL, 'n' },

@@ -4,9 +4,11 @@
 # selftest.sh [RDS_BENCH [FAKE_SO]]: checks of rds-bench that need no RDS
 # module.  Command-line handling and error reporting run against the real
 # kernel; the end-to-end runs use fake-rds.so (an LD_PRELOAD stand-in that
-# maps a made-up family, 250, to AF_UNIX datagram sockets) to exercise the
-# processes, port exchange, stop handling, message checks, JSON output and
-# compare.sh.  Ends with "N passed, N failed".
+# maps made-up families, 250 and 251, to AF_UNIX datagram sockets) to
+# exercise the processes, port exchange, stop handling, message checks,
+# JSON output and compare.sh, and fake-perftest.sh (standing in for
+# perftest, rdma and ip) to exercise perftest-bench.sh and ib-compare.sh.
+# Prints TAP; ends with "N passed, N failed".
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -18,8 +20,8 @@ trap 'rm -rf "$T"' EXIT
 pass=0
 fail=0
 
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL $*"; }
+ok() { pass=$((pass + 1)); echo "ok $((pass + fail)) - $*"; }
+nok() { fail=$((fail + 1)); echo "not ok $((pass + fail)) - $*"; }
 
 # expect RC DESCRIPTION -- command...   (output in $T/out)
 expect() {
@@ -27,14 +29,14 @@ expect() {
 	shift 3
 	"$@" >"$T/out" 2>&1
 	rc=$?
-	if [ "$rc" -eq "$want" ]; then ok "$what"; else nok "$what (rc $rc, want $want)"; sed 's/^/     /' "$T/out" | head -5; fi
+	if [ "$rc" -eq "$want" ]; then ok "$what"; else nok "$what (rc $rc, want $want)"; sed 's/^/# /' "$T/out" | head -5; fi
 }
 # grep_out PATTERN DESCRIPTION
 grep_out() {
-	if grep -q -- "$1" "$T/out"; then ok "$2"; else nok "$2 (no '$1')"; sed 's/^/     /' "$T/out" | head -5; fi
+	if grep -q -- "$1" "$T/out"; then ok "$2"; else nok "$2 (no '$1')"; sed 's/^/# /' "$T/out" | head -5; fi
 }
 
-[ -x "$B" ] || { echo "no binary $B"; echo "0 passed, 1 failed"; exit 1; }
+[ -x "$B" ] || { echo "not ok 1 - no binary $B"; echo "0 passed, 1 failed"; exit 1; }
 
 # --- command line ------------------------------------------------------
 expect 0 "--help" -- "$B" --help
@@ -150,6 +152,129 @@ assert len(s["results"]) == 4
 for r in s["results"]:
     assert r["ratio"] > 0 and r["a"]["runs"] == 2 and r["b"]["runs"] == 2
 ' "$T/c1/summary.json"; then ok "summary.json content"; else nok "summary.json content"; fi
+fi
+
+# --local/--peer: the sending end binds one address and sends to the other
+expect 0 "--local/--peer" -- run probe --local 10.11.0.2 --peer 10.11.0.1
+grep_out "10.11.0.2:[0-9]* -> 10.11.0.1:" "probe binds --local and sends to --peer"
+
+# --- perftest-bench.sh over fake-perftest.sh ----------------------------
+P=$HERE/perftest-bench.sh
+FB=$T/bin
+FD=$T/fp
+mkdir -p "$FB" "$FD"
+for n in ib_send_bw ib_send_lat rdma ip; do ln -s "$HERE/fake-perftest.sh" "$FB/$n"; done
+HOW=""
+pt() { PATH=$FB:$PATH FAKE_PERFTEST_DIR=$FD FAKE_PERFTEST=$HOW "$P" "$@"; }
+IBA="--saddr 10.11.0.2 --daddr 10.11.0.1"
+for bad in "" "bogus" "--addr 10.11.0.1" "--addr 10.11.0.1 stream pingpong" \
+	   "stream" "--addr 1.2.3 stream" "--addr 10.11.0.1 --size 0 stream" \
+	   "--addr 10.11.0.1 --size 9m stream" "--addr 10.11.0.1 --iters 4 stream" \
+	   "--addr 10.11.0.1 --duration 0 stream" "--addr 10.11.0.1 --port 0 stream" \
+	   "--addr 10.11.0.1 --bogus stream" "--addr 10.11.0.1 stream --size"; do
+	# shellcheck disable=SC2086
+	expect 2 "perftest-bench.sh rejects: '$bad'" -- pt $bad
+	grep_out "Try 'perftest-bench.sh --help'" "perftest-bench.sh explains: '$bad'"
+done
+expect 1 "perftest-bench.sh: address on no RDMA device" -- pt --addr 10.99.0.1 probe
+grep_out "no interface holds 10.99.0.1" "says which address has no device"
+# shellcheck disable=SC2086
+expect 0 "perftest-bench.sh probe" -- pt $IBA probe
+grep_out "probe    perftest ok: fake0, 10.11.0.2 -> 10.11.0.1" "probe line"
+PJ=$T/p.jsonl
+# shellcheck disable=SC2086
+expect 0 "perftest stream" -- pt $IBA -s 64k -n 500 --json "$PJ" stream
+grep_out "ib_send_bw  *size 65536 .* msgs/s .* MB/s" "perftest stream line"
+# shellcheck disable=SC2086
+expect 0 "perftest stream -e" -- pt $IBA -s 64 -n 500 --events --json "$PJ" stream
+grep_out "ib_send_bw -e" "perftest stream line says -e"
+# shellcheck disable=SC2086
+expect 0 "perftest pingpong" -- pt $IBA -n 2000 --json "$PJ" pingpong
+grep_out "p50 177.2 " "pingpong reports the round trip, 2 x t_typical"
+# shellcheck disable=SC2086
+expect 0 "perftest sized by guess" -- pt $IBA -s 4k -d 2 --rates "$T/rates" --json "$PJ" stream
+# shellcheck disable=SC2086
+expect 0 "perftest sized by --rates" -- pt $IBA -s 4k -d 2 --rates "$T/rates" --json "$PJ" stream
+grep_out "| 53080 msgs" "iterations = last rate x --duration (26540/s x 2 s)"
+if [ "$(wc -l < "$T/rates")" -eq 1 ]; then ok "one rate per cell"; else nok "one rate per cell"; fi
+if command -v python3 >/dev/null 2>&1; then
+	if python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert len(r) == 5
+assert r[0]["tool"] == "perftest" and r[0]["program"] == "ib_send_bw" and r[0]["events"] is False
+assert r[0]["msgs_per_s"] == 26540 and abs(r[0]["mb_per_s"] - 26540 * 65536 / 1e6) < 0.01
+assert r[0]["iters"] == 500 and r[0]["ok"] is True and r[0]["dev"] == "fake0"
+assert r[1]["events"] is True and r[1]["msgs_per_s"] == 30000
+assert r[2]["mode"] == "pingpong" and r[2]["program"] == "ib_send_lat"
+assert r[2]["rtt_p50_us"] == 177.24 and r[2]["perftest_t_typical_us"] == 88.62
+assert abs(r[2]["rt_per_s"] / (1e6 / (2 * 88.62 * 1.9)) - 1) < 1e-3
+assert r[2]["rtt_p50_us"] <= r[2]["rtt_p99_us"] <= r[2]["rtt_p999_us"] <= r[2]["rtt_max_us"]
+assert r[3]["iters"] == 9766 and r[4]["iters"] == 53080  # 2e7 / 4096 x 2 s, then 26540 x 2 s
+' "$PJ"; then ok "perftest JSON content"; else nok "perftest JSON content"; fi
+fi
+HOW=server-fails
+# shellcheck disable=SC2086
+expect 0 "server failing after the client's result" -- pt $IBA -n 100 stream
+grep_out "note: ib_send_bw exit status client 0, server 1" "notes the server's failure"
+HOW=client-hangs
+start=$(date +%s)
+# shellcheck disable=SC2086
+expect 0 "client waiting for a failed server" -- pt $IBA -n 100 pingpong
+end=$(date +%s)
+if [ $((end - start)) -le 8 ]; then ok "stuck client stopped after its result"; else nok "stuck client took $((end - start)) s"; fi
+HOW="fail-once"
+rm -f "$FD/failed-once"
+# shellcheck disable=SC2086
+expect 0 "failed run tried again" -- pt $IBA -n 100 stream
+grep_out "trying once more" "says it tries again"
+HOW=fail
+# shellcheck disable=SC2086
+expect 1 "failing client" -- pt $IBA -n 100 stream
+grep_out "Failed to complete run_iter" "shows what the client said"
+HOW=""
+
+# --- ib-compare.sh: four specs through compare.sh ----------------------
+ib() {
+	LD_PRELOAD=$FAKE FAKE_RDS_FAMILY=250,251 PATH=$FB:$PATH FAKE_PERFTEST_DIR=$FD \
+		"$HERE/ib-compare.sh" --rounds 2 --sizes "64 64k" --duration 0.2 \
+		--pp-duration 0.2 --warmup 0.05 --rds-family 250 "$@"
+}
+expect 0 "ib-compare.sh" -- ib --doca-family 251 --out "$T/ib1"
+grep_out "A = rds_doca-ib:251, B = rds_rdma:250, C = verbs:perftest, D = verbs-e:perftest:events" "ib-compare.sh runs four specs"
+grep_out "64 B stream msgs/s, rds_doca / rds_rdma" "ib-compare.sh target table"
+if [ "$(wc -l < "$T/ib1/runs.jsonl")" -eq 24 ] && [ -s "$T/ib1/ib-summary.txt" ]; then
+	ok "ib-compare.sh output files"
+else
+	nok "ib-compare.sh output files"
+fi
+expect 0 "ib-compare.sh without rds_doca over IB" -- ib --doca-family 252 --out "$T/ib2"
+grep_out "rds_doca over IB is not measured" "says rds_doca is left out"
+grep_out "not measured$" "targets not measured"
+if command -v python3 >/dev/null 2>&1; then
+	if python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert a["rds_doca_measured"] is True and a["dev"] == "fake0"
+c = {(x["mode"], x["size"]): x for x in a["cells"]}
+assert len(c) == 3
+s = c[("stream", 64)]
+assert s["metric"] == "msgs_per_s" and s["verbs_poll"] == 26540 and s["verbs_events"] == 30000
+assert s["verbs_bound"] == 30000 and s["rds_doca_ib"] > 0 and s["rds_rdma"] > 0
+assert abs(s["doca_over_rdma"] - s["rds_doca_ib"] / s["rds_rdma"]) < 1e-3 * s["doca_over_rdma"]
+assert c[("stream", 65536)]["metric"] == "mb_per_s"
+p = c[("pingpong", 64)]
+assert p["metric"] == "rtt_p50_us" and p["verbs_bound"] == 177.24 and p["verbs_events"] == 3957.5
+t = {x["name"]: x for x in a["targets"]}
+assert len(t) == 4
+for x in t.values():
+    assert x["verdict"] == ("met" if (x["value"] >= x["target"] if x["op"] == ">=" else x["value"] <= x["target"]) else "missed")
+assert abs(t["pingpong_64_doca_rtt_over_verbs"]["value"] - p["rds_doca_ib"] / 177.24) < 1e-3 * t["pingpong_64_doca_rtt_over_verbs"]["value"]
+b = json.load(open(sys.argv[2]))
+assert b["rds_doca_measured"] is False
+assert all(x["value"] is None and x["verdict"] == "not measured" for x in b["targets"])
+assert all(x["rds_doca_ib"] is None and x["rds_rdma"] > 0 for x in b["cells"])
+' "$T/ib1/ib-summary.json" "$T/ib2/ib-summary.json"; then ok "ib-summary.json content"; else nok "ib-summary.json content"; fi
 fi
 
 echo "$pass passed, $fail failed"

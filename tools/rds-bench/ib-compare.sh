@@ -1,0 +1,229 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# ib-compare.sh: rds_doca over InfiniBand/RoCE against Linux RDS over the
+# same device (rds_rdma) and against raw verbs (perftest), interleaved in
+# one compare.sh run, then one table with the ratios the IB transport's
+# targets are stated in.  Meant to run as root on a host (or VM) with an
+# RDMA device holding two local addresses, modules loaded.  POSIX sh + awk.
+# See --help and README.
+
+set -u
+
+usage() {
+	cat <<'EOF'
+Usage: ib-compare.sh [OPTIONS]
+
+Measures, interleaved (every cell, every round, in this order):
+  rds_doca-ib  rds-bench on rds_doca's family, --saddr -> --daddr
+               (left out, with the reason, if rds_doca cannot bind them)
+  rds_rdma     rds-bench on Linux RDS (family 21) over rds_rdma
+  verbs        perftest ib_send_bw / ib_send_lat, busy polling
+  verbs-e      the same with -e (sleeping on completion events)
+then prints one table: the medians, the verbs bound (the better of verbs
+and verbs-e) and the ratios doca/rdma, doca/verbs and rdma/verbs, and
+the targets with their verdicts.
+
+Options:
+  --saddr A          sending/client address (default 10.11.0.2)
+  --daddr A          receiving/server address (default 10.11.0.1)
+  --doca-family N    rds_doca's family (default: its module parameter,
+                     else 25)
+  --rds-family N     Linux RDS's family (default 21)
+  --rounds N         rounds (default 3)
+  --out DIR          where results go (default ./rds-ib-compare-DATE-TIME)
+  --sizes "LIST"     stream sizes (default "64 4k 64k 1m")
+  --pp-sizes "LIST"  pingpong sizes (default "64")
+  --duration S, --pp-duration S, --warmup S, --timeout S
+                     passed to compare.sh
+  -h, --help         this help
+
+Output in DIR: everything compare.sh writes (runs.jsonl, medians.tsv,
+summary.json, summary.txt, log.txt) plus ib-summary.txt (the table) and
+ib-summary.json.  Exit status: compare.sh's (0 all runs ok, 1 some runs
+failed, 2 bad usage or a spec that does not work).
+EOF
+}
+
+die_usage() {
+	echo "ib-compare.sh: $*" >&2
+	echo "Try 'ib-compare.sh --help'." >&2
+	exit 2
+}
+
+is_uint() { case "$1" in ''|*[!0-9]*) return 1;; *) return 0;; esac; }
+
+SADDR=10.11.0.2
+DADDR=10.11.0.1
+DOCA_FAM=""
+RDS_FAM=21
+ROUNDS=3
+OUT=""
+SIZES="64 4k 64k 1m"
+PP_SIZES="64"
+PASS=""
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-h|--help) usage; exit 0;;
+	--saddr|--daddr|--doca-family|--rds-family|--rounds|--out|--sizes|\
+	--pp-sizes|--duration|--pp-duration|--warmup|--timeout)
+		[ $# -ge 2 ] || die_usage "$1 needs a value"
+		case "$1" in
+		--saddr) SADDR=$2;;
+		--daddr) DADDR=$2;;
+		--doca-family) DOCA_FAM=$2;;
+		--rds-family) RDS_FAM=$2;;
+		--rounds) ROUNDS=$2;;
+		--out) OUT=$2;;
+		--sizes) SIZES=$2;;
+		--pp-sizes) PP_SIZES=$2;;
+		*) PASS="$PASS $1 $2";;
+		esac
+		shift 2;;
+	*) die_usage "unknown argument '$1'";;
+	esac
+done
+
+if [ -z "$DOCA_FAM" ]; then
+	DOCA_FAM=$(cat /sys/module/rds_doca/parameters/family 2>/dev/null) || DOCA_FAM=25
+fi
+for f in "$DOCA_FAM" "$RDS_FAM"; do
+	if ! is_uint "$f" || [ "$f" -lt 1 ] || [ "$f" -gt 255 ]; then
+		die_usage "invalid family '$f'"
+	fi
+done
+[ "$DOCA_FAM" != "$RDS_FAM" ] ||
+	die_usage "rds_doca and Linux RDS both on family $RDS_FAM: load rds_doca on its own family to compare"
+if ! is_uint "$ROUNDS" || [ "$ROUNDS" -lt 1 ]; then die_usage "invalid --rounds '$ROUNDS'"; fi
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+BENCH=$HERE/rds-bench
+[ -x "$BENCH" ] || { echo "ib-compare.sh: no $BENCH (run make in $HERE)" >&2; exit 2; }
+[ -n "$OUT" ] || OUT=./rds-ib-compare-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$OUT" || { echo "ib-compare.sh: cannot create $OUT" >&2; exit 2; }
+
+# rds_doca over IB is measured only if it can bind these addresses: before
+# its IB transport it has only loopback and bind() fails (EADDRNOTAVAIL).
+DOCA_SPEC="rds_doca-ib:$DOCA_FAM"
+DOCA_NOTE=""
+if ! why=$("$BENCH" probe --family "$DOCA_FAM" --saddr "$SADDR" --daddr "$DADDR" --timeout 5 2>&1); then
+	DOCA_NOTE=$(echo "$why" | grep -v '^rds-bench: WARNING' | head -n 1)
+	echo "ib-compare.sh: rds_doca over IB is not measured: $DOCA_NOTE"
+	DOCA_SPEC=""
+fi
+
+# shellcheck disable=SC2086 # PASS is option/value pairs without blanks
+"$HERE/compare.sh" --rounds "$ROUNDS" --out "$OUT" --saddr "$SADDR" \
+	--daddr "$DADDR" --sizes "$SIZES" --pp-sizes "$PP_SIZES" $PASS \
+	$DOCA_SPEC "rds_rdma:$RDS_FAM" verbs:perftest verbs-e:perftest:events
+rc=$?
+[ $rc -ne 2 ] || exit 2
+[ -s "$OUT/medians.tsv" ] || { echo "ib-compare.sh: no $OUT/medians.tsv" >&2; exit "$rc"; }
+
+dev=$(sed -n 's/.*"dev":"\([^"]*\)".*/\1/p' "$OUT/runs.jsonl" | head -n 1)
+echo
+awk -F '\t' -v rounds="$ROUNDS" -v saddr="$SADDR" -v daddr="$DADDR" -v dev="${dev:-?}" \
+    -v docanote="$DOCA_NOTE" -v txt="$OUT/ib-summary.txt" \
+    -v js="$OUT/ib-summary.json" '
+function say(s) { print s; print s > txt }
+function num(x, fmt) { return x == "" ? "-" : sprintf(fmt, x) }
+function jnum(x) { return x == "" ? "null" : sprintf("%.6g", x) }
+function ratio(x, y) { return (x != "" && y != "" && y > 0) ? x / y : "" }
+# the value shown for column c of a cell: msgs/s for small stream
+# messages, MB/s for the rest, the p50 round trip for pingpong
+function val(c, mode, size,    k) {
+	k = c SUBSEP mode SUBSEP size
+	if (!(k in RUNS)) return ""
+	if (mode == "pingpong") return P50[k]
+	return size < 1024 ? RATE[k] : MB[k]
+}
+function flag(c, mode, size,    k) {
+	k = c SUBSEP mode SUBSEP size
+	if (!(k in RUNS)) return ""
+	if (BAD[k] > 0) return "!"
+	return RUNS[k] < rounds ? "*" : ""
+}
+# better of two: higher throughput, lower round trip
+function best(a, b, lower) {
+	if (a == "") return b
+	if (b == "") return a
+	if (lower) return a < b ? a : b
+	return a > b ? a : b
+}
+function verdict(v, op, t) {
+	if (v == "") return "not measured"
+	if (op == ">=") return v >= t ? "met" : "missed"
+	return v <= t ? "met" : "missed"
+}
+# medians.tsv: side spec mode size runs bad_runs rate mb_per_s rtt_p50_us
+# rtt_p99_us spread_pct size_label; cells in the order measured
+NR > 1 {
+	name = $2; sub(/:.*/, "", name)
+	k = name SUBSEP $3 SUBSEP $4
+	RUNS[k] = $5; BAD[k] = $6; RATE[k] = $7; MB[k] = $8; P50[k] = $9
+	if (!(($3, $4) in seen)) {
+		seen[$3, $4] = 1
+		ncell++
+		CMODE[ncell] = $3; CSIZE[ncell] = $4; CLABEL[ncell] = $12
+	}
+}
+END {
+	printf "" > txt
+	say(sprintf("IB transport on %s, %s -> %s: medians of %d rounds, interleaved", dev, saddr, daddr, rounds))
+	if (docanote != "")
+		say("rds_doca-ib not measured: " docanote)
+	say("")
+	say(sprintf("%-8s %-5s %-10s %12s %12s %12s %-23s %9s %10s %10s", "workload", "size", "metric",
+		"rds_doca-ib", "rds_rdma", "verbs-bound", "  (poll / -e)", "doca/rdma", "doca/verbs", "rdma/verbs"))
+	printf "{\"rounds\":%d,\"dev\":\"%s\",\"saddr\":\"%s\",\"daddr\":\"%s\",\"rds_doca_measured\":%s,\"cells\":[",
+		rounds, dev, saddr, daddr, (docanote == "" ? "true" : "false") > js
+	first = 1
+	for (ci = 1; ci <= ncell; ci++) {
+		mode = CMODE[ci]
+		size = CSIZE[ci] + 0
+		lower = mode == "pingpong"
+		metric = lower ? "RTT p50 us" : size < 1024 ? "msgs/s" : "MB/s"
+		jmetric = lower ? "rtt_p50_us" : size < 1024 ? "msgs_per_s" : "mb_per_s"
+		fmt = lower ? "%.1f" : size < 1024 ? "%.0f" : "%.2f"
+		d = val("rds_doca-ib", mode, size); r = val("rds_rdma", mode, size)
+		vp = val("verbs", mode, size); ve = val("verbs-e", mode, size)
+		vb = best(vp, ve, lower)
+		V[mode, size, "doca"] = d; V[mode, size, "rdma"] = r; V[mode, size, "verbs"] = vb
+		dr = ratio(d, r); dv = ratio(d, vb); rv = ratio(r, vb)
+		say(sprintf("%-8s %-5s %-10s %12s %12s %12s %-23s %9s %10s %10s", mode, CLABEL[ci], metric,
+			num(d, fmt) flag("rds_doca-ib", mode, size), num(r, fmt) flag("rds_rdma", mode, size),
+			num(vb, fmt), "  (" num(vp, fmt) flag("verbs", mode, size) " / " num(ve, fmt) flag("verbs-e", mode, size) ")",
+			num(dr, "%.2f"), num(dv, "%.2f"), num(rv, "%.2f")))
+		printf "%s\n{\"mode\":\"%s\",\"size\":%d,\"metric\":\"%s\",\"rds_doca_ib\":%s,\"rds_rdma\":%s,\"verbs_poll\":%s,\"verbs_events\":%s,\"verbs_bound\":%s,\"doca_over_rdma\":%s,\"doca_over_verbs\":%s,\"rdma_over_verbs\":%s}",
+			(first ? "" : ","), mode, size, jmetric, jnum(d), jnum(r), jnum(vp), jnum(ve), jnum(vb),
+			jnum(dr), jnum(dv), jnum(rv) > js
+		first = 0
+	}
+	printf "\n],\"targets\":[" > js
+	say("")
+	say(sprintf("%-52s %8s %8s  %s", "target", "measured", "wanted", "verdict"))
+	nt = 0
+	T[++nt] = "64 B stream msgs/s, rds_doca / rds_rdma|stream|64|rdma|>=|2.0|stream_64_doca_over_rdma"
+	T[++nt] = "64 KiB stream MB/s, rds_doca / rds_rdma|stream|65536|rdma|>=|1.3|stream_64k_doca_over_rdma"
+	T[++nt] = "64 KiB stream MB/s, rds_doca / verbs bound|stream|65536|verbs|>=|1.0|stream_64k_doca_over_verbs"
+	T[++nt] = "64 B RTT p50, rds_doca / ib_send_lat round trip|pingpong|64|verbs|<=|2.0|pingpong_64_doca_rtt_over_verbs"
+	for (t = 1; t <= nt; t++) {
+		split(T[t], f, "|")
+		v = ratio(V[f[2], f[3], "doca"], V[f[2], f[3], f[4]])
+		vd = verdict(v, f[5], f[6] + 0)
+		say(sprintf("%-52s %8s %8s  %s", f[1], num(v, "%.2f"), f[5] " " f[6], vd))
+		printf "%s\n{\"name\":\"%s\",\"value\":%s,\"op\":\"%s\",\"target\":%s,\"verdict\":\"%s\"}",
+			(t > 1 ? "," : ""), f[7], jnum(v), f[5], f[6], vd > js
+	}
+	print "\n]}" > js
+	say("")
+	say("verbs-bound: the better of perftest without and with -e (higher msgs/s")
+	say("or MB/s, lower RTT).  RTT = 2 x ib_send_lat t_typical: perftest reports")
+	say("half of each round trip.  MB = 1e6 bytes (perftest MB/sec = 2^20 B/s,")
+	say("converted).  Ratios of RTT: below 1 = rds_doca is faster.  Marks:")
+	say("* some runs failed, ! some runs saw bad messages.  Per-run data in")
+	say("runs.jsonl, every median in medians.tsv.")
+}' "$OUT/medians.tsv"
+echo "results: $OUT (ib-summary.txt, ib-summary.json, runs.jsonl, medians.tsv, log.txt)"
+exit "$rc"
