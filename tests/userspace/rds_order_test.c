@@ -15,6 +15,16 @@
  * MSG_DONTWAIT and, on EAGAIN (send queue full) or ENOBUFS (receiver
  * congested), wait and retry the same message.  The run fails, rather
  * than hangs, when nothing is received for --idle-timeout seconds.
+ *
+ * With --role, one process plays one side of the first phase only, for
+ * streams between two hosts: "--role recv" binds the receivers to
+ * --addr, ports --port + i, and expects the senders at --peer, ports
+ * --port + 64 + i; "--role send" binds the senders there and sends to
+ * the receivers.  Both sides take the same phase options.  The receiver
+ * prints "# receivers ready" once bound (start the sender after that);
+ * when it has everything, it sends a completion notice to each sender
+ * socket, which the sender waits for before closing its sockets (closing
+ * drops what is not delivered yet).
  */
 #include "rds_util.h"
 
@@ -22,6 +32,11 @@
 #include <sys/uio.h>
 
 #define MAGIC 0x5244534fu	/* "RDSO" */
+#define DONE_NOTICE "rds_order_test: all received"
+
+enum { ROLE_BOTH, ROLE_SEND, ROLE_RECV };
+/* --port + MAX_RECEIVERS + i: sender socket i of a split run */
+#define MAX_RECEIVERS 64
 
 struct hdr {
 	uint32_t magic;
@@ -74,9 +89,12 @@ static struct {
 	struct sockaddr_in *saddr;
 	long **plan;		/* [stream][receiver] message counts */
 	volatile int stop;
-	long progress;		/* messages received, all receivers */
+	long progress;		/* messages received (sent with --role send) */
+	int senders_done;	/* sender threads that returned */
 } run;
 
+static int opt_role = ROLE_BOTH;
+static int opt_port;
 static int opt_idle_timeout = 20;
 static long opt_messages = 100000;
 static int opt_senders = 4;
@@ -204,7 +222,10 @@ static void *sender_main(void *arg)
 		if (send_one(fd, &run.rx[r].addr, buf, len, s))
 			break;
 		s->sent++;
+		if (opt_role == ROLE_SEND)
+			__atomic_add_fetch(&run.progress, 1, __ATOMIC_RELAXED);
 	}
+	__atomic_add_fetch(&run.senders_done, 1, __ATOMIC_RELAXED);
 	free(seq);
 	free(buf);
 	return NULL;
@@ -293,6 +314,78 @@ static void *receiver_main(void *arg)
 	return NULL;
 }
 
+/* ---- split runs (--role) ---- */
+
+/* With --role, --addr is this host's end, whichever side it plays. */
+static struct in_addr rx_host(void)
+{
+	return opt_role == ROLE_RECV ? cfg.addr : cfg.peer;
+}
+
+static struct in_addr tx_host(void)
+{
+	return opt_role == ROLE_RECV ? cfg.peer : cfg.addr;
+}
+
+/* Fixed ports with --port, so that each side knows the other's. */
+static uint16_t rx_port(int i)
+{
+	return opt_port ? opt_port + i : 0;
+}
+
+static uint16_t tx_port(int i)
+{
+	return opt_port ? opt_port + MAX_RECEIVERS + i : 0;
+}
+
+/*
+ * --role recv: tell every sender socket that everything arrived.  Linux
+ * RDS drops what a closing socket has not transmitted yet, so keep the
+ * socket open until each sender answered (or for --idle-timeout).
+ */
+static void send_done_notices(void)
+{
+	size_t len = strlen(DONE_NOTICE);
+	int i, failed = 0;
+	char buf[64];
+
+	for (i = 0; i < run.ph->senders; i++)
+		if (send_to(run.rx[0].fd, &run.saddr[i], DONE_NOTICE, len,
+			    0) != (ssize_t)len)
+			failed++;
+	is_eq(failed, 0, "completion notice sent to every sender socket");
+	for (i = 0; i < run.ph->senders; i++)
+		if (recv_wait(run.rx[0].fd, buf, sizeof(buf), NULL, NULL, 0,
+			      opt_idle_timeout * 1000) < 0)
+			break;
+}
+
+/* --role send: wait for the receivers' notice on every sender socket. */
+static void wait_done_notices(void)
+{
+	struct sockaddr_in from, want = sin_make(cfg.peer, rx_port(0));
+	size_t len = strlen(DONE_NOTICE);
+	int i, missing = 0;
+	char buf[64];
+
+	for (i = 0; i < run.ph->senders; i++) {
+		ssize_t n = recv_wait(run.sfd[i], buf, sizeof(buf), &from,
+				      NULL, 0, opt_idle_timeout * 1000);
+
+		if (n != (ssize_t)len || memcmp(buf, DONE_NOTICE, len) ||
+		    from.sin_addr.s_addr != want.sin_addr.s_addr ||
+		    from.sin_port != want.sin_port)
+			missing++;
+		else	/* the answer the receiver waits for */
+			send_to(run.sfd[i], &want, DONE_NOTICE, len, 0);
+	}
+	/* Linux RDS: give the answers time to leave before closing */
+	stays_quiet(run.sfd[0], 1000, NULL);
+	ok_diag(!missing, "the receivers' completion notice reached every sender socket",
+		"%d of %d sockets got none within %d s", missing,
+		run.ph->senders, opt_idle_timeout);
+}
+
 /* ---- one phase ---- */
 
 static int run_phase(const struct phase *ph)
@@ -324,7 +417,13 @@ static int run_phase(const struct phase *ph)
 	for (i = 0; i < ph->receivers; i++) {
 		struct receiver *rx = &run.rx[i];
 
-		rx->fd = bound_socket_at(cfg.peer, 0, "bind receiver");
+		if (opt_role == ROLE_SEND) {
+			rx->fd = -1;
+			rx->addr = sin_make(cfg.peer, rx_port(i));
+			rx->next = calloc(run.nstreams, sizeof(*rx->next));
+			continue;
+		}
+		rx->fd = bound_socket_at(rx_host(), rx_port(i), "bind receiver");
 		if (rx->fd < 0) {
 			setup_ok = 0;
 			continue;
@@ -338,7 +437,12 @@ static int run_phase(const struct phase *ph)
 	for (i = 0; i < ph->senders; i++) {
 		int sb = 4 << 20;
 
-		run.sfd[i] = bound_socket_at(cfg.addr, 0, "bind sender");
+		if (opt_role == ROLE_RECV) {
+			run.sfd[i] = -1;
+			run.saddr[i] = sin_make(cfg.peer, tx_port(i));
+			continue;
+		}
+		run.sfd[i] = bound_socket_at(tx_host(), tx_port(i), "bind sender");
 		if (run.sfd[i] < 0) {
 			setup_ok = 0;
 			continue;
@@ -348,6 +452,8 @@ static int run_phase(const struct phase *ph)
 	}
 	if (!setup_ok)
 		return -1;
+	if (opt_role == ROLE_RECV)
+		tap_diag("receivers ready");
 
 	/* the plan: how many messages each stream sends to each receiver */
 	for (i = 0; i < run.nstreams; i++) {
@@ -368,9 +474,9 @@ static int run_phase(const struct phase *ph)
 	}
 
 	start = now_ms();
-	for (i = 0; i < ph->receivers; i++)
+	for (i = 0; i < ph->receivers && opt_role != ROLE_SEND; i++)
 		pthread_create(&run.rx[i].tid, NULL, receiver_main, &run.rx[i]);
-	for (i = 0; i < run.nstreams; i++)
+	for (i = 0; i < run.nstreams && opt_role != ROLE_RECV; i++)
 		pthread_create(&run.st[i].tid, NULL, sender_main, &run.st[i]);
 
 	/* watchdog: fail instead of hanging when delivery stalls */
@@ -379,7 +485,10 @@ static int run_phase(const struct phase *ph)
 		long p = __atomic_load_n(&run.progress, __ATOMIC_RELAXED);
 		int done = 1;
 
-		for (i = 0; i < ph->receivers; i++)
+		if (opt_role == ROLE_SEND)
+			done = __atomic_load_n(&run.senders_done,
+					       __ATOMIC_RELAXED) == run.nstreams;
+		for (i = 0; i < ph->receivers && opt_role != ROLE_SEND; i++)
 			if (__atomic_load_n(&run.rx[i].got, __ATOMIC_RELAXED) <
 			    run.rx[i].expect)
 				done = 0;
@@ -402,17 +511,18 @@ static int run_phase(const struct phase *ph)
 		 * and leave the process to exit().
 		 */
 		run.stop = 1;
-		for (i = 0; i < run.nstreams; i++)
+		for (i = 0; i < run.nstreams && opt_role != ROLE_RECV; i++)
 			pthread_kill(run.st[i].tid, SIGUSR1);
 		sleep_ms(500);
 		ok_diag(0, "messages keep arriving",
-			"nothing received for %d s; %ld messages received so far",
+			"nothing %s for %d s; %ld messages so far",
+			opt_role == ROLE_SEND ? "sent" : "received",
 			opt_idle_timeout, last);
 		return -1;
 	}
-	for (i = 0; i < run.nstreams; i++)
+	for (i = 0; i < run.nstreams && opt_role != ROLE_RECV; i++)
 		pthread_join(run.st[i].tid, NULL);
-	for (i = 0; i < ph->receivers; i++)
+	for (i = 0; i < ph->receivers && opt_role != ROLE_SEND; i++)
 		pthread_join(run.rx[i].tid, NULL);
 
 	for (i = 0; i < run.nstreams; i++) {
@@ -442,9 +552,15 @@ static int run_phase(const struct phase *ph)
 		wrong += rx->wrong_source;
 	}
 
-	ok_diag(!fatal && total_sent == ph->messages,
-		"every message was sent", "%ld of %ld sent, %d streams failed",
-		total_sent, ph->messages, fatal);
+	if (opt_role != ROLE_RECV)
+		ok_diag(!fatal && total_sent == ph->messages,
+			"every message was sent",
+			"%ld of %ld sent, %d streams failed",
+			total_sent, ph->messages, fatal);
+	if (opt_role == ROLE_SEND) {
+		wait_done_notices();
+		goto out;
+	}
 	for (j = 0; j < ph->receivers; j++) {
 		snprintf(name, sizeof(name),
 			 "receiver %d got its %ld messages", j,
@@ -469,11 +585,14 @@ static int run_phase(const struct phase *ph)
 		}
 		is_eq(extra, 0, "nothing arrives after the last message");
 	}
+	if (opt_role == ROLE_RECV)
+		send_done_notices();
 	tap_diag("%s: %ld messages, %ld bytes in %lld ms (%.0f msg/s); "
 		 "retries: %ld EAGAIN, %ld ENOBUFS", ph->name, total_got,
 		 bytes, elapsed, elapsed ? total_got * 1000.0 / elapsed : 0.0,
 		 eagain, enobufs);
 
+out:
 	for (i = 0; i < ph->senders; i++)
 		close(run.sfd[i]);
 	for (j = 0; j < ph->receivers; j++) {
@@ -499,8 +618,11 @@ enum {
 	OPT_MESSAGES = 0x100, OPT_SENDERS, OPT_THREADS, OPT_RECEIVERS,
 	OPT_MAX_SIZE, OPT_IDLE,
 };
+enum { OPT_ROLE = 0x180, OPT_PORT };
 
 static const struct option extra_opts[] = {
+	{ "role", required_argument, NULL, OPT_ROLE },
+	{ "port", required_argument, NULL, OPT_PORT },
 	{ "messages", required_argument, NULL, OPT_MESSAGES },
 	{ "senders", required_argument, NULL, OPT_SENDERS },
 	{ "threads", required_argument, NULL, OPT_THREADS },
@@ -515,6 +637,13 @@ static int extra_opt(int opt, const char *arg)
 	long v = atol(arg);
 
 	switch (opt) {
+	case OPT_ROLE:
+		opt_role = !strcmp(arg, "send") ? ROLE_SEND :
+			   !strcmp(arg, "recv") ? ROLE_RECV : -1;
+		return opt_role >= 0 ? 0 : -1;
+	case OPT_PORT:
+		opt_port = v;
+		return v > 0 && v <= 65535 - 2 * MAX_RECEIVERS ? 0 : -1;
 	case OPT_MESSAGES:
 		opt_messages = v;
 		return v > 0 ? 0 : -1;
@@ -547,8 +676,13 @@ int main(int argc, char **argv)
 	if (parse_common(argc, argv, extra_opts, extra_opt,
 			 " [--messages N] [--senders N] [--threads N]\n"
 			 "          [--receivers N] [--max-size N] "
-			 "[--idle-timeout S]"))
+			 "[--idle-timeout S]\n"
+			 "          [--role send|recv --port P]"))
 		return 2;
+	if (opt_role != ROLE_BOTH && !opt_port) {
+		fprintf(stderr, "--role needs --port\n");
+		return 2;
+	}
 
 	/* many streams into a few receivers */
 	phases[0] = (struct phase){ "order", opt_senders, opt_threads,
@@ -577,6 +711,9 @@ int main(int argc, char **argv)
 	close(fd);
 
 	for (i = 0; i < 2; i++) {
+		/* a split run plays the first phase, shaped by the options */
+		if (opt_role != ROLE_BOTH && i > 0)
+			break;
 		if (cfg.filter && !strstr(phases[i].name, cfg.filter))
 			continue;
 		if (run_phase(&phases[i]))

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDS between two hosts: one side of a check per process.
+ *
+ * Each mode plays one end; tests/userspace/cross_host.sh starts the two
+ * ends on two hosts (--addr is this host's address, --peer the other's)
+ * and starts a client only after its server printed "# ready":
+ *
+ *   echo         bind --addr:--port, send every message back to where it
+ *                came from, until a "quit" message
+ *   ping         round trips of several sizes, then a pipelined burst,
+ *                against an echo server at --peer:--port
+ *   stream-recv  bind --addr:--port, receive the sequenced messages
+ *                0..--count-1 from --peer:--sport, each exactly once and
+ *                in order, and acknowledge (a message "ack N" back to the
+ *                sender) after message --ack-at - 1 and after the last
+ *   stream-send  bind --addr:--port, send messages --from..--to-1 to
+ *                --peer:--dport, wait for "ack --to", close
+ *
+ * stream-send runs twice against one stream-recv, with the sending
+ * host's module reloaded in between: the receiver, which stays up, must
+ * see the restarted peer's messages as new ones.
+ */
+#include "rds_util.h"
+
+#include <sys/uio.h>
+
+#define STREAM_MAGIC 0x52445358u	/* "RDSX" */
+#define QUIT "quit"
+/* Socket buffers for the largest message (half of SO_SNDBUF is usable). */
+#define BIG_BUF (4 << 20)
+#define MAX_MSG (1 << 20)
+
+struct stream_hdr {
+	uint32_t magic;
+	uint32_t seq;
+	uint32_t len;		/* whole message */
+	uint32_t body_sum;	/* fnv1a of the body */
+};
+
+static const char *opt_mode;
+static int opt_port, opt_sport, opt_dport;
+static long opt_count, opt_ack_at = -1, opt_from, opt_to;
+static int opt_idle_timeout = 120;
+
+static char buf[MAX_MSG + 64];
+static char want[MAX_MSG + 64];
+
+/* A socket bound to --addr:@port with big buffers, -1 after a failed check. */
+static int open_bound(int port, const char *what)
+{
+	int fd = bound_socket_at(cfg.addr, port, what);
+	int sz = BIG_BUF;
+
+	if (fd < 0)
+		return -1;
+	/* as root, past net.core.[rw]mem_max */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	return fd;
+}
+
+static bool same_sin(const struct sockaddr_in *a, const struct sockaddr_in *b)
+{
+	return a->sin_family == AF_INET && a->sin_port == b->sin_port &&
+	       a->sin_addr.s_addr == b->sin_addr.s_addr;
+}
+
+static int idle_ms(void)
+{
+	return opt_idle_timeout * 1000;
+}
+
+/* A server's socket: bound, then "# ready" for the script that waits. */
+static int open_server(const char *what)
+{
+	int fd = open_bound(opt_port, what);
+
+	if (fd >= 0)
+		tap_diag("ready");
+	return fd;
+}
+
+/* The next message on @fd, waiting up to --idle-timeout. */
+static ssize_t next_msg(int fd, struct sockaddr_in *from, int *flags)
+{
+	memset(from, 0, sizeof(*from));
+	return recv_wait(fd, buf, sizeof(buf), from, flags, 0, idle_ms());
+}
+
+/* ---- echo / ping ---- */
+
+static void mode_echo(void)
+{
+	struct sockaddr_in from;
+	long echoed = 0, foreign = 0, failed = 0;
+	bool quit = false;
+	int fd, flags;
+	ssize_t n;
+
+	fd = open_server("bind the echo socket");
+	if (fd < 0)
+		return;
+	for (;;) {
+		n = next_msg(fd, &from, &flags);
+		if (n < 0)
+			break;
+		if (n == 0 && !(flags & MSG_TRUNC) && from.sin_port == 0)
+			continue;	/* a notification, not a message */
+		if (from.sin_addr.s_addr != cfg.peer.s_addr)
+			foreign++;
+		if (n == (ssize_t)strlen(QUIT) && !memcmp(buf, QUIT, n)) {
+			quit = true;
+			break;
+		}
+		if (send_to(fd, &from, buf, n, 0) != n)
+			failed++;
+		else
+			echoed++;
+	}
+	ok_diag(quit, "echo: the client said quit",
+		"recvmsg: %s after %ld messages",
+		errno == ETIME ? "nothing for --idle-timeout" : tap_errname(errno),
+		echoed);
+	is_eq(foreign, 0, "echo: every message came from the peer host");
+	is_eq(failed, 0, "echo: every message was sent back");
+	tap_diag("echo: %ld messages sent back", echoed);
+	close(fd);
+}
+
+/* Send @len bytes of pattern @seed to the echo server, expect them back. */
+static bool round_trip(int fd, const struct sockaddr_in *srv, size_t len,
+		       uint32_t seed, const char *what)
+{
+	struct sockaddr_in from;
+	int flags = 0;
+	ssize_t n;
+	long bad;
+
+	pattern_fill(want, len, seed);
+	if (send_to(fd, srv, want, len, 0) != (ssize_t)len)
+		return ok_diag(0, what, "sendmsg: %s", tap_errname(errno));
+	n = recv_wait(fd, buf, sizeof(buf), &from, &flags, 0, idle_ms());
+	if (n < 0)
+		return ok_diag(0, what, "no echo: %s",
+			       errno == ETIME ? "timed out" : tap_errname(errno));
+	if ((size_t)n != len)
+		return ok_diag(0, what, "%zd bytes back, sent %zu", n, len);
+	bad = pattern_check(buf, len, seed);
+	if (bad >= 0)
+		return ok_diag(0, what, "payload differs at byte %ld", bad);
+	if (flags)
+		return ok_diag(0, what, "msg_flags 0x%x", flags);
+	if (!same_sin(&from, srv))
+		return ok_diag(0, what, "echo from another address or port");
+	return ok_diag(1, what, NULL);
+}
+
+static void mode_ping(void)
+{
+	static const size_t sizes[] = { 0, 1, 1000, 9000, 65536, MAX_MSG };
+	struct sockaddr_in srv = sin_make(cfg.peer, opt_port), from;
+	const int burst = 200;
+	long sent = 0, got = 0, wrong = 0;
+	char name[128];
+	unsigned int i;
+	int fd;
+
+	fd = open_bound(0, "bind the client socket");
+	if (fd < 0)
+		return;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		snprintf(name, sizeof(name), "ping: round trip of %zu bytes",
+			 sizes[i]);
+		round_trip(fd, &srv, sizes[i], i + 1, name);
+	}
+
+	/* many in flight at once: back complete and in order */
+	for (i = 0; i < (unsigned int)burst; i++) {
+		size_t len = 1 + (i * 7919u) % 8192;
+
+		pattern_fill(want, len, 1000 + i);
+		if (send_to(fd, &srv, want, len, 0) != (ssize_t)len)
+			break;
+		sent++;
+	}
+	for (i = 0; i < sent; i++) {
+		size_t len = 1 + (i * 7919u) % 8192;
+		ssize_t n = recv_wait(fd, buf, sizeof(buf), &from, NULL, 0,
+				      idle_ms());
+
+		if (n < 0)
+			break;
+		got++;
+		if ((size_t)n != len || pattern_check(buf, n, 1000 + i) >= 0 ||
+		    !same_sin(&from, &srv))
+			wrong++;
+	}
+	is_eq(sent, burst, "ping: %d pipelined messages sent", burst);
+	is_eq(got, sent, "ping: every pipelined message came back");
+	is_eq(wrong, 0, "ping: pipelined echoes complete and in order");
+
+	/* a port nobody is bound to: dropped there, the sender not told */
+	srv.sin_port = htons(opt_port + 1);
+	is_eq(send_to(fd, &srv, "lost", 4, 0), 4,
+	      "ping: a message to an unbound port on the peer is accepted");
+	srv.sin_port = htons(opt_port);
+	round_trip(fd, &srv, 100, 77, "ping: round trip after it");
+
+	is_eq(send_to(fd, &srv, QUIT, strlen(QUIT), 0), (ssize_t)strlen(QUIT),
+	      "ping: quit sent");
+	/* the echo server reads it before it exits; keep the socket open */
+	stays_quiet(fd, 1000, NULL);
+	close(fd);
+}
+
+/* ---- sequenced streams across a module reload ---- */
+
+static size_t stream_len(uint32_t seq)
+{
+	return sizeof(struct stream_hdr) + (seq * 2654435761u >> 8) % 2048;
+}
+
+static void send_ack(int fd, const struct sockaddr_in *to, long n,
+		     long *failed)
+{
+	char m[32];
+	int len = snprintf(m, sizeof(m), "ack %ld", n);
+
+	if (send_to(fd, to, m, len, 0) != len)
+		(*failed)++;
+}
+
+static void mode_stream_recv(void)
+{
+	struct sockaddr_in src = sin_make(cfg.peer, opt_sport), from;
+	long next = 0, dup = 0, gap = 0, corrupt = 0, wrong = 0, failed = 0;
+	long got_at_ack = -1, got = 0;
+	struct stream_hdr h;
+	int fd, flags;
+	ssize_t n;
+
+	fd = open_server("stream: bind the receiver");
+	if (fd < 0)
+		return;
+	while (next < opt_count) {
+		n = next_msg(fd, &from, &flags);
+		if (n < 0)
+			break;
+		if (n == 0 && from.sin_port == 0)
+			continue;	/* a notification */
+		got++;
+		if (!same_sin(&from, &src))
+			wrong++;
+		if (n < (ssize_t)sizeof(h)) {
+			corrupt++;
+			continue;
+		}
+		memcpy(&h, buf, sizeof(h));
+		if (h.magic != STREAM_MAGIC ||
+		    h.len != n || (size_t)n != stream_len(h.seq) ||
+		    h.body_sum != fnv1a(buf + sizeof(h), n - sizeof(h)) ||
+		    (flags & MSG_TRUNC)) {
+			corrupt++;
+			continue;
+		}
+		if (h.seq < next) {
+			dup++;
+			continue;
+		}
+		if (h.seq > next) {
+			if (gap++ < 5)
+				tap_diag("stream: message %u, expected %ld",
+					 h.seq, next);
+		}
+		next = h.seq + 1;
+		if (next == opt_ack_at) {
+			got_at_ack = got;
+			send_ack(fd, &src, next, &failed);
+		}
+	}
+	if (next == opt_count)
+		send_ack(fd, &src, next, &failed);
+	else
+		tap_diag("stream: nothing for %d s after message %ld",
+			 opt_idle_timeout, next - 1);
+
+	if (opt_ack_at > 0)
+		is_eq(got_at_ack, opt_ack_at,
+		      "stream: messages 0..%ld arrived, once each, before the reload",
+		      opt_ack_at - 1);
+	is_eq(next, opt_count, "stream: the stream reached message %ld",
+	      opt_count - 1);
+	is_eq(got, opt_count, "stream: %ld messages received in all",
+	      opt_count);
+	is_eq(dup, 0, "stream: no duplicated or reordered-back messages");
+	is_eq(gap, 0, "stream: no missing or reordered-ahead messages");
+	is_eq(corrupt, 0, "stream: no corrupted or truncated payloads");
+	is_eq(wrong, 0, "stream: every message came from %s port %d",
+	      "the peer's sender", opt_sport);
+	is_eq(failed, 0, "stream: acknowledgements sent");
+	ok_diag(stays_quiet(fd, QUIET_MS, NULL),
+		"stream: nothing arrives after the last message", NULL);
+	/* the sender closes once it has the last ack: let it get there */
+	stays_quiet(fd, 1000, NULL);
+	close(fd);
+}
+
+static void mode_stream_send(void)
+{
+	struct sockaddr_in dst = sin_make(cfg.peer, opt_dport), from;
+	struct stream_hdr *h = (struct stream_hdr *)buf;
+	char ack[32], m[32];
+	long seq, sent = 0;
+	int fd, len;
+	ssize_t n;
+
+	fd = open_bound(opt_port, "stream: bind the sender");
+	if (fd < 0)
+		return;
+	for (seq = opt_from; seq < opt_to; seq++) {
+		size_t l = stream_len(seq);
+
+		h->magic = STREAM_MAGIC;
+		h->seq = seq;
+		h->len = l;
+		pattern_fill(buf + sizeof(*h), l - sizeof(*h), seq);
+		h->body_sum = fnv1a(buf + sizeof(*h), l - sizeof(*h));
+		if (send_to(fd, &dst, buf, l, 0) != (ssize_t)l) {
+			tap_diag("stream: sending message %ld: %s", seq,
+				 tap_errname(errno));
+			break;
+		}
+		sent++;
+	}
+	is_eq(sent, opt_to - opt_from, "stream: messages %ld..%ld sent",
+	      opt_from, opt_to - 1);
+
+	len = snprintf(m, sizeof(m), "ack %ld", opt_to);
+	n = recv_wait(fd, ack, sizeof(ack), &from, NULL, 0, idle_ms());
+	ok_diag(n == len && !memcmp(ack, m, len) && same_sin(&from, &dst),
+		"stream: the receiver acknowledged them",
+		"%s", n < 0 ? (errno == ETIME ? "no ack in time" :
+			       tap_errname(errno)) : "unexpected reply");
+	close(fd);
+}
+
+/* ---- options ---- */
+
+#define USAGE								\
+	" --mode MODE --port P\n"					\
+	"          [--sport P] [--dport P] [--count N] [--ack-at N]\n"	\
+	"          [--from N] [--to N] [--idle-timeout S]\n"		\
+	"  MODE: echo, ping, stream-recv (--sport, --count, --ack-at),\n" \
+	"        stream-send (--dport, --from, --to)"
+
+enum {
+	OPT_MODE = 0x100, OPT_PORT, OPT_SPORT, OPT_DPORT, OPT_COUNT,
+	OPT_ACK_AT, OPT_FROM, OPT_TO, OPT_IDLE,
+};
+
+static const struct option extra_opts[] = {
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "sport", required_argument, NULL, OPT_SPORT },
+	{ "dport", required_argument, NULL, OPT_DPORT },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "ack-at", required_argument, NULL, OPT_ACK_AT },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int extra_opt(int opt, const char *arg)
+{
+	long v = atol(arg);
+
+	switch (opt) {
+	case OPT_MODE:
+		opt_mode = arg;
+		return 0;
+	case OPT_PORT:
+	case OPT_SPORT:
+	case OPT_DPORT:
+		if (v < 1 || v > 65534)
+			return -1;
+		*(opt == OPT_PORT ? &opt_port :
+		  opt == OPT_SPORT ? &opt_sport : &opt_dport) = v;
+		return 0;
+	case OPT_COUNT:
+		opt_count = v;
+		return v > 0 ? 0 : -1;
+	case OPT_ACK_AT:
+		opt_ack_at = v;
+		return v > 0 ? 0 : -1;
+	case OPT_FROM:
+		opt_from = v;
+		return v >= 0 ? 0 : -1;
+	case OPT_TO:
+		opt_to = v;
+		return v > 0 ? 0 : -1;
+	case OPT_IDLE:
+		opt_idle_timeout = v;
+		return v > 0 ? 0 : -1;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*run)(void);
+	} modes[] = {
+		{ "echo", mode_echo },
+		{ "ping", mode_ping },
+		{ "stream-recv", mode_stream_recv },
+		{ "stream-send", mode_stream_send },
+	};
+	unsigned int i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (parse_common(argc, argv, extra_opts, extra_opt, USAGE))
+		return 2;
+	for (i = 0; opt_mode && i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(opt_mode, modes[i].name))
+			break;
+	if (!opt_mode || i == sizeof(modes) / sizeof(modes[0]) || !opt_port ||
+	    (!strcmp(opt_mode, "stream-recv") && (!opt_sport || !opt_count)) ||
+	    (!strcmp(opt_mode, "stream-send") &&
+	     (!opt_dport || opt_to <= opt_from))) {
+		usage(argv[0], USAGE);
+		return 2;
+	}
+	print_config("rds_xhost_test");
+	modes[i].run();
+	return tap_finish();
+}
