@@ -4,7 +4,8 @@
 set -euo pipefail
 ko=${1:-build/$(uname -r)/rds_doca.ko}
 cd "$(dirname "$0")/../.."
-echo "# insmod $ko"
+echo "# modprobe rdma_cm; insmod $ko"
+modprobe rdma_cm	# the IB/RoCE transport is built on it
 insmod "$ko"
 echo "# family in use: $(cat /sys/module/rds_doca/parameters/family)"
 tools/rds-demo/rds-demo
