@@ -363,7 +363,9 @@ static void rdsd_conn_requeue(struct rdsd_conn *conn, struct rdsd_msg *msg)
  * @conn: connection.
  *
  * Process context.  If another thread is already sending on @conn it will
- * also send what the caller queued, and this returns at once.
+ * look at the queue and the transport again before it stops, even after
+ * the transport refused a message, and this returns at once: the call may
+ * be a kick that says the transport has room again.
  */
 void rdsd_conn_xmit(struct rdsd_conn *conn)
 {
@@ -371,9 +373,15 @@ void rdsd_conn_xmit(struct rdsd_conn *conn)
 	struct rdsd_msg *msg;
 	int ret;
 
+	/* after what the caller queued; all flags share one word */
+	smp_mb__before_atomic();
+	set_bit(RDSD_CONN_XMIT_AGAIN, &conn->flags);
 again:
 	if (test_and_set_bit_lock(RDSD_CONN_IN_XMIT, &conn->flags))
 		return;
+	clear_bit(RDSD_CONN_XMIT_AGAIN, &conn->flags);
+	/* before looking at the queue: a later caller's bit stays set */
+	smp_mb__after_atomic();
 
 	while ((msg = rdsd_conn_next(conn))) {
 		ret = conn->trans->xmit(conn, msg);
@@ -391,6 +399,8 @@ again:
 	clear_bit_unlock(RDSD_CONN_IN_XMIT, &conn->flags);
 	/* a message queued after our last look must not be stranded */
 	smp_mb__after_atomic();
+	if (test_bit(RDSD_CONN_XMIT_AGAIN, &conn->flags))
+		goto again;	/* a caller found us busy */
 	if (msg)
 		return;	/* the transport will kick us */
 	if (READ_ONCE(conn->state) == RDSD_CONN_UP &&

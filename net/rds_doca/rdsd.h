@@ -144,6 +144,7 @@ enum rdsd_conn_state {
 enum {
 	RDSD_CONN_IN_XMIT,	/* one thread runs rdsd_conn_xmit() */
 	RDSD_CONN_DEAD,		/* being destroyed: no new messages */
+	RDSD_CONN_XMIT_AGAIN,	/* rdsd_conn_xmit() called while IN_XMIT */
 };
 
 /**
