@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suites for rds_doca.
+ * KUnit suites for rds_doca: the core (control messages, sequence numbers,
+ * congestion maps, transport selection, messages, binding, the wire
+ * header, RDMA cookies).  ib_test.c and window_test.c hold the suites of
+ * the IB transport; all of them make up one module, rds_doca_kunit.
  *
  * Built only against a kernel with CONFIG_KUNIT; rds_doca exports its
  * internals to this module with EXPORT_SYMBOL_IF_KUNIT.  Suites that need
@@ -411,9 +414,10 @@ struct trans_bind_case {
 static const struct trans_bind_case trans_bind_cases[] = {
 	{ "127.0.0.1 is loopback", 0x7f000001, -1, true, 0 },
 	{ "127.255.255.254 is loopback", 0x7ffffffe, -1, true, 0 },
+	/* no RDMA device serves these in the test kernel */
 	{ "10.0.0.1 has no transport", 0x0a000001, -1, false, -EADDRNOTAVAIL },
 	{ "192.0.2.1 has no transport", 0xc0000201, -1, false, -EADDRNOTAVAIL },
-	{ "forced IB is unavailable", 0x7f000001, RDS_TRANS_IB, false,
+	{ "forced IB refuses loopback", 0x7f000001, RDS_TRANS_IB, false,
 	  -ENOPROTOOPT },
 	{ "forced TCP is unavailable", 0x7f000001, RDS_TRANS_TCP, false,
 	  -ENOPROTOOPT },
@@ -448,7 +452,7 @@ static const struct {
 	{ -1, -EINVAL },	/* RDS_TRANS_NONE */
 	{ RDS_TRANS_COUNT, -EINVAL },
 	{ RDSD_TRANS_LOOP, -EINVAL },
-	{ RDS_TRANS_IB, -ENOPROTOOPT },
+	{ RDS_TRANS_IB, 0 },
 	{ RDS_TRANS_GAP, -ENOPROTOOPT },
 	{ RDS_TRANS_TCP, -ENOPROTOOPT },
 	{ 1000, -EINVAL },

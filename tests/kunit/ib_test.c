@@ -1,0 +1,887 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suites for the protocol rules of the IB transport.
+ *
+ * rds_doca_ib_credits checks the credit accounting one call at a time,
+ * then runs a model of two ends that exchange messages over rings of N
+ * receive buffers: each end sends with rdsd_ib_credits_ok() and
+ * rdsd_ib_credits_take() as ib_data.c does, a receiver reposts each
+ * buffer and returns it as a credit on its next message or in an ack.
+ * Random schedules (fixed seeds) must never send into a buffer that is
+ * not posted, never lose or invent a credit, and never stop while a
+ * message waits.  The same model with a rule that spends the last credit
+ * freely must be caught deadlocking, which shows the model can fail.
+ *
+ * rds_doca_ib_proto checks the connection race (who keeps its attempt),
+ * the validation of the rdma_cm private data, and fragment reassembly.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/prandom.h>
+
+#include "ib.h"
+
+/* ---- rds_doca_ib_credits: flow control by credits ---- */
+
+struct credits_ok_case {
+	const char	*name;
+	u32		avail;
+	u32		adv;
+	u32		n;
+	bool		ok;
+};
+
+static const struct credits_ok_case credits_ok_cases[] = {
+	{ "last credit kept, nothing to return", 1, 0, 1, false },
+	{ "last credit spent returning credits", 1, 1, 1, true },
+	{ "one credit to spare", 2, 0, 1, true },
+	{ "no credit", 0, 7, 1, false },
+	{ "fragments leave the last credit", 5, 0, 4, true },
+	{ "fragments would take the last credit", 4, 0, 4, false },
+	{ "fragments take the last credit returning credits", 4, 2, 4, true },
+	{ "more fragments than credits", 4, 2, 5, false },
+	{ "largest message into a fresh ring", RDSD_IB_RECV_RING, 0,
+	  RDSD_IB_MAX_FRAGS, true },
+	{ "whole ring, nothing to return", RDSD_IB_RECV_RING, 0,
+	  RDSD_IB_RECV_RING, false },
+};
+
+static void credits_ok_desc(const struct credits_ok_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(credits_ok, credits_ok_cases, credits_ok_desc);
+
+static void rdsd_ib_credits_ok_keeps_last_credit(struct kunit *test)
+{
+	const struct credits_ok_case *c = test->param_value;
+	struct rdsd_ib_credits cr = { .avail = c->avail, .adv = c->adv };
+
+	KUNIT_EXPECT_EQ(test, rdsd_ib_credits_ok(&cr, c->n), c->ok);
+	/* asking changes nothing */
+	KUNIT_EXPECT_EQ(test, cr.avail, c->avail);
+	KUNIT_EXPECT_EQ(test, cr.adv, c->adv);
+}
+
+struct credits_take_case {
+	const char	*name;
+	u32		avail;
+	u32		adv;
+	u32		n;
+	u32		avail_after;
+	u32		returned;
+	u32		adv_after;
+};
+
+static const struct credits_take_case credits_take_cases[] = {
+	{ "nothing to return", 5, 0, 1, 4, 0, 0 },
+	{ "returns every reposted buffer", 5, 7, 2, 3, 7, 0 },
+	{ "spends the last credit", 1, 1, 1, 0, 1, 0 },
+	{ "as many as a header carries", 10, U16_MAX, 1, 9, U16_MAX, 0 },
+	{ "one more than a header carries", 10, U16_MAX + 1, 1, 9, U16_MAX,
+	  1 },
+	{ "far more than a header carries", 10, 200000, 3, 7, U16_MAX,
+	  200000 - U16_MAX },
+	{ "counter at its top", 10, U32_MAX, 1, 9, U16_MAX,
+	  U32_MAX - U16_MAX },
+};
+
+static void credits_take_desc(const struct credits_take_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(credits_take, credits_take_cases, credits_take_desc);
+
+static void rdsd_ib_credits_take_caps_returned(struct kunit *test)
+{
+	const struct credits_take_case *c = test->param_value;
+	struct rdsd_ib_credits cr = { .avail = c->avail, .adv = c->adv };
+	u32 returned = 0xdead;
+
+	rdsd_ib_credits_take(&cr, c->n, &returned);
+
+	KUNIT_EXPECT_EQ(test, cr.avail, c->avail_after);
+	KUNIT_EXPECT_EQ(test, returned, c->returned);
+	KUNIT_EXPECT_EQ(test, cr.adv, c->adv_after);
+}
+
+static void rdsd_ib_credits_take_returns_all_over_several_headers(struct kunit *test)
+{
+	struct rdsd_ib_credits cr = { .avail = 100, .adv = 3 * U16_MAX + 5 };
+	u32 returned, total = 0;
+	int sends = 0;
+
+	/* Act: send until nothing is left to return */
+	while (cr.adv && sends < 10) {
+		rdsd_ib_credits_take(&cr, 1, &returned);
+		KUNIT_EXPECT_LE(test, returned, (u32)U16_MAX);
+		total += returned;
+		sends++;
+	}
+
+	/* Assert: every credit returned once, in as few headers as fit */
+	KUNIT_EXPECT_EQ(test, total, 3 * U16_MAX + 5);
+	KUNIT_EXPECT_EQ(test, sends, 4);
+	KUNIT_EXPECT_EQ(test, cr.avail, 96U);
+	rdsd_ib_credits_take(&cr, 1, &returned);
+	KUNIT_EXPECT_EQ(test, returned, 0U);
+}
+
+/*
+ * The exchange model.  Each end has a ring of @ring receive buffers, all
+ * posted at first, and learns the peer's ring size as its first credits
+ * (rdsd_ib_tx_start()/rdsd_ib_tx_arm()).  A message is one packet per
+ * fragment (a SEND each); the first carries the credits
+ * rdsd_ib_credits_take() returned.  An arrival completes a posted
+ * receive and adds the credits it carries; a repost, some time later,
+ * makes the buffer a credit to return (rdsd_ib_recv_done()), and an ack
+ * goes out when a quarter of the ring waits to be returned.  When nothing
+ * else can happen, an end with credits to return sends an ack (the ack
+ * timer).  The largest message has ring - 2 fragments, the least credits
+ * rdsd_ib_cm_data_check() accepts for RDSD_IB_MAX_FRAGS.
+ */
+enum sim_action {
+	SIM_SEND,	/* the next data message, if the credits allow */
+	SIM_ARRIVE,	/* the oldest packet on the way reaches the peer */
+	SIM_REPOST,	/* a completed receive buffer is posted again */
+	SIM_NR_ACTIONS,
+};
+
+enum sim_result {
+	SIM_RUNNING,	/* not finished */
+	SIM_DONE,	/* every message delivered */
+	SIM_OVERRUN,	/* a packet would meet no posted receive */
+	SIM_LOST,	/* credits were lost or made up */
+	SIM_DEADLOCK,	/* messages wait, nothing can move */
+	SIM_TOO_LONG,	/* no end after SIM_STEPS_MAX steps */
+};
+
+#define SIM_STEPS_MAX	1000000
+
+struct sim_pkt {
+	u32	credits;
+	bool	last;		/* last fragment of a data message */
+};
+
+/**
+ * struct sim_end - one end of the modelled connection
+ * @c: its credits, as rdsd_ib_conn.credits.
+ * @consumed: receive buffers completed and not yet posted again.
+ * @to_send: data messages left to send.
+ * @frags: fragments of the next one.
+ * @delivered: data messages received whole.
+ * @q: packets on their way to the other end, oldest at @q_head.
+ * @q_head: index of the oldest.
+ * @q_len: packets on the way.
+ * @q_credits: credits they carry.
+ */
+struct sim_end {
+	struct rdsd_ib_credits	c;
+	u32			consumed;
+	u32			to_send;
+	u32			frags;
+	u32			delivered;
+	struct sim_pkt		*q;
+	u32			q_head;
+	u32			q_len;
+	u64			q_credits;
+};
+
+struct sim {
+	bool			(*ok)(const struct rdsd_ib_credits *c, u32 n);
+	u32			ring;
+	u32			ack_at;
+	u32			weight[2][SIM_NR_ACTIONS];
+	struct rnd_state	rnd;
+	struct sim_end		end[2];
+};
+
+static u32 sim_rand(struct sim *s, u32 n)
+{
+	return prandom_u32_state(&s->rnd) % n;
+}
+
+/* Mostly one fragment, now and then up to the largest message. */
+static u32 sim_next_frags(struct sim *s)
+{
+	if (sim_rand(s, 4))
+		return 1;
+	return 1 + sim_rand(s, s->ring - 2);
+}
+
+/* End @i sends @n packets: a data message of @n fragments, or an ack. */
+static bool sim_post(struct sim *s, int i, u32 n, bool data)
+{
+	struct sim_end *e = &s->end[i];
+	struct sim_end *peer = &s->end[!i];
+	u32 adv, k;
+
+	/* every packet on the way needs a receive posted at the peer */
+	if (e->q_len + n > s->ring - peer->consumed)
+		return false;
+	rdsd_ib_credits_take(&e->c, n, &adv);
+	for (k = 0; k < n; k++) {
+		struct sim_pkt *p = &e->q[(e->q_head + e->q_len) % s->ring];
+
+		p->credits = k ? 0 : adv;
+		p->last = data && k + 1 == n;
+		e->q_len++;
+	}
+	e->q_credits += adv;
+	return true;
+}
+
+static void sim_arrive(struct sim *s, int i)
+{
+	struct sim_end *e = &s->end[i];
+	struct sim_end *peer = &s->end[!i];
+	struct sim_pkt p = e->q[e->q_head];
+
+	e->q_head = (e->q_head + 1) % s->ring;
+	e->q_len--;
+	e->q_credits -= p.credits;
+	peer->consumed++;
+	peer->c.avail += p.credits;
+	if (p.last)
+		peer->delivered++;
+}
+
+/*
+ * Every receive buffer of end @j is exactly one of: a credit of the other
+ * end, taken by a packet on the way, completed and not reposted, owed
+ * back by @j, or on its way back in a packet.
+ */
+static bool sim_conserved(const struct sim *s)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct sim_end *e = &s->end[i];
+		const struct sim_end *peer = &s->end[!i];
+		u64 sum = (u64)e->c.avail + e->q_len + peer->consumed +
+			  peer->c.adv + peer->q_credits;
+
+		if (sum != s->ring)
+			return false;
+	}
+	return true;
+}
+
+/* Nothing else can happen: the ack timer of the end owing more fires. */
+static enum sim_result sim_idle(struct sim *s)
+{
+	int i = s->end[1].c.adv > s->end[0].c.adv;
+
+	if (!s->end[0].to_send && !s->end[1].to_send)
+		return SIM_DONE;
+	if (!s->end[i].c.adv || !s->ok(&s->end[i].c, 1))
+		i = !i;
+	if (!s->end[i].c.adv || !s->ok(&s->end[i].c, 1))
+		return SIM_DEADLOCK;
+	return sim_post(s, i, 1, false) ? SIM_RUNNING : SIM_OVERRUN;
+}
+
+static enum sim_result sim_step(struct sim *s, int i, enum sim_action a)
+{
+	struct sim_end *e = &s->end[i];
+
+	switch (a) {
+	case SIM_SEND:
+		if (!sim_post(s, i, e->frags, true))
+			return SIM_OVERRUN;
+		e->to_send--;
+		e->frags = sim_next_frags(s);
+		break;
+	case SIM_ARRIVE:
+		sim_arrive(s, i);
+		break;
+	case SIM_REPOST:
+	default:
+		e->consumed--;
+		e->c.adv++;
+		if (e->c.adv >= s->ack_at && s->ok(&e->c, 1) &&
+		    !sim_post(s, i, 1, false))
+			return SIM_OVERRUN;
+		break;
+	}
+	return SIM_RUNNING;
+}
+
+static bool sim_enabled(struct sim *s, int i, enum sim_action a)
+{
+	struct sim_end *e = &s->end[i];
+
+	switch (a) {
+	case SIM_SEND:
+		return e->to_send && s->ok(&e->c, e->frags);
+	case SIM_ARRIVE:
+		return e->q_len;
+	case SIM_REPOST:
+	default:
+		return e->consumed;
+	}
+}
+
+/* Pick one of the possible actions, by weight; false if there is none. */
+static bool sim_pick(struct sim *s, int *end, enum sim_action *action)
+{
+	u32 total = 0, pick;
+	int i, a;
+
+	for (i = 0; i < 2; i++)
+		for (a = 0; a < SIM_NR_ACTIONS; a++)
+			if (sim_enabled(s, i, a))
+				total += s->weight[i][a];
+	if (!total)
+		return false;
+	pick = sim_rand(s, total);
+	for (i = 0; i < 2; i++) {
+		for (a = 0; a < SIM_NR_ACTIONS; a++) {
+			if (!sim_enabled(s, i, a))
+				continue;
+			if (pick < s->weight[i][a]) {
+				*end = i;
+				*action = a;
+				return true;
+			}
+			pick -= s->weight[i][a];
+		}
+	}
+	return false;
+}
+
+static enum sim_result sim_run(struct sim *s)
+{
+	enum sim_action a;
+	enum sim_result r;
+	long step;
+	int i;
+
+	for (step = 0; step < SIM_STEPS_MAX; step++) {
+		if (sim_pick(s, &i, &a))
+			r = sim_step(s, i, a);
+		else
+			r = sim_idle(s);
+		if (r != SIM_RUNNING)
+			return r;
+		if (!sim_conserved(s))
+			return SIM_LOST;
+	}
+	return SIM_TOO_LONG;
+}
+
+static void sim_init(struct kunit *test, struct sim *s, u32 ring,
+		     const u32 *msgs, u64 seed,
+		     bool (*ok)(const struct rdsd_ib_credits *c, u32 n))
+{
+	int i, a;
+
+	memset(s, 0, sizeof(*s));
+	s->ok = ok;
+	s->ring = ring;
+	s->ack_at = max(ring / 4, 2U);	/* an ack for each ack: no end */
+	prandom_seed_state(&s->rnd, seed);
+	/* each seed favours some actions: bursts, slow reposts, ... */
+	for (i = 0; i < 2; i++)
+		for (a = 0; a < SIM_NR_ACTIONS; a++)
+			s->weight[i][a] = 1 + sim_rand(s, 8);
+	for (i = 0; i < 2; i++) {
+		struct sim_end *e = &s->end[i];
+
+		e->c.avail = ring;
+		e->to_send = msgs[i];
+		e->frags = sim_next_frags(s);
+		e->q = kunit_kcalloc(test, ring, sizeof(*e->q), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, e->q);
+	}
+}
+
+struct sim_case {
+	const char	*name;
+	u32		ring;
+	u32		msgs[2];
+	u32		seeds;
+};
+
+static const struct sim_case sim_cases[] = {
+	{ "ring of 3, both ways", 3, { 200, 200 }, 30 },
+	{ "ring of 3, one way", 3, { 300, 0 }, 30 },
+	{ "ring of 4, both ways", 4, { 200, 200 }, 30 },
+	{ "ring of 4, one way", 4, { 300, 0 }, 30 },
+	{ "ring of 8, both ways", 8, { 200, 200 }, 30 },
+	{ "ring of 16, both ways", 16, { 200, 200 }, 20 },
+	{ "ring of 16, one way", 16, { 0, 300 }, 20 },
+	{ "ring of 64, both ways", 64, { 200, 200 }, 10 },
+	{ "transport's ring, both ways", RDSD_IB_RECV_RING, { 100, 100 }, 4 },
+	{ "transport's ring, one way", RDSD_IB_RECV_RING, { 150, 0 }, 4 },
+};
+
+static void sim_desc(const struct sim_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sim, sim_cases, sim_desc);
+
+static const char * const sim_result_names[] = {
+	[SIM_RUNNING]	= "running",
+	[SIM_DONE]	= "done",
+	[SIM_OVERRUN]	= "receive queue overrun",
+	[SIM_LOST]	= "credits lost or made up",
+	[SIM_DEADLOCK]	= "deadlock",
+	[SIM_TOO_LONG]	= "no end",
+};
+
+static void rdsd_ib_credits_exchange_never_overruns_or_deadlocks(struct kunit *test)
+{
+	const struct sim_case *c = test->param_value;
+	struct sim *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	u32 seed;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	for (seed = 1; seed <= c->seeds; seed++) {
+		enum sim_result r;
+
+		/* Arrange */
+		sim_init(test, s, c->ring, c->msgs, seed, rdsd_ib_credits_ok);
+
+		/* Act */
+		r = sim_run(s);
+
+		/* Assert: all delivered, by the rules, to the end */
+		KUNIT_EXPECT_EQ_MSG(test, r, SIM_DONE, "seed %u: %s", seed,
+				    sim_result_names[r]);
+		KUNIT_EXPECT_EQ_MSG(test, s->end[1].delivered, c->msgs[0],
+				    "seed %u", seed);
+		KUNIT_EXPECT_EQ_MSG(test, s->end[0].delivered, c->msgs[1],
+				    "seed %u", seed);
+		if (r != SIM_DONE)
+			break;
+	}
+}
+
+/* A rule that lets both ends spend their last credit on data. */
+static bool naive_credits_ok(const struct rdsd_ib_credits *c, u32 n)
+{
+	return c->avail >= n;
+}
+
+static void rdsd_ib_credits_exchange_catches_spending_last_credit(struct kunit *test)
+{
+	static const u32 msgs[2] = { 200, 200 };
+	struct sim *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	int deadlocks = 0, other = 0;
+	u32 seed;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	for (seed = 1; seed <= 30; seed++) {
+		enum sim_result r;
+
+		sim_init(test, s, 4, msgs, seed, naive_credits_ok);
+		r = sim_run(s);
+		if (r == SIM_DEADLOCK)
+			deadlocks++;
+		else if (r != SIM_DONE)
+			other++;
+	}
+
+	/* the model finds what the rule in ib_data.c prevents */
+	KUNIT_EXPECT_GT(test, deadlocks, 0);
+	KUNIT_EXPECT_EQ(test, other, 0);
+}
+
+static struct kunit_case rdsd_ib_credits_cases[] = {
+	KUNIT_CASE_PARAM(rdsd_ib_credits_ok_keeps_last_credit,
+			 credits_ok_gen_params),
+	KUNIT_CASE_PARAM(rdsd_ib_credits_take_caps_returned,
+			 credits_take_gen_params),
+	KUNIT_CASE(rdsd_ib_credits_take_returns_all_over_several_headers),
+	KUNIT_CASE_PARAM(rdsd_ib_credits_exchange_never_overruns_or_deadlocks,
+			 sim_gen_params),
+	KUNIT_CASE(rdsd_ib_credits_exchange_catches_spending_last_credit),
+	{}
+};
+
+static struct kunit_suite rdsd_ib_credits_suite = {
+	.name = "rds_doca_ib_credits",
+	.test_cases = rdsd_ib_credits_cases,
+};
+
+/* ---- rds_doca_ib_proto: connection race, private data, fragments ---- */
+
+#define IP4(a, b, c, d)	\
+	cpu_to_be32((u32)(a) << 24 | (b) << 16 | (c) << 8 | (d))
+
+struct race_case {
+	const char	*name;
+	__be32		a;
+	__be32		b;
+	bool		a_keeps;	/* a keeps its attempt against b */
+};
+
+static const struct race_case race_cases[] = {
+	{ "10.0.0.1 against 10.0.0.2", IP4(10, 0, 0, 1), IP4(10, 0, 0, 2),
+	  true },
+	{ "10.0.0.2 against 10.0.0.1", IP4(10, 0, 0, 2), IP4(10, 0, 0, 1),
+	  false },
+	/* as raw little-endian words the order of these pairs flips */
+	{ "2.0.0.10 against 10.0.0.2", IP4(2, 0, 0, 10), IP4(10, 0, 0, 2),
+	  true },
+	{ "10.0.0.2 against 2.0.0.10", IP4(10, 0, 0, 2), IP4(2, 0, 0, 10),
+	  false },
+	{ "0.0.0.2 against 1.0.0.0", IP4(0, 0, 0, 2), IP4(1, 0, 0, 0), true },
+	{ "10.11.0.255 against 10.11.1.0", IP4(10, 11, 0, 255),
+	  IP4(10, 11, 1, 0), true },
+	{ "192.168.1.1 against 10.11.0.1", IP4(192, 168, 1, 1),
+	  IP4(10, 11, 0, 1), false },
+	/* a signed comparison gets these wrong */
+	{ "127.255.255.255 against 128.0.0.0", IP4(127, 255, 255, 255),
+	  IP4(128, 0, 0, 0), true },
+	{ "255.255.255.254 against 0.0.0.1", IP4(255, 255, 255, 254),
+	  IP4(0, 0, 0, 1), false },
+};
+
+static void race_desc(const struct race_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(race, race_cases, race_desc);
+
+static void rdsd_ib_lower_wins_by_address(struct kunit *test)
+{
+	const struct race_case *c = test->param_value;
+
+	/* each end asks with itself as laddr: exactly one keeps its own */
+	KUNIT_EXPECT_EQ(test, rdsd_ib_lower_wins(c->a, c->b), c->a_keeps);
+	KUNIT_EXPECT_EQ(test, rdsd_ib_lower_wins(c->b, c->a), !c->a_keeps);
+}
+
+static __be32 random_addr(struct rnd_state *rnd)
+{
+	return (__force __be32)prandom_u32_state(rnd);
+}
+
+static void rdsd_ib_lower_wins_exactly_one_end_keeps(struct kunit *test)
+{
+	struct rnd_state rnd;
+	int i, checked = 0;
+
+	prandom_seed_state(&rnd, 635);
+	for (i = 0; i < 20000; i++) {
+		__be32 a = random_addr(&rnd), b = random_addr(&rnd);
+		const u8 *pa = (const u8 *)&a, *pb = (const u8 *)&b;
+		bool ab = rdsd_ib_lower_wins(a, b);
+		bool ba = rdsd_ib_lower_wins(b, a);
+
+		if (a == b)
+			continue;
+		checked++;
+		KUNIT_EXPECT_NE_MSG(test, ab, ba, "%pI4 against %pI4", &a, &b);
+		/* the first octet on the wire is the most significant */
+		if (pa[0] != pb[0])
+			KUNIT_EXPECT_EQ_MSG(test, ab, (bool)(pa[0] < pb[0]),
+					    "%pI4 against %pI4", &a, &b);
+		if (ab == ba)
+			break;	/* one report is enough */
+	}
+	KUNIT_EXPECT_GT(test, checked, 19000);
+}
+
+static void rdsd_ib_lower_wins_one_winner_among_many(struct kunit *test)
+{
+	enum { N = 64 };
+	__be32 *addr = kunit_kcalloc(test, N, sizeof(*addr), GFP_KERNEL);
+	struct rnd_state rnd;
+	int i, j, winners = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, addr);
+	prandom_seed_state(&rnd, 18635);
+	/* addresses that differ in every octet position */
+	for (i = 0; i < N; i++)
+		addr[i] = IP4(10 + (i & 3), i & 7, 255 - i, i);
+
+	/* one address keeps its attempt against every other: an order */
+	for (i = 0; i < N; i++) {
+		bool all = true;
+
+		for (j = 0; j < N; j++)
+			if (i != j && !rdsd_ib_lower_wins(addr[i], addr[j]))
+				all = false;
+		winners += all;
+	}
+	KUNIT_EXPECT_EQ(test, winners, 1);
+
+	/* and it is transitive */
+	for (i = 0; i < 5000; i++) {
+		__be32 a = addr[prandom_u32_state(&rnd) % N];
+		__be32 b = addr[prandom_u32_state(&rnd) % N];
+		__be32 c = addr[prandom_u32_state(&rnd) % N];
+
+		if (rdsd_ib_lower_wins(a, b) && rdsd_ib_lower_wins(b, c))
+			KUNIT_EXPECT_TRUE_MSG(test, rdsd_ib_lower_wins(a, c),
+					      "%pI4 %pI4 %pI4", &a, &b, &c);
+	}
+}
+
+/* What rdsd_ib_cm_data_fill() sends: a peer with the default rings. */
+static void good_cm_data(struct rdsd_ib_cm_data *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->magic = cpu_to_be32(RDSD_WIRE_MAGIC);
+	d->version = RDSD_IB_CM_VERSION;
+	d->credits = cpu_to_be32(RDSD_IB_RECV_RING);
+	d->frag_size = cpu_to_be32(RDSD_IB_FRAG_SIZE);
+	d->max_msg = cpu_to_be32(RDSD_MAX_MSG_SIZE);
+	d->incarnation = cpu_to_be64(0x0123456789abcdefULL);
+}
+
+struct cm_case {
+	const char	*name;
+	void		(*mutate)(struct rdsd_ib_cm_data *d, u8 *len);
+	int		expected;
+};
+
+#define CM_MUTATOR(fn, body) \
+	static void fn(struct rdsd_ib_cm_data *d, u8 *len) { body; }
+
+CM_MUTATOR(cm_ok, (void)d)
+CM_MUTATOR(cm_req_padding, *len = 56)
+CM_MUTATOR(cm_short, *len = sizeof(*d) - 1)
+CM_MUTATOR(cm_empty, *len = 0)
+CM_MUTATOR(cm_magic, d->magic ^= htonl(0x100))
+CM_MUTATOR(cm_magic_swapped,
+	   d->magic = (__force __be32)swab32((__force u32)d->magic))
+CM_MUTATOR(cm_version0, d->version = 0)
+CM_MUTATOR(cm_version2, d->version = RDSD_IB_CM_VERSION + 1)
+CM_MUTATOR(cm_version255, d->version = 255)
+CM_MUTATOR(cm_foreign, d->magic = 0; d->version = 2)
+CM_MUTATOR(cm_flags, d->flags = htons(1))
+CM_MUTATOR(cm_flags_top, d->flags = htons(0x8000))
+CM_MUTATOR(cm_reserved, d->reserved = htonl(0x80000000))
+CM_MUTATOR(cm_no_incarnation, d->incarnation = 0)
+CM_MUTATOR(cm_delivery_state,
+	   d->peer_incarnation = cpu_to_be64(7);
+	   d->rx_next = cpu_to_be64(U64_MAX))
+CM_MUTATOR(cm_credits_min, d->credits = htonl(RDSD_IB_MAX_FRAGS + 2))
+CM_MUTATOR(cm_credits_short, d->credits = htonl(RDSD_IB_MAX_FRAGS + 1))
+CM_MUTATOR(cm_credits_zero, d->credits = 0)
+CM_MUTATOR(cm_credits_huge, d->credits = htonl(U32_MAX))
+CM_MUTATOR(cm_frag_short, d->frag_size = htonl(RDSD_IB_FRAG_SIZE - 1))
+CM_MUTATOR(cm_frag_4k, d->frag_size = htonl(SZ_4K))
+CM_MUTATOR(cm_frag_big, d->frag_size = htonl(SZ_64K))
+CM_MUTATOR(cm_max_msg_short, d->max_msg = htonl(RDSD_MAX_MSG_SIZE - 1))
+CM_MUTATOR(cm_max_msg_zero, d->max_msg = 0)
+CM_MUTATOR(cm_max_msg_big, d->max_msg = htonl(SZ_2M))
+
+static const struct cm_case cm_cases[] = {
+	{ "valid", cm_ok, 0 },
+	{ "padded to the 56 bytes of a REQ", cm_req_padding, 0 },
+	{ "one byte short", cm_short, -EPROTO },
+	{ "no private data", cm_empty, -EPROTO },
+	{ "bad magic", cm_magic, -EPROTO },
+	{ "magic byte-swapped", cm_magic_swapped, -EPROTO },
+	{ "version 0", cm_version0, -EPROTONOSUPPORT },
+	{ "next version", cm_version2, -EPROTONOSUPPORT },
+	{ "version 255", cm_version255, -EPROTONOSUPPORT },
+	{ "not ours at all", cm_foreign, -EPROTO },
+	{ "flag set", cm_flags, -EPROTO },
+	{ "top flag set", cm_flags_top, -EPROTO },
+	{ "reserved set", cm_reserved, -EPROTO },
+	{ "zero incarnation", cm_no_incarnation, -EPROTO },
+	{ "any delivery state", cm_delivery_state, 0 },
+	{ "credits for a largest message and an ack", cm_credits_min, 0 },
+	{ "one credit fewer", cm_credits_short, -ERANGE },
+	{ "no credits", cm_credits_zero, -ERANGE },
+	{ "most credits", cm_credits_huge, 0 },
+	{ "fragments one byte smaller", cm_frag_short, -ERANGE },
+	{ "4 KiB fragments", cm_frag_4k, -ERANGE },
+	{ "larger fragments", cm_frag_big, 0 },
+	{ "messages one byte smaller", cm_max_msg_short, -ERANGE },
+	{ "no messages", cm_max_msg_zero, -ERANGE },
+	{ "larger messages", cm_max_msg_big, 0 },
+};
+
+static void cm_desc(const struct cm_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cm, cm_cases, cm_desc);
+
+static void rdsd_ib_cm_data_check_validates(struct kunit *test)
+{
+	const struct cm_case *c = test->param_value;
+	/* rdma_cm hands over up to 56 bytes; what follows ours is zero */
+	u8 buf[64] __aligned(8) = { };
+	struct rdsd_ib_cm_data *d = (struct rdsd_ib_cm_data *)buf;
+	u8 len = sizeof(*d);
+
+	/* Arrange: valid private data, then one thing changed */
+	good_cm_data(d);
+	c->mutate(d, &len);
+
+	/* Act + Assert */
+	KUNIT_EXPECT_EQ(test, rdsd_ib_cm_data_check(d, len), c->expected);
+}
+
+static void rdsd_ib_cm_data_check_without_data(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rdsd_ib_cm_data_check(NULL, 0), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rdsd_ib_cm_data_check(NULL, 48), -EPROTO);
+}
+
+struct frag_case {
+	const char	*name;
+	bool		active;		/* receiver state */
+	u64		seq;
+	u32		len;
+	u32		off;
+	u64		f_seq;		/* the fragment */
+	u32		f_len;
+	u32		f_off;
+	int		expected;
+};
+
+#define FRAG	RDSD_IB_FRAG_SIZE
+
+static const struct frag_case frag_cases[] = {
+	{ "first fragment", false, 0, 0, 0, 7, 3 * FRAG, 0, 0 },
+	{ "whole message in one", false, 0, 0, 0, 7, 100, 0, 0 },
+	{ "empty message", false, 0, 0, 0, 7, 0, 0, 0 },
+	{ "first fragment not at 0", false, 0, 0, 0, 7, 3 * FRAG, FRAG,
+	  -EPROTO },
+	{ "last fragment alone", false, 0, 0, 0, 7, 3 * FRAG, 2 * FRAG,
+	  -EPROTO },
+	{ "next fragment", true, 7, 3 * FRAG, FRAG, 7, 3 * FRAG, FRAG, 0 },
+	{ "last fragment", true, 7, 40000, 2 * FRAG, 7, 40000, 2 * FRAG, 0 },
+	{ "fragment of another message", true, 7, 3 * FRAG, FRAG, 8, 3 * FRAG,
+	  FRAG, -EPROTO },
+	{ "another length", true, 7, 3 * FRAG, FRAG, 7, 4 * FRAG, FRAG,
+	  -EPROTO },
+	{ "fragment again", true, 7, 3 * FRAG, 2 * FRAG, 7, 3 * FRAG, FRAG,
+	  -EPROTO },
+	{ "fragment skipped", true, 7, 3 * FRAG, FRAG, 7, 3 * FRAG, 2 * FRAG,
+	  -EPROTO },
+	{ "next message before the last fragment", true, 7, 3 * FRAG, FRAG, 8,
+	  100, 0, -EPROTO },
+	{ "same message from the start", true, 7, 3 * FRAG, FRAG, 7, 3 * FRAG,
+	  0, -EPROTO },
+	{ "sequence differs above 32 bits", true, 5, 3 * FRAG, FRAG,
+	  5 + (1ULL << 32), 3 * FRAG, FRAG, -EPROTO },
+	{ "sequence numbers at the top", true, U64_MAX, 3 * FRAG, FRAG,
+	  U64_MAX, 3 * FRAG, FRAG, 0 },
+};
+
+static void frag_desc(const struct frag_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(frag, frag_cases, frag_desc);
+
+static void rdsd_ib_frag_check_continues_message(struct kunit *test)
+{
+	const struct frag_case *c = test->param_value;
+	struct rdsd_wire_info info = {
+		.type = RDSD_WIRE_DATA,
+		.seq = c->f_seq,
+		.len = c->f_len,
+		.frag_off = c->f_off,
+	};
+
+	KUNIT_EXPECT_EQ(test,
+			rdsd_ib_frag_check(c->active, c->seq, c->len, c->off,
+					   &info),
+			c->expected);
+}
+
+/*
+ * Receive the fragments of messages @lens (numbered from 1) as the
+ * receive path does, leaving out fragment @skip (counted over the whole
+ * stream; -1 for none).  Returns the index of the first fragment refused,
+ * or -1.
+ */
+static int frag_walk(const u32 *lens, int n, int skip)
+{
+	bool active = false;
+	u64 seq = 0;
+	u32 len = 0, off = 0;
+	int m, idx = 0;
+
+	for (m = 0; m < n; m++) {
+		u32 foff = 0;
+
+		do {
+			struct rdsd_wire_info info = {
+				.type = RDSD_WIRE_DATA,
+				.seq = m + 1,
+				.len = lens[m],
+				.frag_off = foff,
+				.frag_len = min_t(u32, FRAG, lens[m] - foff),
+			};
+
+			foff += info.frag_len;
+			if (idx++ == skip)
+				continue;
+			if (rdsd_ib_frag_check(active, seq, len, off, &info))
+				return idx - 1;
+			if (!active) {
+				active = true;
+				seq = info.seq;
+				len = info.len;
+				off = 0;
+			}
+			off += info.frag_len;
+			if (off == len)
+				active = false;
+		} while (foff < lens[m]);
+	}
+	return -1;
+}
+
+static void rdsd_ib_frag_check_reassembles_stream(struct kunit *test)
+{
+	/* fragments: 1, 1, 2, 1, 64, 1 */
+	static const u32 lens[] = {
+		0, FRAG, FRAG + 1, 100, RDSD_MAX_MSG_SIZE, 1,
+	};
+
+	KUNIT_EXPECT_EQ(test, frag_walk(lens, ARRAY_SIZE(lens), -1), -1);
+}
+
+static void rdsd_ib_frag_check_refuses_lost_fragment(struct kunit *test)
+{
+	static const u32 lens[] = { FRAG + 1, 3 * FRAG, 100 };
+
+	/* the tail of the first message: the next message is refused */
+	KUNIT_EXPECT_EQ(test, frag_walk(lens, ARRAY_SIZE(lens), 1), 2);
+	/* the middle of the second message: the fragment after it */
+	KUNIT_EXPECT_EQ(test, frag_walk(lens, ARRAY_SIZE(lens), 3), 4);
+	/* the last fragment of the second: the next message is refused */
+	KUNIT_EXPECT_EQ(test, frag_walk(lens, ARRAY_SIZE(lens), 4), 5);
+	/* the first fragment of the second: its continuation is refused */
+	KUNIT_EXPECT_EQ(test, frag_walk(lens, ARRAY_SIZE(lens), 2), 3);
+}
+
+static struct kunit_case rdsd_ib_proto_cases[] = {
+	KUNIT_CASE_PARAM(rdsd_ib_lower_wins_by_address, race_gen_params),
+	KUNIT_CASE(rdsd_ib_lower_wins_exactly_one_end_keeps),
+	KUNIT_CASE(rdsd_ib_lower_wins_one_winner_among_many),
+	KUNIT_CASE_PARAM(rdsd_ib_cm_data_check_validates, cm_gen_params),
+	KUNIT_CASE(rdsd_ib_cm_data_check_without_data),
+	KUNIT_CASE_PARAM(rdsd_ib_frag_check_continues_message,
+			 frag_gen_params),
+	KUNIT_CASE(rdsd_ib_frag_check_reassembles_stream),
+	KUNIT_CASE(rdsd_ib_frag_check_refuses_lost_fragment),
+	{}
+};
+
+static struct kunit_suite rdsd_ib_proto_suite = {
+	.name = "rds_doca_ib_proto",
+	.test_cases = rdsd_ib_proto_cases,
+};
+
+kunit_test_suites(&rdsd_ib_credits_suite, &rdsd_ib_proto_suite);

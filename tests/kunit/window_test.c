@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite rds_doca_ib_window: the retransmit window across a path
+ * reset.
+ *
+ * The IB transport loses its queue pair on any error and builds a new
+ * one: teardown calls rdsd_conn_down(), and once the new path is
+ * established it acknowledges what the peer's private data says was
+ * delivered, then calls rdsd_conn_requeue_unacked() and rdsd_conn_up().
+ * These cases drive that sequence on a real connection, created by
+ * rdsd_conn_find_create() in a connection table of the test's own (so
+ * rdsd_conn_net_exit() can destroy it), over a transport whose ->xmit
+ * records the sequence numbers it is handed and can refuse one message
+ * with -EAGAIN, resetting the path, bringing it back up or letting
+ * another sender in while it does.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+
+#include "rdsd.h"
+
+#define WIN_LADDR	htonl(0x7f4e0001)	/* 127.78.0.1 */
+#define WIN_FADDR	htonl(0x7f4e0002)
+#define WIN_LOG		64
+
+/* What happened to a connection's transport state, kept by the case. */
+struct win_counts {
+	unsigned int	shutdowns;
+	unsigned int	freed;
+};
+
+/**
+ * struct win_tp - the test transport's state of a connection (conn->tp)
+ * @sent: sequence numbers handed to ->xmit and accepted, in order.
+ * @nsent: entries in @sent.
+ * @overflow: more were accepted than @sent holds.
+ * @refuse: refuse the message numbered @refuse_seq once.
+ * @refuse_seq: see @refuse.
+ * @reset_on_refuse: the path fails while that message is being sent:
+ *	rdsd_conn_down() and rdsd_conn_requeue_unacked() before -EAGAIN.
+ * @up_on_refuse: then the new path comes up, and the kick of
+ *	rdsd_conn_up() runs before -EAGAIN is returned.  ->xmit sleeps for
+ *	it, so only set it when the case itself calls rdsd_conn_xmit().
+ * @send_on_refuse: another sender (a sendmsg) runs rdsd_conn_xmit()
+ *	while the refusal is under way.
+ * @counts: where ->conn_shutdown and ->conn_free are counted, if set.
+ */
+struct win_tp {
+	u64		sent[WIN_LOG];
+	unsigned int	nsent;
+	bool		overflow;
+	bool		refuse;
+	u64		refuse_seq;
+	bool		reset_on_refuse;
+	bool		up_on_refuse;
+	bool		send_on_refuse;
+	struct win_counts *counts;
+};
+
+static int win_laddr_check(struct net *net, __be32 addr)
+{
+	return -EADDRNOTAVAIL;
+}
+
+static int win_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
+{
+	struct win_tp *tp = kzalloc(sizeof(*tp), gfp);
+
+	if (!tp)
+		return -ENOMEM;
+	conn->tp = tp;
+	return 0;
+}
+
+static void win_conn_free(struct rdsd_conn *conn)
+{
+	struct win_tp *tp = conn->tp;
+
+	if (tp->counts)
+		tp->counts->freed++;
+	kfree(tp);
+}
+
+static int win_conn_connect(struct rdsd_conn *conn)
+{
+	return 0;
+}
+
+static void win_conn_shutdown(struct rdsd_conn *conn)
+{
+	struct win_tp *tp = conn->tp;
+
+	if (tp->counts)
+		tp->counts->shutdowns++;
+}
+
+static int win_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
+{
+	struct win_tp *tp = conn->tp;
+
+	if (tp->refuse && msg->seq == tp->refuse_seq) {
+		tp->refuse = false;
+		if (tp->reset_on_refuse) {
+			rdsd_conn_down(conn);
+			rdsd_conn_requeue_unacked(conn);
+		}
+		/* these find the connection busy: they must not be lost */
+		if (tp->up_on_refuse) {
+			rdsd_conn_up(conn);
+			flush_work(&conn->xmit_work);
+		}
+		if (tp->send_on_refuse)
+			rdsd_conn_xmit(conn);
+		return -EAGAIN;
+	}
+	if (tp->nsent == WIN_LOG) {
+		tp->overflow = true;
+		return 0;
+	}
+	tp->sent[tp->nsent++] = msg->seq;
+	return 0;
+}
+
+static const struct rdsd_transport_ops win_transport = {
+	.name		= "kunit",
+	.type		= -1,
+	.laddr_check	= win_laddr_check,
+	.conn_alloc	= win_conn_alloc,
+	.conn_free	= win_conn_free,
+	.conn_connect	= win_conn_connect,
+	.conn_shutdown	= win_conn_shutdown,
+	.xmit		= win_xmit,
+};
+
+/**
+ * struct win - one case's connection
+ * @rn: a connection table and counters, as a namespace has them.
+ * @conn: the connection, with the reference rdsd_conn_find_create() gave.
+ * @tp: its transport state.
+ * @counts: calls into the transport state.
+ * @destroyed: the case destroyed the connection itself.
+ */
+struct win {
+	struct rdsd_net		*rn;
+	struct rdsd_conn	*conn;
+	struct win_tp		*tp;
+	struct win_counts	counts;
+	bool			destroyed;
+};
+
+static int win_init(struct kunit *test)
+{
+	struct rdsd_conn *conn;
+	struct rdsd_net *rn;
+	struct win *w;
+	int i;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	rn = kunit_kzalloc(test, sizeof(*rn), GFP_KERNEL);
+	if (!w || !rn)
+		return -ENOMEM;
+	test->priv = w;
+
+	/* what the connection and congestion code use of a namespace */
+	rn->net = &init_net;
+	spin_lock_init(&rn->conn_lock);
+	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++)
+		INIT_HLIST_HEAD(&rn->conn_hash[i]);
+	spin_lock_init(&rn->cong_lock);
+	INIT_LIST_HEAD(&rn->cong_maps);
+	rn->stats = alloc_percpu(struct rdsd_stats);
+	if (!rn->stats)
+		return -ENOMEM;
+	w->rn = rn;
+
+	conn = rdsd_conn_find_create(rn, &win_transport, WIN_LADDR, WIN_FADDR,
+				     GFP_KERNEL);
+	if (IS_ERR(conn))
+		return PTR_ERR(conn);
+	w->conn = conn;
+	w->tp = conn->tp;
+	w->tp->counts = &w->counts;
+	return 0;
+}
+
+/* Destroy the connection as the namespace would, and check it is gone. */
+static void win_destroy(struct kunit *test, struct win *w)
+{
+	rdsd_conn_put(w->conn);	/* rdsd_conn_find_create()'s */
+	rdsd_conn_net_exit(w->rn);
+	w->destroyed = true;
+	KUNIT_EXPECT_GE(test, w->counts.shutdowns, 1U);
+	KUNIT_EXPECT_EQ(test, w->counts.freed, 1U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->rn->cong_maps));
+}
+
+static void win_exit(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	if (!w || !w->rn)
+		return;
+	if (w->conn && !w->destroyed)
+		win_destroy(test, w);
+	free_percpu(w->rn->stats);
+}
+
+/* Queue @n messages as sendmsg() does. */
+static void win_queue(struct kunit *test, struct rdsd_conn *conn, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct rdsd_msg *msg = rdsd_msg_alloc(32, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, msg);
+		spin_lock_bh(&conn->lock);
+		msg->conn = conn;
+		msg->seq = conn->next_tx_seq++;
+		list_add_tail(&msg->conn_item, &conn->send_queue);
+		set_bit(RDSD_MSG_ON_CONN, &msg->flags);
+		spin_unlock_bh(&conn->lock);
+	}
+}
+
+/* Bring the path up and wait until what it kicked off has run. */
+static void win_up(struct rdsd_conn *conn)
+{
+	rdsd_conn_up(conn);
+	flush_work(&conn->xmit_work);
+}
+
+/* The path fails and comes back, as ib_cm.c goes through it. */
+static void win_reset(struct rdsd_conn *conn, u64 peer_delivered_below)
+{
+	rdsd_conn_down(conn);
+	if (peer_delivered_below)
+		rdsd_send_acked(conn, peer_delivered_below - 1);
+	rdsd_conn_requeue_unacked(conn);
+	win_up(conn);
+}
+
+/* Expect the transport to have been handed @want since entry @from. */
+static void win_expect_sent(struct kunit *test, struct win *w,
+			    unsigned int from, const u64 *want,
+			    unsigned int n)
+{
+	unsigned int i;
+
+	KUNIT_EXPECT_FALSE(test, w->tp->overflow);
+	KUNIT_ASSERT_EQ(test, w->tp->nsent - from, n);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, w->tp->sent[from + i], want[i],
+				    "send %u after entry %u", i, from);
+}
+
+/*
+ * Expect the retransmit list (@sent) or the send queue to hold exactly
+ * @want, in order, each with RDSD_MSG_SENT set on the retransmit list and
+ * clear on the send queue.
+ */
+static void win_expect_list(struct kunit *test, struct win *w, bool sent,
+			    const u64 *want, unsigned int n)
+{
+	struct list_head *list = sent ? &w->conn->retrans :
+					&w->conn->send_queue;
+	u64 seq[WIN_LOG];
+	bool flag[WIN_LOG];
+	struct rdsd_msg *msg;
+	unsigned int i = 0, len;
+
+	/* copied under the lock, checked outside it: a failure may sleep */
+	spin_lock_bh(&w->conn->lock);
+	list_for_each_entry(msg, list, conn_item) {
+		if (i < WIN_LOG) {
+			seq[i] = msg->seq;
+			flag[i] = test_bit(RDSD_MSG_SENT, &msg->flags);
+		}
+		i++;
+	}
+	spin_unlock_bh(&w->conn->lock);
+
+	KUNIT_ASSERT_EQ(test, i, n);
+	len = min_t(unsigned int, n, WIN_LOG);
+	for (i = 0; i < len; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, seq[i], want[i], "entry %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, flag[i], sent, "entry %u", i);
+	}
+}
+
+#define WANT(...)	((const u64[]){ __VA_ARGS__ })
+#define NWANT(...)	ARRAY_SIZE(WANT(__VA_ARGS__))
+#define EXPECT_SENT_SINCE(test, w, from, ...) \
+	win_expect_sent(test, w, from, WANT(__VA_ARGS__), NWANT(__VA_ARGS__))
+#define EXPECT_QUEUE(test, w, ...) \
+	win_expect_list(test, w, false, WANT(__VA_ARGS__), NWANT(__VA_ARGS__))
+#define EXPECT_RETRANS(test, w, ...) \
+	win_expect_list(test, w, true, WANT(__VA_ARGS__), NWANT(__VA_ARGS__))
+
+static void rdsd_conn_xmit_sends_in_order(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	win_up(w->conn);
+	win_queue(test, w->conn, 5);
+	rdsd_conn_xmit(w->conn);
+
+	EXPECT_SENT_SINCE(test, w, 0, 0, 1, 2, 3, 4);
+	EXPECT_RETRANS(test, w, 0, 1, 2, 3, 4);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->send_queue));
+}
+
+static void rdsd_conn_reset_resends_only_unacked(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	/* Arrange: 0..7 sent, 0..2 acknowledged, 8 and 9 queued meanwhile */
+	win_up(w->conn);
+	win_queue(test, w->conn, 8);
+	rdsd_conn_xmit(w->conn);
+	rdsd_send_acked(w->conn, 2);
+	rdsd_conn_down(w->conn);
+	win_queue(test, w->conn, 2);
+	rdsd_conn_xmit(w->conn);	/* the path is down: nothing goes */
+	KUNIT_EXPECT_EQ(test, w->tp->nsent, 8U);
+
+	/* Act */
+	rdsd_conn_requeue_unacked(w->conn);
+	EXPECT_QUEUE(test, w, 3, 4, 5, 6, 7, 8, 9);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->retrans));
+	win_up(w->conn);
+
+	/* Assert: the unacknowledged ones again, then the new ones */
+	EXPECT_SENT_SINCE(test, w, 8, 3, 4, 5, 6, 7, 8, 9);
+	EXPECT_RETRANS(test, w, 3, 4, 5, 6, 7, 8, 9);
+	rdsd_send_acked(w->conn, 9);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->retrans));
+}
+
+static void rdsd_conn_reset_after_private_data_ack(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	/* Arrange: 0..5 sent, nothing acknowledged before the reset */
+	win_up(w->conn);
+	win_queue(test, w->conn, 6);
+	rdsd_conn_xmit(w->conn);
+
+	/* Act: the new path's private data says 0..3 were delivered */
+	win_reset(w->conn, 4);
+
+	/* Assert */
+	EXPECT_SENT_SINCE(test, w, 6, 4, 5);
+	EXPECT_RETRANS(test, w, 4, 5);
+}
+
+static void rdsd_conn_reset_everything_acked_sends_nothing(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	win_up(w->conn);
+	win_queue(test, w->conn, 4);
+	rdsd_conn_xmit(w->conn);
+	rdsd_send_acked(w->conn, 3);
+
+	win_reset(w->conn, 0);
+
+	KUNIT_EXPECT_EQ(test, w->tp->nsent, 4U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->retrans));
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->send_queue));
+}
+
+static void rdsd_conn_reset_twice_resends_again(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	win_up(w->conn);
+	win_queue(test, w->conn, 4);
+	rdsd_conn_xmit(w->conn);
+	rdsd_send_acked(w->conn, 0);
+
+	win_reset(w->conn, 0);
+	EXPECT_SENT_SINCE(test, w, 4, 1, 2, 3);
+	/* the new path fails before anything is acknowledged */
+	win_reset(w->conn, 0);
+	EXPECT_SENT_SINCE(test, w, 7, 1, 2, 3);
+	/* and once more, with 1 delivered */
+	win_reset(w->conn, 2);
+	EXPECT_SENT_SINCE(test, w, 10, 2, 3);
+	EXPECT_RETRANS(test, w, 2, 3);
+}
+
+static void rdsd_conn_refused_after_reset_stays_in_order(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	/* Arrange: 0..5 sent, 0..1 acknowledged; 4 will be refused */
+	win_up(w->conn);
+	win_queue(test, w->conn, 6);
+	rdsd_conn_xmit(w->conn);
+	rdsd_send_acked(w->conn, 1);
+	w->tp->refuse = true;
+	w->tp->refuse_seq = 4;
+
+	/* Act: the resend stops at 4 (-EAGAIN, no room yet) */
+	win_reset(w->conn, 0);
+
+	/* Assert: 4 went back to the head, before 5 */
+	EXPECT_SENT_SINCE(test, w, 6, 2, 3);
+	EXPECT_RETRANS(test, w, 2, 3);
+	EXPECT_QUEUE(test, w, 4, 5);
+
+	/* room again: the transport kicks the connection */
+	rdsd_conn_xmit(w->conn);
+	EXPECT_SENT_SINCE(test, w, 6, 2, 3, 4, 5);
+	EXPECT_RETRANS(test, w, 2, 3, 4, 5);
+}
+
+static void rdsd_conn_reset_during_xmit_sorts_refused(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	/* Arrange: 0..2 sent, 0 acknowledged, 3..5 queued */
+	win_up(w->conn);
+	win_queue(test, w->conn, 3);
+	rdsd_conn_xmit(w->conn);
+	rdsd_send_acked(w->conn, 0);
+	win_queue(test, w->conn, 3);
+	w->tp->refuse = true;
+	w->tp->refuse_seq = 4;
+	w->tp->reset_on_refuse = true;
+
+	/*
+	 * Act: 3 goes out; the path fails while 4 is being sent, which
+	 * moves 1..4 back to the queue before 4 is refused.
+	 */
+	rdsd_conn_xmit(w->conn);
+
+	/* Assert: 4 is put back between 3 and 5, not at the head */
+	EXPECT_SENT_SINCE(test, w, 0, 0, 1, 2, 3);
+	EXPECT_QUEUE(test, w, 1, 2, 3, 4, 5);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->retrans));
+
+	/* the new path sends everything unacknowledged, in order */
+	win_up(w->conn);
+	EXPECT_SENT_SINCE(test, w, 4, 1, 2, 3, 4, 5);
+	EXPECT_RETRANS(test, w, 1, 2, 3, 4, 5);
+}
+
+static void rdsd_conn_xmit_while_refusing_is_not_lost(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	/* Arrange: 2 is refused, and room comes back at that moment */
+	win_up(w->conn);
+	win_queue(test, w->conn, 5);
+	w->tp->refuse = true;
+	w->tp->refuse_seq = 2;
+	w->tp->send_on_refuse = true;
+
+	/* Act */
+	rdsd_conn_xmit(w->conn);
+	flush_work(&w->conn->xmit_work);
+
+	/* Assert: the sender that found the connection busy was heard */
+	EXPECT_SENT_SINCE(test, w, 0, 0, 1, 2, 3, 4);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->send_queue));
+}
+
+static void rdsd_conn_path_up_while_refusing_is_not_lost(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	/*
+	 * Arrange: 0..3 sent, 0 acknowledged; the path fails while 4 is
+	 * being sent and the new one is up before 4 is refused, its kick
+	 * finding the connection busy.
+	 */
+	win_up(w->conn);
+	win_queue(test, w->conn, 4);
+	rdsd_conn_xmit(w->conn);
+	rdsd_send_acked(w->conn, 0);
+	win_queue(test, w->conn, 2);
+	w->tp->refuse = true;
+	w->tp->refuse_seq = 4;
+	w->tp->reset_on_refuse = true;
+	w->tp->up_on_refuse = true;
+
+	/* Act */
+	rdsd_conn_xmit(w->conn);
+	flush_work(&w->conn->xmit_work);
+
+	/* Assert */
+	EXPECT_SENT_SINCE(test, w, 4, 1, 2, 3, 4, 5);
+	EXPECT_RETRANS(test, w, 1, 2, 3, 4, 5);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->send_queue));
+}
+
+static void rdsd_conn_destroy_releases_every_message(struct kunit *test)
+{
+	struct win *w = test->priv;
+	struct rdsd_msg *held[4];
+	struct rdsd_msg *msg;
+	int i = 0;
+
+	/* Arrange: 0..1 sent and unacknowledged, 2..3 queued (path down) */
+	win_up(w->conn);
+	win_queue(test, w->conn, 2);
+	rdsd_conn_xmit(w->conn);
+	rdsd_conn_down(w->conn);
+	win_queue(test, w->conn, 2);
+	spin_lock_bh(&w->conn->lock);
+	list_for_each_entry(msg, &w->conn->retrans, conn_item)
+		held[i++] = msg;
+	list_for_each_entry(msg, &w->conn->send_queue, conn_item)
+		held[i++] = msg;
+	spin_unlock_bh(&w->conn->lock);
+	KUNIT_ASSERT_EQ(test, i, 4);
+	for (i = 0; i < 4; i++)
+		rdsd_msg_get(held[i]);
+
+	/* Act */
+	win_destroy(test, w);
+
+	/* Assert: only our references are left */
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, refcount_read(&held[i]->refs), 1);
+		KUNIT_EXPECT_FALSE(test, test_bit(RDSD_MSG_ON_CONN,
+						  &held[i]->flags));
+		rdsd_msg_put(held[i]);
+	}
+}
+
+static struct kunit_case rdsd_ib_window_cases[] = {
+	KUNIT_CASE(rdsd_conn_xmit_sends_in_order),
+	KUNIT_CASE(rdsd_conn_reset_resends_only_unacked),
+	KUNIT_CASE(rdsd_conn_reset_after_private_data_ack),
+	KUNIT_CASE(rdsd_conn_reset_everything_acked_sends_nothing),
+	KUNIT_CASE(rdsd_conn_reset_twice_resends_again),
+	KUNIT_CASE(rdsd_conn_refused_after_reset_stays_in_order),
+	KUNIT_CASE(rdsd_conn_reset_during_xmit_sorts_refused),
+	KUNIT_CASE(rdsd_conn_xmit_while_refusing_is_not_lost),
+	KUNIT_CASE(rdsd_conn_path_up_while_refusing_is_not_lost),
+	KUNIT_CASE(rdsd_conn_destroy_releases_every_message),
+	{}
+};
+
+static struct kunit_suite rdsd_ib_window_suite = {
+	.name = "rds_doca_ib_window",
+	.init = win_init,
+	.exit = win_exit,
+	.test_cases = rdsd_ib_window_cases,
+};
+
+kunit_test_suites(&rdsd_ib_window_suite);
