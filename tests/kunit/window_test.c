@@ -182,6 +182,7 @@ static int win_init(struct kunit *test)
 	w->conn = conn;
 	w->tp = conn->tp;
 	w->tp->counts = &w->counts;
+	rdsd_conn_up(conn);	/* the first path; nothing to kick yet */
 	return 0;
 }
 
@@ -223,6 +224,13 @@ static void win_queue(struct kunit *test, struct rdsd_conn *conn, int n)
 		set_bit(RDSD_MSG_ON_CONN, &msg->flags);
 		spin_unlock_bh(&conn->lock);
 	}
+}
+
+/* Queue @n messages and send them, as sendmsg() does. */
+static void win_send(struct kunit *test, struct rdsd_conn *conn, int n)
+{
+	win_queue(test, conn, n);
+	rdsd_conn_xmit(conn);
 }
 
 /* Bring the path up and wait until what it kicked off has run. */
@@ -303,9 +311,7 @@ static void rdsd_conn_xmit_sends_in_order(struct kunit *test)
 {
 	struct win *w = test->priv;
 
-	win_up(w->conn);
-	win_queue(test, w->conn, 5);
-	rdsd_conn_xmit(w->conn);
+	win_send(test, w->conn, 5);
 
 	EXPECT_SENT_SINCE(test, w, 0, 0, 1, 2, 3, 4);
 	EXPECT_RETRANS(test, w, 0, 1, 2, 3, 4);
@@ -317,13 +323,10 @@ static void rdsd_conn_reset_resends_only_unacked(struct kunit *test)
 	struct win *w = test->priv;
 
 	/* Arrange: 0..7 sent, 0..2 acknowledged, 8 and 9 queued meanwhile */
-	win_up(w->conn);
-	win_queue(test, w->conn, 8);
-	rdsd_conn_xmit(w->conn);
+	win_send(test, w->conn, 8);
 	rdsd_send_acked(w->conn, 2);
 	rdsd_conn_down(w->conn);
-	win_queue(test, w->conn, 2);
-	rdsd_conn_xmit(w->conn);	/* the path is down: nothing goes */
+	win_send(test, w->conn, 2);	/* the path is down: nothing goes */
 	KUNIT_EXPECT_EQ(test, w->tp->nsent, 8U);
 
 	/* Act */
@@ -344,9 +347,7 @@ static void rdsd_conn_reset_after_private_data_ack(struct kunit *test)
 	struct win *w = test->priv;
 
 	/* Arrange: 0..5 sent, nothing acknowledged before the reset */
-	win_up(w->conn);
-	win_queue(test, w->conn, 6);
-	rdsd_conn_xmit(w->conn);
+	win_send(test, w->conn, 6);
 
 	/* Act: the new path's private data says 0..3 were delivered */
 	win_reset(w->conn, 4);
@@ -360,9 +361,7 @@ static void rdsd_conn_reset_everything_acked_sends_nothing(struct kunit *test)
 {
 	struct win *w = test->priv;
 
-	win_up(w->conn);
-	win_queue(test, w->conn, 4);
-	rdsd_conn_xmit(w->conn);
+	win_send(test, w->conn, 4);
 	rdsd_send_acked(w->conn, 3);
 
 	win_reset(w->conn, 0);
@@ -376,9 +375,7 @@ static void rdsd_conn_reset_twice_resends_again(struct kunit *test)
 {
 	struct win *w = test->priv;
 
-	win_up(w->conn);
-	win_queue(test, w->conn, 4);
-	rdsd_conn_xmit(w->conn);
+	win_send(test, w->conn, 4);
 	rdsd_send_acked(w->conn, 0);
 
 	win_reset(w->conn, 0);
@@ -397,9 +394,7 @@ static void rdsd_conn_refused_after_reset_stays_in_order(struct kunit *test)
 	struct win *w = test->priv;
 
 	/* Arrange: 0..5 sent, 0..1 acknowledged; 4 will be refused */
-	win_up(w->conn);
-	win_queue(test, w->conn, 6);
-	rdsd_conn_xmit(w->conn);
+	win_send(test, w->conn, 6);
 	rdsd_send_acked(w->conn, 1);
 	w->tp->refuse = true;
 	w->tp->refuse_seq = 4;
@@ -423,9 +418,7 @@ static void rdsd_conn_reset_during_xmit_sorts_refused(struct kunit *test)
 	struct win *w = test->priv;
 
 	/* Arrange: 0..2 sent, 0 acknowledged, 3..5 queued */
-	win_up(w->conn);
-	win_queue(test, w->conn, 3);
-	rdsd_conn_xmit(w->conn);
+	win_send(test, w->conn, 3);
 	rdsd_send_acked(w->conn, 0);
 	win_queue(test, w->conn, 3);
 	w->tp->refuse = true;
@@ -454,7 +447,6 @@ static void rdsd_conn_xmit_while_refusing_is_not_lost(struct kunit *test)
 	struct win *w = test->priv;
 
 	/* Arrange: 2 is refused, and room comes back at that moment */
-	win_up(w->conn);
 	win_queue(test, w->conn, 5);
 	w->tp->refuse = true;
 	w->tp->refuse_seq = 2;
@@ -478,9 +470,7 @@ static void rdsd_conn_path_up_while_refusing_is_not_lost(struct kunit *test)
 	 * being sent and the new one is up before 4 is refused, its kick
 	 * finding the connection busy.
 	 */
-	win_up(w->conn);
-	win_queue(test, w->conn, 4);
-	rdsd_conn_xmit(w->conn);
+	win_send(test, w->conn, 4);
 	rdsd_send_acked(w->conn, 0);
 	win_queue(test, w->conn, 2);
 	w->tp->refuse = true;
@@ -506,9 +496,7 @@ static void rdsd_conn_destroy_releases_every_message(struct kunit *test)
 	int i = 0;
 
 	/* Arrange: 0..1 sent and unacknowledged, 2..3 queued (path down) */
-	win_up(w->conn);
-	win_queue(test, w->conn, 2);
-	rdsd_conn_xmit(w->conn);
+	win_send(test, w->conn, 2);
 	rdsd_conn_down(w->conn);
 	win_queue(test, w->conn, 2);
 	spin_lock_bh(&w->conn->lock);
