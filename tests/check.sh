@@ -8,7 +8,8 @@
 # of them and exits non-zero if anything failed.
 #
 # Environment: RDSD_CACHE (default ~/.cache/rds_doca), RDSD_KERNELS (stock
-# kernels whose VMs run the suite, default "6.12 6.1").
+# kernels whose VMs run the suite, default "6.12 6.1"), RDSD_DEBUG=0 (skip
+# the debug kernel), RDSD_PAIR=0 (skip the two-host suite).
 
 set -uo pipefail
 
@@ -70,6 +71,42 @@ count_suite() {
 	fi
 }
 
+# Sum the closing lines of both hosts of a VM pair (prefixed "a: " and
+# "b: " by tests/vm/pair), each with its host's exit status as the pair
+# reports it; without that report, the pair's status must be 0.
+count_pair() {
+	local name=$1 log=$2 status=$3 st_a='' st_b=''
+
+	read -r st_a st_b < <(sed -nE \
+		's/^pair: host a exited with status ([0-9]+), host b with status ([0-9]+)$/\1 \2/p' \
+		"$log")
+	grep '^a: ' "$log" >"$log.a"
+	count_suite "$name, host a" "$log.a" "${st_a:-0}"
+	grep '^b: ' "$log" >"$log.b"
+	count_suite "$name, host b" "$log.b" "${st_b:-0}"
+	if [ -z "$st_a" ] && [ "$status" -ne 0 ]; then
+		not_ok "$name: exit status $status"
+	fi
+}
+
+# The cross-host suite in two VMs: pair_suite NAME MODULE-DIR MESSAGES
+# STAGES [tests/vm/pair options...], STAGES of cross_host.sh: rds (Linux
+# RDS, the reference) and/or doca.
+pair_suite() {
+	local name=$1 dir=$2 messages=$3 s log stages=()
+
+	for s in $4; do
+		stages+=(--stage "$s")
+	done
+	shift 4
+	[ "${RDSD_PAIR:-1}" = 1 ] || return 0
+	log=$logdir/pair-$(tr -c 'A-Za-z0-9.\n' - <<<"$name").log
+	echo "# two hosts: $name"
+	tests/vm/pair "$@" -- tests/userspace/cross_host.sh "${stages[@]}" \
+		--ko "$dir/rds_doca.ko" --messages "$messages" 2>&1 | tee "$log"
+	count_pair "$name" "$log" "${PIPESTATUS[0]}"
+}
+
 start=$(date +%s)
 echo "TAP version 13"
 
@@ -95,6 +132,8 @@ for k in $kernels; do
 	tests/vm/run --kernel "$v" --timeout 1500 -- \
 		tests/userspace/run.sh --ko "build/$v/rds_doca.ko" 2>&1 | tee "$log"
 	count_suite "stock $k VM" "$log" "${PIPESTATUS[0]}"
+	pair_suite "stock $k VM pair" "build/$v" 4000 "rds doca" \
+		--kernel "$v" --timeout 900
 done
 
 # The debug kernel: KUnit, then the userspace suites under KASAN, lockdep
@@ -115,6 +154,12 @@ if [ "${RDSD_DEBUG:-1}" = 1 ]; then
 				--mem 3072 --timeout 2400 --append pci=noacpi -- \
 				tests/vm/debug-suite.sh "build/$dver" 2>&1 | tee "$log"
 			count_suite "debug VM" "$log" "${PIPESTATUS[0]}"
+			# rds_doca only: reloading rds_rdma with a peer
+			# connecting makes lockdep report Linux RDS
+			# (rds_ib_laddr_check() in the rdma_cm handler)
+			pair_suite "debug VM pair" "build/$dver" 1000 doca \
+				--kernel "$dbg/bzImage" --modules "$dbg/modules" \
+				--mem 3072 --timeout 1800 --append pci=noacpi
 		fi
 	else
 		not_ok "debug kernel build"
