@@ -30,6 +30,7 @@
 #define T_RDS		0x4	/* net/rds behaviour only */
 #define T_NOLOOPBACK	0x8	/* a transport other than loopback */
 #define T_SAMEADDR	0x10	/* --addr and --peer are the same */
+#define T_IB		0x20	/* --transport ib */
 
 static const struct in6_addr in6_loopback = IN6ADDR_LOOPBACK_INIT;
 
@@ -151,22 +152,6 @@ static bool in_init_netns(void)
 	if (stat("/proc/self/ns/net", &self) || stat("/proc/1/ns/net", &init))
 		return true;
 	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
-}
-
-static void sigusr1_handler(int sig)
-{
-	(void)sig;
-}
-
-/* SIGUSR1 interrupts system calls (no SA_RESTART). */
-static void install_sigusr1(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = sigusr1_handler;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGUSR1, &sa, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1817,9 +1802,74 @@ static void test_sockopt_transport(void)
 	v = -2;
 	ok(!get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v) && v != RDS_TRANS_NONE,
 	   "bound socket reports a transport (%d)", v);
-	if (cfg_loopback())
+	if (cfg.transport == RDS_TRANS_LOOP)
 		/* rds_loop_transport.t_type, outside the uapi numbers */
 		is_eq(v, RDS_TRANS_LOOP, "loopback: RDS_TRANS_LOOP (3)");
+	else if (cfg.transport >= 0)
+		is_eq(v, cfg.transport, "the transport given with --transport");
+	close(fd);
+}
+
+/*
+ * With an RDMA transport available: the address still decides the
+ * transport (127.0.0.0/8 stays on loopback), and SO_RDS_TRANSPORT set
+ * before bind() chooses one, which must serve the bound address.
+ */
+static void test_transport_ib(void)
+{
+	struct in_addr lo;
+	struct sockaddr_in sin;
+	socklen_t len;
+	int fd, b, v;
+
+	inet_pton(AF_INET, "127.0.0.1", &lo);
+	fd = bound_socket_at(lo, 0, "setup: bind 127.0.0.1");
+	if (fd >= 0) {
+		v = -2;
+		ok(!get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v) &&
+		   v == RDS_TRANS_LOOP,
+		   "127.0.0.1 is still served by loopback (%d)", v);
+		close(fd);
+	}
+
+	/* rds_set_transport(), then rds_bind() with rs_transport set */
+	fd = rds_socket();
+	if (!sys_ok(fd, "socket"))
+		return;
+	is_ok(set_int(fd, SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB),
+	      "set RDS_TRANS_IB before bind");
+	v = -2;
+	ok(!get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v) && v == RDS_TRANS_IB,
+	   "reads back RDS_TRANS_IB before bind (%d)", v);
+	is_err(set_int(fd, SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB),
+	       EOPNOTSUPP, "set again once chosen -> EOPNOTSUPP");
+	sin = sin_make(cfg.addr, 0);
+	if (is_ok(bind(fd, (struct sockaddr *)&sin, sizeof(sin)),
+		  "bind --addr with RDS_TRANS_IB chosen")) {
+		v = -2;
+		ok(!get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v) &&
+		   v == RDS_TRANS_IB, "bound: RDS_TRANS_IB (%d)", v);
+		b = bound_socket_at(cfg.peer, 0, "setup: bind --peer");
+		if (b >= 0) {
+			marker(fd, b, "the socket sends to --peer");
+			marker(b, fd, "and receives from it");
+			close(b);
+		}
+	}
+	close(fd);
+
+	/* the laddr_check of the chosen transport refuses 127.0.0.1 */
+	fd = rds_socket();
+	if (!sys_ok(fd, "socket"))
+		return;
+	set_int(fd, SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB);
+	sin = sin_make(lo, 0);
+	is_err(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), ENOPROTOOPT,
+	       "RDS_TRANS_IB chosen, bind 127.0.0.1 -> ENOPROTOOPT");
+	memset(&sin, 0xa5, sizeof(sin));
+	len = sizeof(sin);
+	ok(!getsockname(fd, (struct sockaddr *)&sin, &len) &&
+	   sin.sin_family == AF_UNSPEC, "and the socket is left unbound");
 	close(fd);
 }
 
@@ -2227,6 +2277,20 @@ static void *blocking_sender(void *p)
 }
 
 /*
+ * How many CONG_MSG messages @a may send to a receiver with @limit usable
+ * receive buffer before ENOBUFS must have come: over a network transport
+ * the congestion update travels back to the sender while what its send
+ * buffer holds is still in flight.
+ */
+static int congest_cap(int a, int limit)
+{
+	int sndbuf = 0;
+
+	get_int(a, SOL_SOCKET, SO_SNDBUF, &sndbuf);
+	return (4 * limit + sndbuf) / CONG_MSG + 64;
+}
+
+/*
  * Fill @b until a nonblocking send from @a fails with ENOBUFS.  Returns
  * the number of messages sent, -1 if ENOBUFS never came.
  */
@@ -2234,7 +2298,7 @@ static int congest(int a, int b, int limit, int seed0)
 {
 	struct sockaddr_in to = sock_addr(b);
 	char buf[CONG_MSG];
-	int i, max = 4 * limit / CONG_MSG + 64;
+	int i, max = congest_cap(a, limit);
 	long long end = now_ms() + ARRIVE_MS;
 
 	for (i = 0; i < max && now_ms() < end;) {
@@ -2285,9 +2349,19 @@ static void test_cong_empty_messages(void)
 	}
 	ok_diag(err == ENOBUFS, "empty messages congest a receiver that never reads",
 		"stopped after %d empty messages with errno %d", i, err);
-	ok_diag(i > 0 && i <= limit / 16,
-		"each empty message counts for at least 16 bytes",
-		"%d empty messages fit a %d-byte receive buffer", i, limit);
+	/*
+	 * Only loopback congests the receiver before sendmsg() returns;
+	 * elsewhere the messages in flight until the congestion update
+	 * reaches the sender come on top.
+	 */
+	if (cfg.transport == RDS_TRANS_LOOP)
+		ok_diag(i > 0 && i <= limit / 16,
+			"each empty message counts for at least 16 bytes",
+			"%d empty messages fit a %d-byte receive buffer", i,
+			limit);
+	else
+		tap_diag("ENOBUFS after %d empty messages to a %d-byte "
+			 "receive buffer", i, limit);
 	is_eq(recv(b, got, sizeof(got), MSG_DONTWAIT), (ssize_t)0,
 	       "an empty message reads as 0 bytes");
 out:
@@ -2326,8 +2400,9 @@ static void test_cong_enobufs(void)
 
 	sent = congest(a, b, limit, 0);
 	ok_diag(sent >= 0, "nonblocking send to a full receiver -> ENOBUFS",
-		"no ENOBUFS after %d bytes to a %d-byte receive buffer",
-		4 * limit + 64 * CONG_MSG, limit);
+		"no ENOBUFS within %d ms and %d x %d bytes to a %d-byte "
+		"receive buffer", ARRIVE_MS, congest_cap(a, limit), CONG_MSG,
+		limit);
 	if (sent < 0)
 		goto out;
 	/* congested only once more than rcvbuf bytes are queued */
@@ -2788,6 +2863,7 @@ static const struct test tests[] = {
 	{ "sockopt_generic", test_sockopt_generic, 0 },
 	{ "sockopt_recverr", test_sockopt_recverr, 0 },
 	{ "sockopt_transport", test_sockopt_transport, 0 },
+	{ "transport_ib", test_transport_ib, T_IB },
 	{ "sockopt_cancel_sent_to", test_sockopt_cancel, 0 },
 	{ "sockopt_cong_monitor", test_sockopt_cong_monitor, 0 },
 	{ "sockopt_rxpath_latency", test_sockopt_rxpath_latency, 0 },
@@ -2819,6 +2895,8 @@ static bool selected(const struct test *t)
 		return false;
 	if ((t->flags & T_SAMEADDR) && cfg.addr.s_addr != cfg.peer.s_addr)
 		return false;
+	if ((t->flags & T_IB) && cfg.transport != RDS_TRANS_IB)
+		return false;
 	if ((t->flags & T_DOCA) && !cfg.impl_doca)
 		return false;
 	if ((t->flags & T_RDS) && cfg.impl_doca)
@@ -2830,7 +2908,6 @@ int main(int argc, char **argv)
 {
 	char prefix[64];
 	unsigned int i;
-	int fd;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (parse_common(argc, argv, NULL, NULL, NULL))
@@ -2841,15 +2918,8 @@ int main(int argc, char **argv)
 				printf("%s\n", tests[i].name);
 		return 0;
 	}
-	print_config("rds_api_test");
-	signal(SIGPIPE, SIG_IGN);
-	install_sigusr1();
-
-	fd = rds_socket();
-	if (!sys_ok(fd, "socket(%d, SOCK_SEQPACKET, 0): family registered",
-		    cfg.family))
+	if (!selftest_start("rds_api_test"))
 		return tap_finish();
-	close(fd);
 
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		if (!selected(&tests[i]))

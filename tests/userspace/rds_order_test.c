@@ -26,28 +26,16 @@
  * socket, which the sender waits for before closing its sockets (closing
  * drops what is not delivered yet).
  */
-#include "rds_util.h"
+#include "rds_msg.h"
 
 #include <signal.h>
 #include <sys/uio.h>
 
-#define MAGIC 0x5244534fu	/* "RDSO" */
 #define DONE_NOTICE "rds_order_test: all received"
 
 enum { ROLE_BOTH, ROLE_SEND, ROLE_RECV };
 /* --port + MAX_RECEIVERS + i: sender socket i of a split run */
 #define MAX_RECEIVERS 64
-
-struct hdr {
-	uint32_t magic;
-	uint16_t stream;
-	uint16_t receiver;
-	uint32_t seq;		/* per (stream, receiver) */
-	uint32_t len;		/* whole message */
-	uint64_t gseq;		/* per stream */
-	uint32_t body_sum;	/* fnv1a of the body */
-	uint32_t hdr_sum;	/* fnv1a of the fields above */
-};
 
 struct phase {
 	const char *name;
@@ -101,30 +89,19 @@ static int opt_senders = 4;
 static int opt_threads = 2;
 static int opt_receivers = 2;
 static int opt_max_size = 16384;
+static int opt_rcvbuf;		/* receivers' SO_RCVBUF in every phase */
 
 /* ---- deterministic message layout ---- */
 
-static uint32_t mix(uint32_t a, uint32_t b)
-{
-	uint32_t h = a * 0x9e3779b1u ^ (b + 0x7f4a7c15u);
-
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
-}
-
 static int msg_receiver(int stream, long gseq)
 {
-	return mix(stream + 1000, (uint32_t)gseq) % run.ph->receivers;
+	return mix32(stream + 1000, (uint32_t)gseq) % run.ph->receivers;
 }
 
 static size_t msg_len(int stream, long gseq)
 {
-	uint32_t h = mix(stream, (uint32_t)gseq * 3 + 1);
-	size_t body, max = run.ph->max_size - sizeof(struct hdr);
+	uint32_t h = mix32(stream, (uint32_t)gseq * 3 + 1);
+	size_t body, max = run.ph->max_size - sizeof(struct seq_hdr);
 
 	switch (h % 20) {
 	case 0:
@@ -143,17 +120,15 @@ static size_t msg_len(int stream, long gseq)
 		body = (h >> 8) % 257;
 		break;
 	}
-	return sizeof(struct hdr) + body;
+	/* the small sizes too must fit a small --max-size */
+	if (body > max)
+		body = max;
+	return sizeof(struct seq_hdr) + body;
 }
 
-static uint32_t body_seed(int stream, long gseq)
+static size_t msg_len_of(const struct seq_hdr *h)
 {
-	return mix(stream * 7919 + 1, (uint32_t)gseq);
-}
-
-static uint32_t hdr_sum(const struct hdr *h)
-{
-	return fnv1a(h, offsetof(struct hdr, hdr_sum));
+	return msg_len(h->stream, h->gseq);
 }
 
 /* ---- senders ---- */
@@ -205,20 +180,10 @@ static void *sender_main(void *arg)
 	long g;
 
 	for (g = 0; g < s->count && !run.stop; g++) {
-		struct hdr *h = (struct hdr *)buf;
 		int r = msg_receiver(idx, g);
 		size_t len = msg_len(idx, g);
 
-		pattern_fill(buf + sizeof(*h), len - sizeof(*h),
-			     body_seed(idx, g));
-		h->magic = MAGIC;
-		h->stream = idx;
-		h->receiver = r;
-		h->seq = seq[r]++;
-		h->len = len;
-		h->gseq = g;
-		h->body_sum = fnv1a(buf + sizeof(*h), len - sizeof(*h));
-		h->hdr_sum = hdr_sum(h);
+		seq_msg_fill(buf, len, idx, r, seq[r]++, g);
 		if (send_one(fd, &run.rx[r].addr, buf, len, s))
 			break;
 		s->sent++;
@@ -236,27 +201,16 @@ static void *sender_main(void *arg)
 static void check_msg(struct receiver *rx, int ridx, const char *buf,
 		      ssize_t n, const struct sockaddr_in *from)
 {
-	struct hdr h;
+	struct seq_hdr h;
 	const struct sockaddr_in *sa;
 
-	if (n < (ssize_t)sizeof(h)) {
-		rx->corrupt++;
-		return;
-	}
-	memcpy(&h, buf, sizeof(h));
-	if (h.magic != MAGIC || h.hdr_sum != hdr_sum(&h) ||
-	    h.stream >= run.nstreams || h.len != (uint32_t)n) {
-		rx->corrupt++;
-		return;
-	}
-	if (h.receiver != ridx) {
+	switch (seq_msg_check(buf, n, run.nstreams, ridx, msg_len_of, &h)) {
+	case SEQ_OK:
+		break;
+	case SEQ_FOREIGN:
 		rx->foreign++;
 		return;
-	}
-	if ((size_t)n != msg_len(h.stream, h.gseq) ||
-	    h.body_sum != fnv1a(buf + sizeof(h), n - sizeof(h)) ||
-	    pattern_check(buf + sizeof(h), n - sizeof(h),
-			  body_seed(h.stream, h.gseq)) != -1) {
+	default:
 		rx->corrupt++;
 		return;
 	}
@@ -410,6 +364,7 @@ static int run_phase(const struct phase *ph)
 	tap_diag("phase %s: %d sender sockets x %d threads -> %d receivers, "
 		 "%ld messages of up to %d bytes%s", ph->name, ph->senders,
 		 ph->threads, ph->receivers, ph->messages, ph->max_size,
+		 opt_rcvbuf ? ", SO_RCVBUF from --rcvbuf" :
 		 ph->rcvbuf ? ", small SO_RCVBUF" : "");
 	snprintf(name, sizeof(name), "%s: ", ph->name);
 	tap_set_prefix(name);
@@ -428,7 +383,10 @@ static int run_phase(const struct phase *ph)
 			setup_ok = 0;
 			continue;
 		}
-		if (ph->rcvbuf)
+		if (opt_rcvbuf)
+			setsockopt(rx->fd, SOL_SOCKET, SO_RCVBUFFORCE,
+				   &opt_rcvbuf, sizeof(opt_rcvbuf));
+		else if (ph->rcvbuf)
 			setsockopt(rx->fd, SOL_SOCKET, SO_RCVBUF, &ph->rcvbuf,
 				   sizeof(ph->rcvbuf));
 		rx->addr = sock_addr(rx->fd);
@@ -609,14 +567,9 @@ out:
 	return 0;
 }
 
-static void sigusr1(int sig)
-{
-	(void)sig;
-}
-
 enum {
 	OPT_MESSAGES = 0x100, OPT_SENDERS, OPT_THREADS, OPT_RECEIVERS,
-	OPT_MAX_SIZE, OPT_IDLE,
+	OPT_MAX_SIZE, OPT_IDLE, OPT_RCVBUF,
 };
 enum { OPT_ROLE = 0x180, OPT_PORT };
 
@@ -629,6 +582,7 @@ static const struct option extra_opts[] = {
 	{ "receivers", required_argument, NULL, OPT_RECEIVERS },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+	{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -658,25 +612,27 @@ static int extra_opt(int opt, const char *arg)
 		return v > 0 && v <= 64 ? 0 : -1;
 	case OPT_MAX_SIZE:
 		opt_max_size = v;
-		return v >= (long)sizeof(struct hdr) && v <= (1 << 20) ? 0 : -1;
+		return v >= (long)sizeof(struct seq_hdr) && v <= (1 << 20) ? 0 : -1;
 	case OPT_IDLE:
 		opt_idle_timeout = v;
 		return v > 0 ? 0 : -1;
+	case OPT_RCVBUF:
+		opt_rcvbuf = v;
+		return v > 0 && v <= (1 << 30) ? 0 : -1;
 	}
 	return -1;
 }
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa;
 	struct phase phases[2];
-	int i, fd;
+	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (parse_common(argc, argv, extra_opts, extra_opt,
 			 " [--messages N] [--senders N] [--threads N]\n"
 			 "          [--receivers N] [--max-size N] "
-			 "[--idle-timeout S]\n"
+			 "[--idle-timeout S] [--rcvbuf BYTES]\n"
 			 "          [--role send|recv --port P]"))
 		return 2;
 	if (opt_role != ROLE_BOTH && !opt_port) {
@@ -697,18 +653,8 @@ int main(int argc, char **argv)
 			printf("%s\n", phases[i].name);
 		return 0;
 	}
-	print_config("rds_order_test");
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = sigusr1;
-	sigaction(SIGUSR1, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
-	fd = rds_socket();
-	if (!sys_ok(fd, "socket(%d, SOCK_SEQPACKET, 0): family registered",
-		    cfg.family))
+	if (!selftest_start("rds_order_test"))
 		return tap_finish();
-	close(fd);
 
 	for (i = 0; i < 2; i++) {
 		/* a split run plays the first phase, shaped by the options */

@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <netinet/in.h>	/* before <linux/...>: glibc owns in6_addr */
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,6 +41,7 @@ struct rds_cfg {
 	bool impl_doca;		/* false: the in-tree net/rds */
 	struct in_addr addr;	/* local end */
 	struct in_addr peer;	/* remote end (same host) */
+	int transport;		/* SO_RDS_TRANSPORT expected once bound, -1: any */
 	const char *filter;
 	bool list;
 };
@@ -69,19 +71,33 @@ static inline int read_sysfs_int(const char *path, int *val)
 	return ok ? 0 : -1;
 }
 
+/* SO_RDS_TRANSPORT number of a --transport name, -1 if unknown. */
+static inline int transport_number(const char *name)
+{
+	if (!strcmp(name, "ib"))
+		return RDS_TRANS_IB;
+	if (!strcmp(name, "tcp"))
+		return RDS_TRANS_TCP;
+	if (!strcmp(name, "loop"))
+		return RDS_TRANS_LOOP;
+	return -1;
+}
+
 #define DOCA_FAMILY_PARAM "/sys/module/rds_doca/parameters/family"
 
 static inline void usage(const char *prog, const char *extra)
 {
 	fprintf(stderr,
 		"usage: %s [--family N] [--impl doca|rds] [--addr A] [--peer B]\n"
-		"          [--filter SUBSTR] [--list]%s\n"
+		"          [--transport loop|ib|tcp] [--filter SUBSTR] [--list]%s\n"
 		"  --family N   socket family under test (default: %s, else %d)\n"
 		"  --impl       which implementation's documented behaviour to expect\n"
 		"               (default: doca when rds_doca is loaded with family N,\n"
 		"               rds for family %d otherwise)\n"
 		"  --addr A     local address to bind (default 127.0.0.1)\n"
-		"  --peer B     peer address on the same host (default: --addr)\n",
+		"  --peer B     peer address on the same host (default: --addr)\n"
+		"  --transport  transport the addresses are served by (default: loop\n"
+		"               for 127.0.0.0/8, otherwise not checked)\n",
 		prog, extra ? extra : "", DOCA_FAMILY_PARAM, AF_INET_OFFLOAD,
 		AF_RDS);
 }
@@ -105,6 +121,8 @@ static inline int parse_common(int argc, char **argv,
 	opts[n++] = (struct option){ "impl", required_argument, NULL, 'i' };
 	opts[n++] = (struct option){ "addr", required_argument, NULL, 'a' };
 	opts[n++] = (struct option){ "peer", required_argument, NULL, 'p' };
+	opts[n++] = (struct option){ "transport", required_argument, NULL,
+				     't' };
 	opts[n++] = (struct option){ "filter", required_argument, NULL, 'F' };
 	opts[n++] = (struct option){ "list", no_argument, NULL, 'l' };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
@@ -113,6 +131,7 @@ static inline int parse_common(int argc, char **argv,
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
 	cfg.family = -1;
+	cfg.transport = -1;
 	inet_pton(AF_INET, "127.0.0.1", &cfg.addr);
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -136,6 +155,13 @@ static inline int parse_common(int argc, char **argv,
 			}
 			peer_set = true;
 			break;
+		case 't':
+			cfg.transport = transport_number(optarg);
+			if (cfg.transport < 0) {
+				fprintf(stderr, "bad --transport %s\n", optarg);
+				return -1;
+			}
+			break;
 		case 'F':
 			cfg.filter = optarg;
 			break;
@@ -156,6 +182,8 @@ static inline int parse_common(int argc, char **argv,
 	}
 	if (!peer_set)
 		cfg.peer = cfg.addr;
+	if (cfg.transport < 0 && cfg_loopback())
+		cfg.transport = RDS_TRANS_LOOP;
 
 	param = -1;
 	read_sysfs_int(DOCA_FAMILY_PARAM, &param);
@@ -181,8 +209,48 @@ static inline void print_config(const char *prog)
 
 	inet_ntop(AF_INET, &cfg.addr, a, sizeof(a));
 	inet_ntop(AF_INET, &cfg.peer, p, sizeof(p));
-	tap_diag("%s: family %d, expecting %s behaviour, addr %s, peer %s",
-		 prog, cfg.family, cfg.impl_doca ? "rds_doca" : "net/rds", a, p);
+	tap_diag("%s: family %d, expecting %s behaviour, addr %s, peer %s, "
+		 "transport %s", prog, cfg.family,
+		 cfg.impl_doca ? "rds_doca" : "net/rds", a, p,
+		 cfg.transport == RDS_TRANS_IB ? "ib" :
+		 cfg.transport == RDS_TRANS_TCP ? "tcp" :
+		 cfg.transport == RDS_TRANS_LOOP ? "loop" : "not checked");
+}
+
+static inline void sigusr1_handler(int sig)
+{
+	(void)sig;
+}
+
+/* SIGUSR1 interrupts system calls (no SA_RESTART). */
+static inline void install_sigusr1(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sigusr1_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+/*
+ * The start of a selftest run: print the configuration, let SIGUSR1 wake
+ * a thread blocked in a system call, ignore SIGPIPE, and check that the
+ * family is registered.  Returns false if it is not.
+ */
+static inline bool selftest_start(const char *prog)
+{
+	int fd;
+
+	print_config(prog);
+	install_sigusr1();
+	signal(SIGPIPE, SIG_IGN);
+	fd = socket(cfg.family, SOCK_SEQPACKET, 0);
+	if (!sys_ok(fd, "socket(%d, SOCK_SEQPACKET, 0): family registered",
+		    cfg.family))
+		return false;
+	close(fd);
+	return true;
 }
 
 /* ---- time ---- */
@@ -399,6 +467,19 @@ static inline long pattern_check(const void *buf, size_t len, uint32_t seed)
 		if (p[i] != (unsigned char)(xs32(&s) >> 11))
 			return (long)i;
 	return -1;
+}
+
+/* A 32-bit hash of two values, for deterministic message layouts. */
+static inline uint32_t mix32(uint32_t a, uint32_t b)
+{
+	uint32_t h = a * 0x9e3779b1u ^ (b + 0x7f4a7c15u);
+
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
 }
 
 /* FNV-1a over @len bytes. */

@@ -11,6 +11,15 @@
 #   3. rds:      the suites against rds.ko (loopback transport only)
 #   4. dropin:   rds_doca.ko family=21 in place of rds.ko, both suites
 #
+# and, when named with --stage, over Soft-RoCE: an rxe device on a dummy
+# interface that carries two addresses, the suites run between them.
+#
+#   5. ib:        rds_doca (its own family) over its IB transport
+#   6. ib-faults: rds_doca while the link and the rxe device go away and
+#                 come back under a stream of messages (ib_faults.sh);
+#                 then rds_doca must unload with its connections up
+#   7. rds-ib:    the in-tree rds_rdma (family 21), the reference
+#
 # Output is TAP; every module operation is a check, and the suites'
 # checks are renumbered and prefixed with their stage.  The last line is
 # "N passed, N failed"; the exit status is non-zero if anything failed.
@@ -20,18 +29,31 @@
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/userspace/tap.sh
+. "$HERE/tap.sh"
+
 KO=build/$(uname -r)/rds_doca.ko
 STAGES=()
-SUITE_TIMEOUT=${SUITE_TIMEOUT:-900}
+DEFAULT_STAGES=(doca conflict rds dropin)
 ORDER_ARGS=${ORDER_ARGS:-}
+FAULTS_ARGS=${FAULTS_ARGS:-}
+
+# The one-host RoCE topology: both addresses on one rxe device.
+IB_NETDEV=d0
+IB_DEV=rxe0
+IB_ADDR=10.11.0.1
+IB_PEER=10.11.0.2
+IB_ARGS=(--addr "$IB_ADDR" --peer "$IB_PEER" --transport ib)
 
 usage() {
 	cat <<EOF
-usage: ${0##*/} [--ko PATH] [--stage doca|conflict|rds|dropin]...
+usage: ${0##*/} [--ko PATH] [--stage NAME]...
   --ko PATH     rds_doca module (default: build/\$(uname -r)/rds_doca.ko)
-  --stage NAME  run only the named stages (repeatable; default: all)
+  --stage NAME  run only the named stages (repeatable): doca, conflict,
+                rds, dropin (these four by default), ib, ib-faults, rds-ib
 environment: SUITE_TIMEOUT (seconds per suite, default 900),
-             ORDER_ARGS (extra rds_order_test arguments)
+             ORDER_ARGS (extra rds_order_test arguments),
+             FAULTS_ARGS (extra ib_faults.sh arguments)
 EOF
 }
 
@@ -45,35 +67,17 @@ while [[ $# -gt 0 ]]; do
 	shift
 done
 
-N=0
-PASSED=0
-FAILED=0
-
-# check STATUS NAME [DIAG...]: record one check; STATUS 0 is a pass.
-check() {
-	local status=$1 name=$2 line
-
-	shift 2
-	N=$((N + 1))
-	if [[ $status == 0 ]]; then
-		PASSED=$((PASSED + 1))
-		echo "ok $N - $name"
-	else
-		FAILED=$((FAILED + 1))
-		echo "not ok $N - $name"
-		for line in "$@"; do
-			printf '%s\n' "$line" | sed 's/^/# /'
-		done
-	fi
-	return "$status"
-}
-
-diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
+[[ ${#STAGES[@]} -eq 0 ]] && STAGES=("${DEFAULT_STAGES[@]}")
+for s in "${STAGES[@]}"; do
+	case $s in
+	doca|conflict|rds|dropin|ib|ib-faults|rds-ib) ;;
+	*) echo "${0##*/}: unknown stage '$s'" >&2; usage >&2; exit 2 ;;
+	esac
+done
 
 want_stage() {
 	local s
 
-	[[ ${#STAGES[@]} -eq 0 ]] && return 0
 	for s in "${STAGES[@]}"; do
 		[[ $s == "$1" ]] && return 0
 	done
@@ -81,9 +85,6 @@ want_stage() {
 }
 
 loaded() { [[ -d /sys/module/$1 ]]; }
-
-# status COMMAND...: print COMMAND's exit status (for check).
-status() { "$@"; echo $?; }
 
 no_other_transport() { ! loaded rds_tcp && ! loaded rds_rdma; }
 
@@ -105,63 +106,83 @@ family_param() {
 	cat /sys/module/rds_doca/parameters/family 2>/dev/null
 }
 
-# run_suite STAGE COMMAND...: run a TAP suite, renumber and prefix its
-# checks, fold its counts into ours.  Two checks of our own: that it
-# reached its closing line, and that its exit status agrees with it.
-run_suite() {
-	local stage=$1 counts rc n p f closed cp cf
+# suites STAGE FAMILY IMPL TRANSPORT: rds_api_test and rds_order_test
+# expecting the behaviour of IMPL (doca or rds), over loopback (loop) or
+# between the two addresses of the rxe device (ib).
+suites() {
+	local stage=$1 fam=$2 impl=$3 transport=$4 addrs=() order=()
 
-	shift
-	counts=$(mktemp)
-	diag "$stage: $*"
-	timeout -k 10 "$SUITE_TIMEOUT" "$@" 2>&1 |
-		awk -v stage="$stage" -v n="$N" -v counts="$counts" '
-		BEGIN { p = 0; f = 0; closed = 0; cp = -1; cf = -1 }
-		/^(not )?ok [0-9]+ - / {
-			good = ($1 == "ok")
-			sub(/^(not )?ok [0-9]+ - /, "")
-			n++
-			if (good)
-				p++
-			else
-				f++
-			printf "%sok %d - %s: %s\n", good ? "" : "not ", n,
-			       stage, $0
-			fflush()
-			next
-		}
-		/^[0-9]+ passed, [0-9]+ failed$/ {
-			closed = 1; cp = $1; cf = $3
-			print "# " stage ": " $0
-			fflush()
-			next
-		}
-		{ print; fflush() }
-		END { print n, p, f, closed, cp, cf > counts }'
-	rc=${PIPESTATUS[0]}
-	read -r n p f closed cp cf < "$counts"
-	rm -f "$counts"
-	N=$n
-	PASSED=$((PASSED + p))
-	FAILED=$((FAILED + f))
+	if [[ $transport == ib ]]; then
+		addrs=("${IB_ARGS[@]}")
+		# DIFFERENCES.txt (h): net/rds over IB between two local
+		# addresses stalls once a receiver has been congested
+		[[ $impl == rds ]] && order=(--rcvbuf $((64 << 20)))
+	fi
+	run_suite "$stage-api" "$API" --family "$fam" --impl "$impl" \
+		"${addrs[@]}"
+	# shellcheck disable=SC2086
+	run_suite "$stage-order" "$ORDER" --family "$fam" --impl "$impl" \
+		"${addrs[@]}" "${order[@]}" $ORDER_ARGS
+}
 
-	if [[ $closed != 1 ]]; then
-		check 1 "$stage: suite ran to its closing line" \
-			"exit status $rc (124/137: timed out after ${SUITE_TIMEOUT}s)"
-		return
+rxe_active() {
+	rdma link show "$IB_DEV/1" 2>/dev/null |
+		grep -q "state ACTIVE .*netdev $IB_NETDEV"
+}
+
+# Remove the rxe device and the dummy interface, if they are there.
+rxe_teardown() {
+	local rc=0
+
+	if [[ -e /sys/class/infiniband/$IB_DEV ]]; then
+		rdma link delete "$IB_DEV" 2>&1 || rc=1
 	fi
-	if [[ $cp != "$p" || $cf != "$f" ]]; then
-		check 1 "$stage: closing line matches the checks" \
-			"closing line $cp/$cf, counted $p/$f"
-		return
+	if ip link show "$IB_NETDEV" >/dev/null 2>&1; then
+		ip link delete "$IB_NETDEV" 2>&1 || rc=1
 	fi
-	if [[ $f -eq 0 && $rc -eq 0 && $p -gt 0 ]] ||
-	   [[ $f -ne 0 && $rc -ne 0 ]]; then
-		check 0 "$stage: suite completed, exit status $rc matches its results"
-	else
-		check 1 "$stage: suite completed, exit status $rc matches its results" \
-			"exit status disagrees with $p passed, $f failed"
-	fi
+	return $rc
+}
+
+# rxe_setup STAGE: the rxe device on a dummy interface with both
+# addresses, its port active.
+rxe_setup() {
+	local stage=$1 out
+
+	rxe_teardown >/dev/null
+	out=$({ modprobe rdma_rxe &&
+		ip link add "$IB_NETDEV" type dummy &&
+		ip addr add "$IB_ADDR/24" dev "$IB_NETDEV" &&
+		ip addr add "$IB_PEER/24" dev "$IB_NETDEV" &&
+		ip link set "$IB_NETDEV" up &&
+		rdma link add "$IB_DEV" type rxe netdev "$IB_NETDEV"; } 2>&1)
+	check $? "$stage: rxe device $IB_DEV on dummy $IB_NETDEV with $IB_ADDR and $IB_PEER" \
+		"$out" || return 1
+	for _ in $(seq 50); do
+		rxe_active && break
+		sleep 0.2
+	done
+	check "$(status rxe_active)" "$stage: $IB_DEV port is ACTIVE" \
+		"$(rdma link show 2>&1)"
+}
+
+# probe STAGE FAMILY IMPL: a socket binds to each rxe address and they
+# exchange a message; fails (returns 1) if any of that failed.
+probe() {
+	local failed=$FAILED
+
+	run_suite "$1-probe" "$STREAM" --probe --family "$2" --impl "$3" \
+		"${IB_ARGS[@]}"
+	[[ $FAILED == "$failed" ]] && return 0
+	diag "$1: nothing more to run: the probe failed"
+	return 1
+}
+
+# insmod_ib STAGE: rds_doca, whose IB transport needs rdma_cm.
+insmod_ib() {
+	local out
+
+	out=$({ modprobe rdma_cm && insmod "$KO"; } 2>&1)
+	check $? "$1: insmod rds_doca.ko (after modprobe rdma_cm)" "$out"
 }
 
 # ---------------------------------------------------------------------------
@@ -170,11 +191,12 @@ echo "# rds selftests on $(uname -r), module $KO"
 
 if ! make -s -C "$HERE" >/tmp/rds-selftests-build.log 2>&1; then
 	check 1 "build the test programs" "$(tail -20 /tmp/rds-selftests-build.log)"
-	echo "$PASSED passed, $FAILED failed"
+	tap_finish
 	exit 1
 fi
 API=$HERE/rds_api_test
 ORDER=$HERE/rds_order_test
+STREAM=$HERE/rds_stream_test
 
 # Start from a clean slate.
 for m in rds_doca rds_rdma rds_tcp rds; do
@@ -198,11 +220,7 @@ if want_stage doca; then
 				"family parameter: '${fam}'"
 			check "$(status eval '! loaded rds')" \
 				"doca: rds.ko was not pulled in"
-			run_suite doca-api "$API" --family "${fam:-25}" \
-				--impl doca
-			# shellcheck disable=SC2086
-			run_suite doca-order "$ORDER" --family "${fam:-25}" \
-				--impl doca $ORDER_ARGS
+			suites doca "${fam:-25}" doca loop
 			out=$(unload rds_doca)
 			check $? "doca: rmmod rds_doca" "$out"
 		fi
@@ -245,9 +263,7 @@ if want_stage rds; then
 		check "$(status no_other_transport)" \
 			"rds: only the loopback transport (no rds_tcp, rds_rdma)" \
 			"$(lsmod | grep '^rds')"
-		run_suite rds-api "$API" --family 21 --impl rds
-		# shellcheck disable=SC2086
-		run_suite rds-order "$ORDER" --family 21 --impl rds $ORDER_ARGS
+		suites rds 21 rds loop
 		check "$(status no_other_transport)" \
 			"rds: the suites loaded no other transport" \
 			"$(lsmod | grep '^rds')"
@@ -269,15 +285,64 @@ if want_stage dropin; then
 			check "$(status test "$fam" = 21)" \
 				"dropin: family parameter reads 21" \
 				"family parameter: '${fam}'"
-			run_suite dropin-api "$API" --family 21 --impl doca
-			# shellcheck disable=SC2086
-			run_suite dropin-order "$ORDER" --family 21 --impl doca \
-				$ORDER_ARGS
+			suites dropin 21 doca loop
 			out=$(unload rds_doca)
 			check $? "dropin: rmmod rds_doca" "$out"
 		fi
 	fi
 fi
 
-echo "$PASSED passed, $FAILED failed"
-[[ $FAILED -eq 0 && $PASSED -gt 0 ]]
+# 5. rds_doca over its IB transport
+if want_stage ib; then
+	if check $((1 - have_ko)) "ib: module $KO exists" &&
+	   rxe_setup ib && insmod_ib ib; then
+		fam=$(family_param)
+		probe ib "$fam" doca && suites ib "$fam" doca ib
+		out=$(unload rds_doca)
+		check $? "ib: rmmod rds_doca" "$out"
+	fi
+	out=$(rxe_teardown)
+	check $? "ib: remove $IB_DEV and $IB_NETDEV" "$out"
+fi
+
+# 6. rds_doca across link and device faults
+if want_stage ib-faults; then
+	if check $((1 - have_ko)) "ib-faults: module $KO exists" &&
+	   rxe_setup ib-faults && insmod_ib ib-faults; then
+		fam=$(family_param)
+		if probe ib-faults "$fam" doca; then
+			# shellcheck disable=SC2086
+			run_suite ib-faults "$HERE/ib_faults.sh" \
+				--family "$fam" --impl doca \
+				--netdev "$IB_NETDEV" --dev "$IB_DEV" \
+				--addr "$IB_ADDR" --peer "$IB_PEER" $FAULTS_ARGS
+		fi
+		# the connections of the last stream are still up
+		out=$(unload rds_doca)
+		check $? "ib-faults: rmmod rds_doca with its connections up" \
+			"$out"
+	fi
+	out=$(rxe_teardown)
+	check $? "ib-faults: remove $IB_DEV and $IB_NETDEV" "$out"
+fi
+
+# 7. the in-tree rds_rdma over the same device, the reference
+if want_stage rds-ib; then
+	if rxe_setup rds-ib; then
+		out=$(modprobe rds_rdma 2>&1)
+		if check $? "rds-ib: modprobe rds_rdma" "$out"; then
+			probe rds-ib 21 rds && suites rds-ib 21 rds ib
+			# DIFFERENCES.txt (i): each bind() that failed with
+			# EADDRINUSE left a reference on rds_rdma
+			if ! out=$(unload rds_rdma && unload rds); then
+				diag "rds-ib: rds_rdma stays loaded" \
+				     "($(cat /sys/module/rds_rdma/refcnt)" \
+				     "references): $out"
+			fi
+		fi
+	fi
+	out=$(rxe_teardown)
+	check $? "rds-ib: remove $IB_DEV and $IB_NETDEV" "$out"
+fi
+
+tap_finish
