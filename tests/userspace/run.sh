@@ -177,12 +177,10 @@ probe() {
 	return 1
 }
 
-# insmod_ib STAGE: rds_doca, whose IB transport needs rdma_cm.
-insmod_ib() {
-	local out
-
-	out=$({ modprobe rdma_cm && insmod "$KO"; } 2>&1)
-	check $? "$1: insmod rds_doca.ko (after modprobe rdma_cm)" "$out"
+# insmod_doca [PARAM...]: load rds_doca and, first, the rdma_cm its IB
+# transport needs (insmod resolves no dependencies).
+insmod_doca() {
+	modprobe rdma_cm 2>&1 && insmod "$KO" "$@" 2>&1
 }
 
 # ---------------------------------------------------------------------------
@@ -212,7 +210,7 @@ have_ko=0
 # 1. rds_doca under its own family number
 if want_stage doca; then
 	if check $((1 - have_ko)) "doca: module $KO exists"; then
-		out=$(insmod "$KO" 2>&1)
+		out=$(insmod_doca)
 		if check $? "doca: insmod rds_doca.ko" "$out"; then
 			fam=$(family_param)
 			check "$(status test "$fam" = 25)" \
@@ -234,7 +232,7 @@ if want_stage conflict; then
 		if check $? "conflict: modprobe rds" "$out"; then
 			tag="rds-selftest-$$-$RANDOM"
 			echo "$tag" > /dev/kmsg
-			out=$(insmod "$KO" family=21 2>&1)
+			out=$(insmod_doca family=21)
 			rc=$?
 			check "$(status test "$rc" != 0)" \
 				"conflict: insmod rds_doca.ko family=21 fails while rds.ko is loaded" \
@@ -279,7 +277,7 @@ if want_stage dropin; then
 		check $? "dropin: rmmod rds" "$out"
 	fi
 	if check $((1 - have_ko)) "dropin: module $KO exists"; then
-		out=$(insmod "$KO" family=21 2>&1)
+		out=$(insmod_doca family=21)
 		if check $? "dropin: insmod rds_doca.ko family=21" "$out"; then
 			fam=$(family_param)
 			check "$(status test "$fam" = 21)" \
@@ -294,12 +292,14 @@ fi
 
 # 5. rds_doca over its IB transport
 if want_stage ib; then
-	if check $((1 - have_ko)) "ib: module $KO exists" &&
-	   rxe_setup ib && insmod_ib ib; then
-		fam=$(family_param)
-		probe ib "$fam" doca && suites ib "$fam" doca ib
-		out=$(unload rds_doca)
-		check $? "ib: rmmod rds_doca" "$out"
+	if check $((1 - have_ko)) "ib: module $KO exists" && rxe_setup ib; then
+		out=$(insmod_doca)
+		if check $? "ib: insmod rds_doca.ko" "$out"; then
+			fam=$(family_param)
+			probe ib "$fam" doca && suites ib "$fam" doca ib
+			out=$(unload rds_doca)
+			check $? "ib: rmmod rds_doca" "$out"
+		fi
 	fi
 	out=$(rxe_teardown)
 	check $? "ib: remove $IB_DEV and $IB_NETDEV" "$out"
@@ -308,19 +308,23 @@ fi
 # 6. rds_doca across link and device faults
 if want_stage ib-faults; then
 	if check $((1 - have_ko)) "ib-faults: module $KO exists" &&
-	   rxe_setup ib-faults && insmod_ib ib-faults; then
-		fam=$(family_param)
-		if probe ib-faults "$fam" doca; then
-			# shellcheck disable=SC2086
-			run_suite ib-faults "$HERE/ib_faults.sh" \
-				--family "$fam" --impl doca \
-				--netdev "$IB_NETDEV" --dev "$IB_DEV" \
-				--addr "$IB_ADDR" --peer "$IB_PEER" $FAULTS_ARGS
+	   rxe_setup ib-faults; then
+		out=$(insmod_doca)
+		if check $? "ib-faults: insmod rds_doca.ko" "$out"; then
+			fam=$(family_param)
+			if probe ib-faults "$fam" doca; then
+				# shellcheck disable=SC2086
+				run_suite ib-faults "$HERE/ib_faults.sh" \
+					--family "$fam" --impl doca \
+					--netdev "$IB_NETDEV" --dev "$IB_DEV" \
+					--addr "$IB_ADDR" --peer "$IB_PEER" \
+					$FAULTS_ARGS
+			fi
+			# the connections of the last stream are still up
+			out=$(unload rds_doca)
+			check $? "ib-faults: rmmod rds_doca with its connections up" \
+				"$out"
 		fi
-		# the connections of the last stream are still up
-		out=$(unload rds_doca)
-		check $? "ib-faults: rmmod rds_doca with its connections up" \
-			"$out"
 	fi
 	out=$(rxe_teardown)
 	check $? "ib-faults: remove $IB_DEV and $IB_NETDEV" "$out"
