@@ -32,6 +32,8 @@ KO=build/$(uname -r)/rds_doca.ko
 STAGES=()
 MESSAGES=4000
 SUITE_TIMEOUT=${SUITE_TIMEOUT:-300}
+# shellcheck source=tests/userspace/tap.sh
+. "$HERE/tap.sh"
 # Ports of the tests (each also uses some above its own).
 PORT_ECHO=5000
 PORT_ORDER=6000
@@ -73,28 +75,6 @@ fi
 
 tmp=$(mktemp -d)
 declare -A pid=() cmd=()
-checks=0
-passed=0
-failed=0
-
-# check STATUS NAME [DIAGNOSTIC...]: one check; STATUS 0 passes.
-check() {
-	local status=$1 name=$2
-
-	shift 2
-	checks=$((checks + 1))
-	if [[ $status == 0 ]]; then
-		passed=$((passed + 1))
-		echo "ok $checks - $name"
-		return 0
-	fi
-	failed=$((failed + 1))
-	echo "not ok $checks - $name"
-	[[ $# -eq 0 ]] || printf '%s\n' "$@" | sed 's/^/# /'
-	return 1
-}
-
-diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 
 loaded() { [[ -d /sys/module/$1 ]]; }
 
@@ -160,6 +140,8 @@ wait_ready() {
 # fold NAME: wait for the program, then take its checks into ours,
 # renumbered and prefixed with the stage and NAME.  It must end with a
 # closing line that agrees with its checks, and exit 0 only if none failed.
+# (tap.sh's run_suite does the same for a program in the foreground; the
+# programs here run in the background, both ends at once.)
 fold() {
 	local name=$1 rc=0 line p=0 f=0 closing=''
 
@@ -328,5 +310,4 @@ for name in "${!pid[@]}"; do
 	kill "${pid[$name]}" 2>/dev/null
 done
 rm -rf "$tmp"
-echo "$passed passed, $failed failed"
-[[ $failed == 0 && $passed -gt 0 ]]
+tap_finish
