@@ -328,6 +328,11 @@ if want_stage ib-faults; then
 	fi
 	out=$(rxe_teardown)
 	check $? "ib-faults: remove $IB_DEV and $IB_NETDEV" "$out"
+	if loaded rds_doca; then
+		out=$(unload rds_doca)
+		diag "ib-faults: without $IB_DEV, rmmod rds_doca:" \
+		     "${out:-succeeds}"
+	fi
 fi
 
 # 7. the in-tree rds_rdma over the same device, the reference
