@@ -8,7 +8,8 @@
 #     (perftest) on that device, interleaved (ib-compare.sh).
 # Results go to $RDSD_BENCH_OUT (default build/bench-<date>), in loopback/
 # and ib/.  RDSD_BENCH_ROUNDS (3) and RDSD_BENCH_DURATION (1.5 s per run)
-# set the length; RDSD_BENCH_IB=0 skips the IB part.
+# set the length, RDSD_BENCH_IB_SIZES ("64 4k 64k 1m") the stream sizes of
+# the IB part; RDSD_BENCH_IB=0 skips it.
 set -euo pipefail
 ko=${1:-build/$(uname -r)/rds_doca.ko}
 cd "$(dirname "$0")/../.."
@@ -39,6 +40,7 @@ if [[ ${RDSD_BENCH_IB:-1} == 1 ]]; then
 	echo
 	echo "# IB: rxe0 on d0; rds_doca on family $family, rds_rdma on family 21, perftest"
 	tools/rds-bench/ib-compare.sh "${len[@]}" --out "$out/ib" \
+		--sizes "${RDSD_BENCH_IB_SIZES:-64 4k 64k 1m}" \
 		--saddr 10.11.0.2 --daddr 10.11.0.1 || { r=$?; ((r > rc)) && rc=$r; }
 	rmmod rds_doca
 	rdma link delete rxe0

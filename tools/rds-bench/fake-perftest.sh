@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
 # fake-perftest.sh: stand-in for perftest's ib_send_bw and ib_send_lat and
-# for the parts of iproute2's rdma and ip that perftest-bench.sh reads,
-# used only by selftest.sh to exercise perftest-bench.sh, compare.sh and
-# ib-compare.sh without an RDMA device.  Called through links named after
-# the program it stands in for.  A server "listens" by leaving its port in
+# for the parts of ibv_devinfo and iproute2's rdma, ip and ss that
+# perftest-bench.sh reads, used only by selftest.sh to exercise
+# perftest-bench.sh, compare.sh and ib-compare.sh without an RDMA device.
+# Called through links named after the program it stands in for.  A server "listens" by leaving its port in
 # $FAKE_PERFTEST_DIR/listen; the client prints perftest's result line and
 # leaves $FAKE_PERFTEST_DIR/done, after which the server prints its own.
 #
@@ -29,30 +29,37 @@ rdma)
 	case "$*" in
 	"link show"|"link show fake0/1") echo "$line";;
 	"link show "*) exit 1;;
-	"resource show cm_id")
-		[ -f "$D/listen" ] &&
-			echo "link fake0/- cm-idn 1 state LISTEN ps TCP pid 1 comm fake src-addr 0.0.0.0:$(cat "$D/listen")"
-		;;
 	*) echo "fake rdma: unsupported: $*" >&2; exit 1;;
 	esac
+	exit 0;;
+ss)
+	[ -f "$D/listen" ] && [ "$*" = "-Hltn sport = :$(cat "$D/listen")" ] &&
+		echo "LISTEN 0      1            0.0.0.0:$(cat "$D/listen")       0.0.0.0:*"
+	exit 0;;
+ibv_devinfo)
+	[ "$*" = "-v -d fake0" ] || { echo "fake ibv_devinfo: unsupported: $*" >&2; exit 1; }
+	printf '\t\t\tGID[  0]:\t\tfe80::1, RoCE v2\n'
+	printf '\t\t\tGID[  1]:\t\t::ffff:10.11.0.1, IB/RoCE v1\n'
+	printf '\t\t\tGID[  2]:\t\t::ffff:10.11.0.1, RoCE v2\n'
+	printf '\t\t\tGID[  3]:\t\t::ffff:10.11.0.2, RoCE v2\n'
 	exit 0;;
 ip)
 	echo "2: d0    inet 10.11.0.1/24 scope global d0\\       valid_lft forever preferred_lft forever"
 	echo "2: d0    inet 10.11.0.2/24 scope global secondary d0\\       valid_lft forever preferred_lft forever"
 	exit 0;;
 ib_send_bw|ib_send_lat) prog=$(basename "$0");;
-*) echo "fake-perftest.sh: call me as ib_send_bw, ib_send_lat, rdma or ip" >&2; exit 2;;
+*) echo "fake-perftest.sh: call me as ib_send_bw, ib_send_lat, ibv_devinfo, rdma, ip or ss" >&2; exit 2;;
 esac
 
-port=18515 size=2 iters=1000 ev=0 server=""
+port=18515 size=2 iters=1000 ev=0 server="" gid=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-p) port=$2; shift 2;;
 	-s) size=$2; shift 2;;
 	-n) iters=$2; shift 2;;
 	-e) ev=1; shift;;
-	-d|-t|--source_ip) shift 2;;
-	-R) shift;;
+	-x) gid=$2; shift 2;;
+	-d|-t) shift 2;;
 	-*) echo "fake $prog: unsupported option $1" >&2; exit 1;;
 	*) server=$1; shift;;
 	esac
@@ -74,6 +81,14 @@ result() {
 	fi
 	echo "---------------------------------------------------------------------------------------"
 }
+
+# the RoCE v2 GIDs of the server's and the client's address
+want=3
+[ -n "$server" ] || want=2
+if [ "$gid" != $want ]; then
+	echo "fake $prog: GID index '$gid', want $want" >&2
+	exit 1
+fi
 
 if [ -z "$server" ]; then
 	echo "************************************"

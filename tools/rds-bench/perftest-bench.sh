@@ -3,11 +3,12 @@
 #
 # perftest-bench.sh: the raw verbs bound beside RDS sockets.  Runs one
 # perftest server/client pair on this host (ib_send_bw for "stream",
-# ib_send_lat for "pingpong"), connected with rdma_cm from --saddr to
-# --daddr, and reports the result like rds-bench does: one result line and
-# one JSON line with the same field names, so that compare.sh can put the
-# verbs numbers in the same table.  POSIX sh + awk; needs perftest,
-# iproute2's rdma tool, timeout and stdbuf.  See --help and README.
+# ib_send_lat for "pingpong"), the client's QP on --saddr's GID, the
+# server's on --daddr's, and reports the result like rds-bench does: one
+# result line and one JSON line with the same field names, so that
+# compare.sh can put the verbs numbers in the same table.  POSIX sh + awk;
+# needs perftest, ibv_devinfo, iproute2 (rdma, ip, ss), timeout and
+# stdbuf.  See --help and README.
 
 set -u
 
@@ -24,8 +25,9 @@ Usage: perftest-bench.sh [OPTIONS] stream|pingpong|probe
             two addresses
 
 Options:
-  --saddr A         client address (rdma_cm binds it; default --addr)
-  --daddr A         server address (default --addr)
+  --saddr A         client address: its QP uses this address's RoCE v2
+                    GID (default --addr)
+  --daddr A         server address, likewise (default --addr)
   -a, --addr A      both (there is no default: RDMA needs an address on
                     an RDMA device)
   -s, --size BYTES  1 .. 8m; suffixes k, m (default 64)
@@ -37,7 +39,8 @@ Options:
                     busy polling the CQ
       --dev DEV     RDMA device (default: the device whose netdev holds
                     --daddr, from "rdma link")
-      --port N      rdma_cm port of the server (default 18515)
+      --port N      TCP port on which the server takes the client's QP
+                    details (default 18515)
       --timeout S   seconds allowed beyond the expected run time (10)
   -j, --json FILE   append one JSON object per result to FILE
   -l, --label TEXT  free text stored with the result
@@ -148,8 +151,8 @@ if ! is_uint "$PORT" || [ "$PORT" -lt 1 ] || [ "$PORT" -gt 65535 ]; then
 fi
 is_secs "$TIMEOUT" || die_usage "invalid --timeout '$TIMEOUT'"
 
-for c in ib_send_bw ib_send_lat rdma timeout stdbuf; do
-	command -v "$c" >/dev/null 2>&1 || fail "$c not found (perftest, iproute2 and coreutils are needed)"
+for c in ib_send_bw ib_send_lat ibv_devinfo rdma ip ss timeout stdbuf; do
+	command -v "$c" >/dev/null 2>&1 || fail "$c not found (perftest, ibverbs-utils, iproute2 and coreutils are needed)"
 done
 
 # The RDMA device whose netdev carries the server address.
@@ -200,7 +203,30 @@ fi
 # depth of 4 avoids that.  Latency runs use 4 with and without -e, so that
 # -e is the only difference; it does not change the ping-pong itself
 # (one message in flight).
-ARGS="-d $DEV -R -p $PORT -s $BYTES -n $ITERS"
+# The GID index of an address: its RoCE v2 entry, else any.
+gid_index() {
+	ibv_devinfo -v -d "$DEV" 2>/dev/null | awk -v a="::ffff:$1," '
+		/GID\[ *[0-9]+\]:/ {
+			for (k = 1; k <= NF && $k != a; k++)
+				;
+			if (k > NF)
+				next
+			i = $0; sub(/.*GID\[ */, "", i); sub(/\].*/, "", i)
+			if ($0 ~ /RoCE v2/) { print i; found = 1; exit }
+			if (any == "") any = i
+		}
+		END { if (!found && any != "") print any }'
+}
+SGID=$(gid_index "$DADDR")
+CGID=$(gid_index "$SADDR")
+[ -n "$SGID" ] || fail "no GID for $DADDR on $DEV (ibv_devinfo -v -d $DEV)"
+[ -n "$CGID" ] || fail "no GID for $SADDR on $DEV (ibv_devinfo -v -d $DEV)"
+
+# The QPs are connected from the GIDs (-x), the details exchanged over
+# TCP; not with rdma_cm (-R): the librdmacm path of perftest 4.5-0.17 now
+# and then fails its first connection on a new rxe device and then
+# crashes with a general protection fault.
+ARGS="-d $DEV -p $PORT -s $BYTES -n $ITERS"
 [ "$TOOL" = ib_send_lat ] && ARGS="$ARGS -t 4"
 [ $EVENTS = 1 ] && ARGS="$ARGS -e"
 
@@ -220,8 +246,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 listening() {
-	rdma resource show cm_id 2>/dev/null |
-		grep -q "state LISTEN .*src-addr [0-9.:]*:$PORT\( \|$\)"
+	[ -n "$(ss -Hltn "sport = :$PORT" 2>/dev/null)" ]
 }
 
 # The result line follows perftest's " #bytes" header:
@@ -254,11 +279,11 @@ run_pair() {
 	: > "$TMP/server"
 	: > "$TMP/client"
 	if listening; then
-		echo "something already listens on rdma_cm port $PORT (--port)" > "$TMP/why"
+		echo "something already listens on TCP port $PORT (--port)" > "$TMP/why"
 		return 1
 	fi
 	# shellcheck disable=SC2086
-	timeout -k 2 "$LIMIT" stdbuf -oL "$TOOL" $ARGS >"$TMP/server" 2>&1 &
+	timeout -k 2 "$LIMIT" stdbuf -oL "$TOOL" $ARGS -x "$SGID" >"$TMP/server" 2>&1 &
 	SPID=$!
 	_n=0
 	until listening; do
@@ -276,7 +301,7 @@ run_pair() {
 
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086
-	timeout -k 2 "$LIMIT" stdbuf -oL "$TOOL" $ARGS --source_ip "$SADDR" "$DADDR" >"$TMP/client" 2>&1 &
+	timeout -k 2 "$LIMIT" stdbuf -oL "$TOOL" $ARGS -x "$CGID" "$DADDR" >"$TMP/client" 2>&1 &
 	CPID=$!
 	# A client that has its result but whose server is gone may wait
 	# for it forever: 3 s, then it is stopped.

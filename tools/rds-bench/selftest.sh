@@ -163,7 +163,7 @@ P=$HERE/perftest-bench.sh
 FB=$T/bin
 FD=$T/fp
 mkdir -p "$FB" "$FD"
-for n in ib_send_bw ib_send_lat rdma ip; do ln -s "$HERE/fake-perftest.sh" "$FB/$n"; done
+for n in ib_send_bw ib_send_lat ibv_devinfo rdma ip ss; do ln -s "$HERE/fake-perftest.sh" "$FB/$n"; done
 HOW=""
 pt() { PATH=$FB:$PATH FAKE_PERFTEST_DIR=$FD FAKE_PERFTEST=$HOW "$P" "$@"; }
 IBA="--saddr 10.11.0.2 --daddr 10.11.0.1"
