@@ -575,14 +575,16 @@ static void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	u32 n, idx = s - tp->sends;
 	bool kick;
 
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_info_ratelimited("%pI4->%pI4: send failed: %s\n",
-					    &tp->conn->laddr,
-					    &tp->conn->faddr,
-					    ib_wc_status_msg(wc->status));
-			rdsd_ib_request_reset(tp);
-		}
+	/*
+	 * A flush outside teardown (tx_ready still set) means the device
+	 * moved the queue pair to error on its own, e.g. its link went down.
+	 */
+	if (unlikely(wc->status != IB_WC_SUCCESS) &&
+	    (wc->status != IB_WC_WR_FLUSH_ERR || READ_ONCE(tp->tx_ready))) {
+		pr_info_ratelimited("%pI4->%pI4: send failed: %s\n",
+				    &tp->conn->laddr, &tp->conn->faddr,
+				    ib_wc_status_msg(wc->status));
+		rdsd_ib_request_reset(tp);
 	}
 
 	spin_lock_bh(&tp->send_lock);
@@ -830,7 +832,8 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	r->posted = false;
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR ||
+		    READ_ONCE(tp->tx_ready)) {
 			pr_info_ratelimited("%pI4->%pI4: receive failed: %s\n",
 					    &conn->laddr, &conn->faddr,
 					    ib_wc_status_msg(wc->status));
