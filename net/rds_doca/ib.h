@@ -108,8 +108,6 @@ struct rdsd_ib_cm_data {
  * @paths: connections using the device (rdsd_ib_devs_mutex).
  * @dying: being removed; no new connection may use it.
  * @max_send_sge: send scatter/gather entries per work request we use.
- * @max_wr: work requests per queue we may use.
- * @max_cqe: entries per completion queue.
  * @rd_atom: RDMA read / atomic depth offered to peers.
  */
 struct rdsd_ib_dev {
@@ -120,8 +118,6 @@ struct rdsd_ib_dev {
 	struct list_head	paths;
 	bool			dying;
 	u32			max_send_sge;
-	u32			max_wr;
-	u32			max_cqe;
 	u8			rd_atom;
 };
 
@@ -220,7 +216,8 @@ struct rdsd_ib_credits {
  * @peer_local: the peer address is one of ours: the congestion map is
  *	shared and no updates travel.
  * @peer: private data the peer sent for the current attempt.
- * @send_lock: protects the send ring, @credits, @tx_ready and the
+ * @send_lock: protects the send ring, @credits, @tx_ready,
+ *	@tx_wait_hello, @tx_blocked, the congestion and pack state and the
  *	acknowledgment state.
  * @tx_ready: the queue pair takes sends.
  * @tx_wait_hello: accepted side: sends start when the peer's first

@@ -128,8 +128,6 @@ static int rdsd_ib_add_one(struct ib_device *ibdev)
 	INIT_LIST_HEAD(&dev->paths);
 	dev->ibdev = ibdev;
 	dev->max_send_sge = min_t(u32, a->max_send_sge, RDSD_IB_SEND_SGE);
-	dev->max_wr = a->max_qp_wr;
-	dev->max_cqe = a->max_cqe;
 	dev->rd_atom = min3(a->max_qp_rd_atom, a->max_qp_init_rd_atom, 16);
 
 	mutex_lock(&rdsd_ib_devs_mutex);

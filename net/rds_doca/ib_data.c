@@ -424,6 +424,19 @@ void rdsd_ib_cong_changed(struct rdsd_conn *conn)
 	spin_unlock_bh(&tp->send_lock);
 }
 
+/* Does the next message of @len bytes ask the peer for an ack? */
+static bool rdsd_ib_ack_req(const struct rdsd_ib_conn *tp, u32 len)
+{
+	return len >= RDSD_IB_ACK_REQ_BYTES ||
+	       tp->tx_since_req + 1 >= RDSD_IB_ACK_REQ_EVERY;
+}
+
+/* A message went out, asking for an ack (@req) or not. */
+static void rdsd_ib_ack_req_sent(struct rdsd_ib_conn *tp, bool req)
+{
+	tp->tx_since_req = req ? 0 : tp->tx_since_req + 1;
+}
+
 /* Scatter/gather entries for bytes [@off, @off + @len) of a mapped list. */
 static int rdsd_ib_frag_sges(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 			     int count, u32 off, u32 len, struct ib_sge *sge,
@@ -484,7 +497,7 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	rdsd_ib_send_cong(tp);
 
 	if (msg->len <= RDSD_IB_PACK_MAX) {
-		bool req = tp->tx_since_req + 1 >= RDSD_IB_ACK_REQ_EVERY;
+		bool req = rdsd_ib_ack_req(tp, msg->len);
 
 		info.flags = RDSD_WIRE_F_LAST_FRAG |
 			     (req ? RDSD_WIRE_F_ACK_REQ : 0);
@@ -495,7 +508,7 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 			goto out;
 		}
 		if (!ret) {
-			tp->tx_since_req = req ? 0 : tp->tx_since_req + 1;
+			rdsd_ib_ack_req_sent(tp, req);
 			/* idle: go now; else the next completion sends it */
 			if (!tp->sig_inflight)
 				rdsd_ib_pack_flush(tp);
@@ -527,11 +540,9 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	rdsd_ib_fill_ack(tp, &info);
 	ack_flags = info.flags;
 	last_flags = ack_flags | RDSD_WIRE_F_LAST_FRAG;
-	if (msg->len >= RDSD_IB_ACK_REQ_BYTES ||
-	    ++tp->tx_since_req >= RDSD_IB_ACK_REQ_EVERY) {
+	if (rdsd_ib_ack_req(tp, msg->len))
 		last_flags |= RDSD_WIRE_F_ACK_REQ;
-		tp->tx_since_req = 0;
-	}
+	rdsd_ib_ack_req_sent(tp, last_flags & RDSD_WIRE_F_ACK_REQ);
 
 	for (i = 0; i < nfrags; i++) {
 		u32 idx = tp->send_head + i;
