@@ -55,6 +55,8 @@
 #define RDSD_IB_BACKOFF_MIN_MS	10
 #define RDSD_IB_BACKOFF_MAX_MS	2000
 #define RDSD_IB_RESOLVE_MS	5000
+/* How often the reaper looks whether a down path came back. */
+#define RDSD_IB_PARK_POLL_MS	100
 
 /* rdsd_ib_cm_data.reason: why a connection request was refused */
 enum rdsd_ib_reject {
@@ -207,7 +209,7 @@ struct rdsd_ib_credits {
  * @recv_cq: its receive completion queue.
  * @connect_work: starts an attempt, after the reconnect delay.
  * @reset_work: tears an attempt down after an error, then reconnects.
- * @reap_work: destroys @old_ids.
+ * @reap_work: destroys @old_ids, or polls until the path allows it.
  * @ack_work: sends an acknowledgment nothing else carried.
  * @backoff_ms: next reconnect delay.
  * @attempts: connection attempts made.
@@ -271,7 +273,7 @@ struct rdsd_ib_conn {
 	struct ib_cq		*recv_cq;
 	struct delayed_work	connect_work;
 	struct work_struct	reset_work;
-	struct work_struct	reap_work;
+	struct delayed_work	reap_work;
 	struct delayed_work	ack_work;
 	unsigned int		backoff_ms;
 	u32			attempts;

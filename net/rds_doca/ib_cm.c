@@ -219,6 +219,43 @@ static int rdsd_ib_laddr_check(struct net *net, __be32 addr)
 	return 0;
 }
 
+/*
+ * Can a packet from @conn's address reach its peer right now?  The same
+ * question Soft-RoCE asks for every packet it sends: the local address's
+ * device is up and has a route to the peer.
+ *
+ * Soft-RoCE (rdma_rxe) moves any queue pair whose packet it cannot route
+ * to the error state, the GSI queue pair that carries connection manager
+ * messages included, and nothing brings that one back: one such message
+ * sent while the link is down leaves the device unable to connect until
+ * it is re-created.  So while this says no, no attempt starts, an
+ * established attempt is not disconnected and its id is not destroyed
+ * (destroying it sends a DREQ): the reaper keeps it until the path is back.
+ */
+static bool rdsd_ib_path_usable(const struct rdsd_conn *conn)
+{
+	struct net_device *ndev;
+	struct flowi4 fl = {};
+	struct rtable *rt;
+	bool ok = false;
+
+	rcu_read_lock();
+	ndev = __ip_dev_find(&init_net, conn->laddr, false);
+	if (ndev && netif_running(ndev) && netif_carrier_ok(ndev)) {
+		fl.flowi4_oif = ndev->ifindex;
+		fl.saddr = conn->laddr;
+		fl.daddr = conn->faddr;
+		fl.flowi4_proto = IPPROTO_UDP;
+		rt = ip_route_output_key(&init_net, &fl);
+		if (!IS_ERR(rt)) {
+			ip_rt_put(rt);
+			ok = true;
+		}
+	}
+	rcu_read_unlock();
+	return ok;
+}
+
 /* Protocol rules ----------------------------------------------------------- */
 
 /**
@@ -426,7 +463,8 @@ static struct rdma_cm_id *rdsd_ib_teardown_locked(struct rdsd_ib_conn *tp)
 	rdsd_conn_down(tp->conn);
 	rdsd_ib_tx_stop(tp);
 	if (tp->qp) {
-		if (tp->state == RDSD_IB_UP)
+		/* the DREQ would cost a Soft-RoCE device its GSI QP */
+		if (tp->state == RDSD_IB_UP && rdsd_ib_path_usable(tp->conn))
 			rdma_disconnect(id);
 		ib_drain_qp(tp->qp);
 		rdma_destroy_qp(id);
@@ -452,10 +490,12 @@ static struct rdma_cm_id *rdsd_ib_teardown_locked(struct rdsd_ib_conn *tp)
  * @node: on rdsd_ib_conn.old_ids (cm_mutex).
  * @id: the id; its context still points at the connection, so it is
  *	destroyed before the connection is freed.
+ * @force: its device is going away: destroy it even if the path is down.
  */
 struct rdsd_ib_old_id {
 	struct list_head	node;
 	struct rdma_cm_id	*id;
+	bool			force;
 };
 
 /* Have @id destroyed by the reaper: an event handler may be holding it. */
@@ -468,17 +508,45 @@ static void rdsd_ib_retire_id(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
 		return;
 	old = kmalloc(sizeof(*old), GFP_KERNEL | __GFP_NOFAIL);
 	old->id = id;
+	old->force = false;
 	list_add_tail(&old->node, &tp->old_ids);
-	queue_work(rdsd_wq, &tp->reap_work);
+	mod_delayed_work(rdsd_wq, &tp->reap_work, 0);
 }
 
+/* @id's device goes away: the reaper must not keep it.  cm_mutex held. */
+static void rdsd_ib_retire_now(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
+{
+	struct rdsd_ib_old_id *old;
+
+	lockdep_assert_held(&tp->cm_mutex);
+	list_for_each_entry(old, &tp->old_ids, node)
+		if (old->id == id)
+			old->force = true;
+	mod_delayed_work(rdsd_wq, &tp->reap_work, 0);
+}
+
+/*
+ * Destroy the ids of abandoned attempts; while the path is down (see
+ * rdsd_ib_path_usable()) keep those whose device stays and look again
+ * later, unless the connection is shutting down.
+ */
 static void rdsd_ib_reap(struct rdsd_ib_conn *tp)
 {
 	struct rdsd_ib_old_id *old, *tmp;
+	bool all, kept = false;
 	LIST_HEAD(list);
 
 	mutex_lock(&tp->cm_mutex);
-	list_splice_init(&tp->old_ids, &list);
+	all = tp->dead || rdsd_ib_path_usable(tp->conn);
+	list_for_each_entry_safe(old, tmp, &tp->old_ids, node) {
+		if (all || old->force)
+			list_move_tail(&old->node, &list);
+		else
+			kept = true;
+	}
+	if (kept)
+		mod_delayed_work(rdsd_wq, &tp->reap_work,
+				 msecs_to_jiffies(RDSD_IB_PARK_POLL_MS));
 	mutex_unlock(&tp->cm_mutex);
 	list_for_each_entry_safe(old, tmp, &list, node) {
 		rdma_destroy_id(old->id);
@@ -488,24 +556,23 @@ static void rdsd_ib_reap(struct rdsd_ib_conn *tp)
 
 static void rdsd_ib_reap_worker(struct work_struct *work)
 {
-	rdsd_ib_reap(container_of(work, struct rdsd_ib_conn, reap_work));
+	rdsd_ib_reap(container_of(to_delayed_work(work), struct rdsd_ib_conn,
+				  reap_work));
 }
 
 static void rdsd_ib_reset_worker(struct work_struct *work)
 {
 	struct rdsd_ib_conn *tp = container_of(work, struct rdsd_ib_conn,
 					       reset_work);
-	struct rdma_cm_id *id = NULL;
 
 	mutex_lock(&tp->cm_mutex);
 	if (!tp->dead && READ_ONCE(tp->reset_gen) == tp->gen &&
 	    tp->state != RDSD_IB_DOWN) {
-		id = rdsd_ib_teardown_locked(tp);
+		/* the reaper destroys the id once the path allows it */
+		rdsd_ib_retire_id(tp, rdsd_ib_teardown_locked(tp));
 		rdsd_ib_schedule_connect(tp);
 	}
 	mutex_unlock(&tp->cm_mutex);
-	if (id)
-		rdma_destroy_id(id);
 }
 
 static void rdsd_ib_connect_worker(struct work_struct *work)
@@ -529,6 +596,10 @@ static void rdsd_ib_connect_worker(struct work_struct *work)
 	mutex_lock(&tp->cm_mutex);
 	if (tp->dead || tp->state != RDSD_IB_DOWN)
 		goto out;
+	if (!rdsd_ib_path_usable(conn)) {
+		rdsd_ib_schedule_connect(tp);
+		goto out;
+	}
 
 	id = rdma_create_id(&init_net, rdsd_ib_cm_handler, tp, RDMA_PS_TCP,
 			    IB_QPT_RC);
@@ -748,15 +819,21 @@ static int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		return 0;	/* the listener */
 
 	mutex_lock(&tp->cm_mutex);
-	if (id != tp->cm_id)
-		goto out;	/* an abandoned attempt; the reaper has it */
+	if (id != tp->cm_id) {
+		/* an abandoned attempt; the reaper has it */
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			rdsd_ib_retire_now(tp, id);
+		goto out;
+	}
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ret = rdma_resolve_route(id, RDSD_IB_RESOLVE_MS);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		ret = rdsd_ib_connect_locked(tp, id);
+		/* the REQ must not go out on a path that just went down */
+		ret = rdsd_ib_path_usable(tp->conn) ?
+			rdsd_ib_connect_locked(tp, id) : -ENETUNREACH;
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (tp->state == RDSD_IB_ACTIVE) {
@@ -812,7 +889,7 @@ static int rdsd_ib_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
 	INIT_LIST_HEAD(&tp->dev_item);
 	INIT_DELAYED_WORK(&tp->connect_work, rdsd_ib_connect_worker);
 	INIT_WORK(&tp->reset_work, rdsd_ib_reset_worker);
-	INIT_WORK(&tp->reap_work, rdsd_ib_reap_worker);
+	INIT_DELAYED_WORK(&tp->reap_work, rdsd_ib_reap_worker);
 	INIT_DELAYED_WORK(&tp->ack_work, rdsd_ib_ack_worker);
 	tp->incarnation = get_random_u64() | 1;
 	spin_lock_init(&tp->send_lock);
@@ -857,8 +934,8 @@ static void rdsd_ib_conn_shutdown(struct rdsd_conn *conn)
 	cancel_delayed_work_sync(&tp->connect_work);
 	cancel_work_sync(&tp->reset_work);
 	cancel_delayed_work_sync(&tp->ack_work);
-	flush_work(&tp->reap_work);
-	rdsd_ib_reap(tp);
+	cancel_delayed_work_sync(&tp->reap_work);
+	rdsd_ib_reap(tp);	/* dead: every id goes */
 }
 
 const struct rdsd_transport_ops rdsd_ib_transport = {
