@@ -104,7 +104,8 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 		    (i.frag_off + i.frag_len == i.len))
 			return -EBADMSG;
 		/* only whole messages share a buffer */
-		if ((i.flags & RDSD_WIRE_F_MORE) && i.frag_off)
+		if ((i.flags & RDSD_WIRE_F_MORE) &&
+		    (i.frag_off || i.frag_len != i.len))
 			return -EPROTO;
 		break;
 	case RDSD_WIRE_CONG:

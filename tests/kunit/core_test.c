@@ -863,6 +863,21 @@ WIRE_MUTATOR(w_cong_with_ports,
 	     h->type = RDSD_WIRE_CONG; h->len = htonl(RDSD_NR_PORTS / 8);
 	     h->frag_off = 0; h->frag_len = h->len;
 	     *rcvd = sizeof(*h) + RDSD_NR_PORTS / 8)
+WIRE_MUTATOR(w_more_whole_ok,
+	     h->len = htonl(1000); h->frag_off = 0;
+	     h->flags |= htons(RDSD_WIRE_F_LAST_FRAG | RDSD_WIRE_F_MORE))
+WIRE_MUTATOR(w_more_first_frag,
+	     h->frag_off = 0; h->flags |= htons(RDSD_WIRE_F_MORE))
+WIRE_MUTATOR(w_more_later_frag, h->flags |= htons(RDSD_WIRE_F_MORE))
+WIRE_MUTATOR(w_more_on_ack,
+	     h->type = RDSD_WIRE_ACK; h->len = 0; h->frag_off = 0;
+	     h->frag_len = 0; h->seq = 0; *rcvd = sizeof(*h);
+	     h->flags |= htons(RDSD_WIRE_F_MORE))
+WIRE_MUTATOR(w_more_on_cong,
+	     h->type = RDSD_WIRE_CONG; h->len = htonl(RDSD_NR_PORTS / 8);
+	     h->frag_off = 0; h->frag_len = h->len; h->sport = 0; h->dport = 0;
+	     *rcvd = sizeof(*h) + RDSD_NR_PORTS / 8;
+	     h->flags |= htons(RDSD_WIRE_F_MORE))
 
 static const struct wire_case wire_cases[] = {
 	{ "valid data fragment", w_ok, 0 },
@@ -890,6 +905,11 @@ static const struct wire_case wire_cases[] = {
 	{ "congestion map", w_cong_ok, 0 },
 	{ "congestion map of the wrong size", w_cong_short_map, -EBADMSG },
 	{ "congestion map with ports", w_cong_with_ports, -EPROTO },
+	{ "packed whole message", w_more_whole_ok, 0 },
+	{ "packed first fragment", w_more_first_frag, -EPROTO },
+	{ "packed later fragment", w_more_later_frag, -EPROTO },
+	{ "packed ack", w_more_on_ack, -EPROTO },
+	{ "packed congestion map", w_more_on_cong, -EPROTO },
 };
 
 static void wire_case_desc(const struct wire_case *c, char *desc)
