@@ -91,11 +91,15 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_credits_take);
  * @info: the fragment's header.
  *
  * Fragments of one message arrive back to back and in order on a queue
- * pair; anything else is a protocol error (-EPROTO).
+ * pair, and every one but the last carries RDSD_IB_FRAG_SIZE bytes;
+ * anything else is a protocol error (-EPROTO).
  */
 int rdsd_ib_frag_check(bool active, u64 seq, u32 len, u32 off,
 		       const struct rdsd_wire_info *info)
 {
+	if (info->frag_off + info->frag_len != info->len &&
+	    info->frag_len != RDSD_IB_FRAG_SIZE)
+		return -EPROTO;
 	if (!active)
 		return info->frag_off ? -EPROTO : 0;
 	if (info->seq != seq || info->len != len || info->frag_off != off)

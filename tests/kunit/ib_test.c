@@ -743,6 +743,7 @@ struct frag_case {
 	u32		f_len;
 	u32		f_off;
 	int		expected;
+	u32		f_frag;		/* its frag_len; 0: as a sender cuts it */
 };
 
 #define FRAG	RDSD_IB_FRAG_SIZE
@@ -773,6 +774,12 @@ static const struct frag_case frag_cases[] = {
 	  5 + (1ULL << 32), 3 * FRAG, FRAG, -EPROTO },
 	{ "sequence numbers at the top", true, U64_MAX, 3 * FRAG, FRAG,
 	  U64_MAX, 3 * FRAG, FRAG, 0 },
+	{ "short fragment inside a message", false, 0, 0, 0, 7, 3 * FRAG, 0,
+	  -EPROTO, 1000 },
+	{ "long fragment inside a message", true, 7, 4 * FRAG, FRAG, 7,
+	  4 * FRAG, FRAG, -EPROTO, 2 * FRAG },
+	{ "short fragment after a whole one", true, 7, 3 * FRAG, FRAG, 7,
+	  3 * FRAG, FRAG, -EPROTO, FRAG - 4096 },
 };
 
 static void frag_desc(const struct frag_case *c, char *desc)
@@ -791,6 +798,11 @@ static void rdsd_ib_frag_check_continues_message(struct kunit *test)
 		.len = c->f_len,
 		.frag_off = c->f_off,
 	};
+
+	if (c->f_frag)
+		info.frag_len = c->f_frag;
+	else if (c->f_off <= c->f_len)
+		info.frag_len = min_t(u32, FRAG, c->f_len - c->f_off);
 
 	KUNIT_EXPECT_EQ(test,
 			rdsd_ib_frag_check(c->active, c->seq, c->len, c->off,
