@@ -130,7 +130,8 @@ for k in $kernels; do
 	log=$logdir/vm-$k.log
 	echo "# userspace suites in a VM running Debian's $v"
 	tests/vm/run --kernel "$v" --timeout 1500 -- \
-		tests/userspace/run.sh --ko "build/$v/rds_doca.ko" 2>&1 | tee "$log"
+		tests/userspace/run.sh --ko "build/$v/rds_doca.ko" --stage all \
+		2>&1 | tee "$log"
 	count_suite "stock $k VM" "$log" "${PIPESTATUS[0]}"
 	pair_suite "stock $k VM pair" "build/$v" 4000 "rds doca" \
 		--kernel "$v" --timeout 900

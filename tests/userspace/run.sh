@@ -24,7 +24,7 @@
 # checks are renumbered and prefixed with their stage.  The last line is
 # "N passed, N failed"; the exit status is non-zero if anything failed.
 #
-# usage: tests/userspace/run.sh [--ko PATH] [--stage NAME]...
+# usage: tests/userspace/run.sh [--ko PATH] [--stage NAME|all]...
 
 set -u
 
@@ -35,6 +35,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KO=build/$(uname -r)/rds_doca.ko
 STAGES=()
 DEFAULT_STAGES=(doca conflict rds dropin)
+ALL_STAGES=(doca conflict rds dropin ib ib-faults rds-ib)
 ORDER_ARGS=${ORDER_ARGS:-}
 FAULTS_ARGS=${FAULTS_ARGS:-}
 
@@ -50,7 +51,8 @@ usage() {
 usage: ${0##*/} [--ko PATH] [--stage NAME]...
   --ko PATH     rds_doca module (default: build/\$(uname -r)/rds_doca.ko)
   --stage NAME  run only the named stages (repeatable): doca, conflict,
-                rds, dropin (these four by default), ib, ib-faults, rds-ib
+                rds, dropin (these four by default), ib, ib-faults, rds-ib;
+                all: every one of them
 environment: SUITE_TIMEOUT (seconds per suite, default 900),
              ORDER_ARGS (extra rds_order_test arguments),
              FAULTS_ARGS (extra ib_faults.sh arguments)
@@ -60,7 +62,13 @@ EOF
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--ko)		KO=${2?--ko needs a path}; shift ;;
-	--stage)	STAGES+=("${2?--stage needs a name}"); shift ;;
+	--stage)
+		if [[ ${2?--stage needs a name} == all ]]; then
+			STAGES+=("${ALL_STAGES[@]}")
+		else
+			STAGES+=("$2")
+		fi
+		shift ;;
 	-h|--help)	usage; exit 0 ;;
 	*)		usage >&2; exit 2 ;;
 	esac

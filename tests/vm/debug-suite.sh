@@ -38,7 +38,11 @@ stage() {	# name, command...
 }
 
 stage kunit tests/kunit/run.sh "$dir"
-stage userspace tests/userspace/run.sh --ko "$dir/rds_doca.ko"
+# Every userspace stage but rds-ib: that one checks Linux RDS, the
+# reference, which the stock kernels already run
+stage userspace tests/userspace/run.sh --ko "$dir/rds_doca.ko" \
+	--stage doca --stage conflict --stage rds --stage dropin \
+	--stage ib --stage ib-faults
 stage kmemleak tests/vm/kmemleak-check.sh
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
