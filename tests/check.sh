@@ -129,7 +129,7 @@ for k in $kernels; do
 	esac
 	log=$logdir/vm-$k.log
 	echo "# userspace suites in a VM running Debian's $v"
-	tests/vm/run --kernel "$v" --timeout 1500 -- \
+	tests/vm/run --kernel "$v" --timeout 2400 -- \
 		tests/userspace/run.sh --ko "build/$v/rds_doca.ko" --stage all \
 		2>&1 | tee "$log"
 	count_suite "stock $k VM" "$log" "${PIPESTATUS[0]}"
