@@ -154,14 +154,11 @@ static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data)
 		rdsd_ib_request_reset(tp);
 	mutex_unlock(&rdsd_ib_devs_mutex);
 
-	wait_event(rdsd_ib_devs_wq, ({
-		bool empty;
-
-		mutex_lock(&rdsd_ib_devs_mutex);
-		empty = list_empty(&dev->paths);
-		mutex_unlock(&rdsd_ib_devs_mutex);
-		empty;
-	}));
+	/*
+	 * No sleeping lock in a wait condition: detach empties the list
+	 * under the mutex, then wakes us; the unlocked look is enough.
+	 */
+	wait_event(rdsd_ib_devs_wq, list_empty_careful(&dev->paths));
 	rdsd_ib_dev_put(dev);
 }
 
