@@ -61,7 +61,9 @@ static int rdsd_release(struct socket *sock)
 
 	sock_orphan(sk);
 	rdsd_cong_monitor_set(rs, false);
-	rdsd_recv_purge(rs);
+	rdsd_recv_purge(rs);		/* marks it dead: no more notices */
+	rdsd_notify_purge(rs);
+	rdsd_mr_drop_all(rs);
 	rdsd_unbind(rs);
 	if (rs->conn) {
 		rdsd_conn_put(rs->conn);	/* the cache's */
@@ -78,6 +80,9 @@ static void rdsd_destruct(struct sock *sk)
 
 	WARN_ON_ONCE(!list_empty(&rs->send_queue));
 	WARN_ON_ONCE(!list_empty(&rs->recv_queue));
+	WARN_ON_ONCE(!list_empty(&rs->notify_queue));
+	WARN_ON_ONCE(!xa_empty(&rs->mrs));
+	xa_destroy(&rs->mrs);
 }
 
 static int rdsd_connect(struct socket *sock, struct sockaddr *uaddr,
@@ -166,7 +171,8 @@ static __poll_t rdsd_poll(struct file *file, struct socket *sock,
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLWRBAND;
 		WRITE_ONCE(rs->seen_congestion, false);
 	}
-	if (!list_empty_careful(&rs->recv_queue))
+	if (!list_empty_careful(&rs->recv_queue) ||
+	    !list_empty_careful(&rs->notify_queue))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(rs->snd_bytes) < rdsd_sndbuf(rs))
 		mask |= EPOLLOUT | EPOLLWRNORM;
@@ -268,43 +274,6 @@ static int rdsd_set_rx_trace(struct rdsd_sock *rs, sockptr_t optval,
 	return 0;
 }
 
-/*
- * RDS_GET_MR, RDS_GET_MR_FOR_DEST and RDS_FREE_MR, checked in Linux RDS's
- * order.  No transport registers memory yet: no region exists, so no
- * cookie is valid (cookie 0, "flush", has nothing to flush either).
- */
-static int rdsd_set_mr(struct rdsd_sock *rs, int optname, sockptr_t optval,
-		       unsigned int optlen)
-{
-	union {
-		struct rds_get_mr_args get;
-		struct rds_get_mr_for_dest_args dest;
-		struct rds_free_mr_args free;
-	} args;
-	size_t size;
-
-	switch (optname) {
-	case RDS_GET_MR:
-		size = sizeof(args.get);
-		break;
-	case RDS_GET_MR_FOR_DEST:
-		size = sizeof(args.dest);
-		break;
-	default:
-		size = sizeof(args.free);
-		break;
-	}
-	if (optlen != size)
-		return -EINVAL;
-	if (copy_from_sockptr(&args, optval, size))
-		return -EFAULT;
-	if (optname == RDS_FREE_MR)
-		return -EINVAL;
-	if (!READ_ONCE(rs->bound_addr))
-		return -ENOTCONN;
-	return -EOPNOTSUPP;
-}
-
 static int rdsd_setsockopt(struct socket *sock, int level, int optname,
 			   sockptr_t optval, unsigned int optlen)
 {
@@ -321,8 +290,10 @@ static int rdsd_setsockopt(struct socket *sock, int level, int optname,
 		return rdsd_cancel_sent_to(rs, optval, optlen);
 	case RDS_GET_MR:
 	case RDS_GET_MR_FOR_DEST:
+	case RDS_DOCA_GET_MR_LIST:
+		return rdsd_mr_get(rs, optname, optval, optlen);
 	case RDS_FREE_MR:
-		return rdsd_set_mr(rs, optname, optval, optlen);
+		return rdsd_mr_free(rs, optval, optlen);
 	case RDS_RECVERR:
 		ret = rdsd_set_bool(&on, optval, optlen);
 		if (!ret)
@@ -430,6 +401,8 @@ static int rdsd_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->send_queue);
 	spin_lock_init(&rs->recv_lock);
 	INIT_LIST_HEAD(&rs->recv_queue);
+	INIT_LIST_HEAD(&rs->notify_queue);
+	xa_init_flags(&rs->mrs, XA_FLAGS_LOCK_BH);
 	INIT_LIST_HEAD(&rs->cong_item);
 	return 0;
 }
@@ -458,6 +431,9 @@ static int __net_init rdsd_net_init(struct net *net)
 	INIT_LIST_HEAD(&rn->cong_monitors);
 	atomic_set(&rn->cong_generation, 0);
 	init_waitqueue_head(&rn->cong_poll_waitq);
+	ret = rdsd_mr_net_init(rn);
+	if (ret)
+		return ret;
 	return rdsd_stats_net_init(rn);
 }
 
@@ -468,6 +444,7 @@ static void __net_exit rdsd_net_exit(struct net *net)
 	/* sockets hold their namespace: none is left here */
 	rdsd_conn_net_exit(rn);
 	WARN_ON_ONCE(!list_empty(&rn->cong_maps));
+	rdsd_mr_net_exit(rn);
 	rdsd_stats_net_exit(rn);
 }
 

@@ -8,6 +8,10 @@
  * so the sender's buffer space returns before sendmsg() does.  The message
  * itself, not a copy, goes onto the receiver's queue.
  *
+ * RDMA and atomic operations run in software (rdsd_op_exec_soft()) on the
+ * regions' pinned pages, with the same cookies, checks and statuses as
+ * over a device.
+ *
  * The loopback transport implements the whole transport table and is
  * chosen by the same rules as any other; the core has no special case for
  * it.  A loopback connection is up as soon as it exists.
@@ -15,6 +19,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
+#include <linux/rds_doca.h>
 
 #include "rdsd.h"
 
@@ -42,9 +47,16 @@ static void rdsd_loop_conn_shutdown(struct rdsd_conn *conn)
 {
 }
 
+/*
+ * An RDMA or atomic operation runs first, in software on the pinned pages
+ * of both ends; the message follows unless RDS_RDMA_SILENT says not.
+ */
 static int rdsd_loop_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
-	rdsd_recv_incoming(conn, msg);
+	if (msg->op)
+		rdsd_op_exec_soft(conn->rn, msg);
+	if (!msg->op || !(msg->op->flags & RDS_RDMA_SILENT))
+		rdsd_recv_incoming(conn, msg);
 	rdsd_send_acked(conn, msg->seq);
 	return 0;
 }
@@ -58,5 +70,6 @@ const struct rdsd_transport_ops rdsd_loop_transport = {
 	.conn_connect	= rdsd_loop_conn_connect,
 	.conn_shutdown	= rdsd_loop_conn_shutdown,
 	.xmit		= rdsd_loop_xmit,
+	.features	= RDSD_TRANS_F_RDMA | RDSD_TRANS_F_MASKED_ATOMICS,
 };
 EXPORT_SYMBOL_IF_KUNIT(rdsd_loop_transport);

@@ -11,7 +11,8 @@
  * the connection holds one while the message is on its send or retransmit
  * queue (RDSD_MSG_ON_CONN); a receiving socket holds one while the message
  * is on its receive queue; recvmsg() holds one while it copies.  The last
- * rdsd_msg_put() frees the pages and the message.
+ * rdsd_msg_put() frees the pages and the message, and drops the message's
+ * reference to its RDMA operation.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -176,6 +177,7 @@ void rdsd_msg_put(struct rdsd_msg *msg)
 
 	WARN_ON_ONCE(test_bit(RDSD_MSG_ON_SOCK, &msg->flags));
 	WARN_ON_ONCE(test_bit(RDSD_MSG_ON_CONN, &msg->flags));
+	rdsd_op_put(msg->op);
 	if (!rdsd_msg_is_inline(msg)) {
 		for (i = 0; i < msg->nents; i++)
 			__free_pages(sg_page(&msg->sg[i]),

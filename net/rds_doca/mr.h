@@ -1,16 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * rds_doca RDMA cookies.
+ * rds_doca registered memory and RDMA operations.
  *
  * A cookie names a registered memory region to a peer: the region's
- * remote key in the low 32 bits and a byte offset into the region in the
- * high 32 bits, the layout Linux RDS uses, so cookies look the same to
- * programs written for it.
+ * remote key in the low 32 bits and a byte offset in the high 32 bits,
+ * the layout Linux RDS uses, so cookies look the same to programs written
+ * for it.  A peer addresses the region with remote addresses counted from
+ * the start of its first page, as in Linux: the region's first byte is at
+ * the cookie's offset.
  */
 #ifndef _RDSD_MR_H
 #define _RDSD_MR_H
 
+#include <linux/kref.h>
+#include <linux/rcupdate.h>
+#include <linux/scatterlist.h>
+#include <linux/sockptr.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
+#include <linux/rds_doca.h>
+
+struct mm_struct;
+struct msghdr;
+struct page;
+struct rdsd_conn;
+struct rdsd_msg;
+struct rdsd_net;
+struct rdsd_sock;
+struct rdsd_transport_ops;
 
 static inline u64 rdsd_cookie_make(u32 key, u32 offset)
 {
@@ -26,5 +43,179 @@ static inline u32 rdsd_cookie_offset(u64 cookie)
 {
 	return upper_32_bits(cookie);
 }
+
+/* rdsd_mr.flags */
+#define RDSD_MR_USE_ONCE	BIT(0)	/* gone after one operation used it */
+#define RDSD_MR_READ_ONLY	BIT(1)	/* peers may not write it */
+
+/**
+ * struct rdsd_mr - a registered memory region
+ * @refs: the socket's table holds one while the region is registered;
+ *	every operation using it holds one while it runs.
+ * @rcu: the region is freed after lockless key lookups are done.
+ * @free_work: releases the pages in process context after the last put.
+ * @rn: namespace whose key table holds the region.
+ * @owner: the socket that registered it (no reference: sockets are freed
+ *	after an RCU grace period, and a closing socket frees its regions).
+ * @key: the key peers name it by.
+ * @cookie_off: offset the cookie carries: remote address of byte 0.
+ * @pg_off: offset of byte 0 in the first page.
+ * @len: bytes in the region.
+ * @flags: RDSD_MR_* bits.
+ * @dest_addr: with @dest_port, the only peer that may use the region
+ *	(RDS_GET_MR_FOR_DEST), 0 for any.
+ * @dest_port: the peer's port, 0 for any port of @dest_addr.
+ * @dead: freed or invalidated: no new operation may use it.
+ * @pages: the pinned user pages.
+ * @npages: how many.
+ * @mm: address space charged (pinned_vm) for them, with a reference.
+ * @trans: transport that registered the region with a device, or NULL.
+ * @tp: that transport's registration.
+ *
+ * Created by RDS_GET_MR and friends; on the socket's and the namespace's
+ * key tables until freed, used once, or the socket is closed.  The last
+ * put unregisters it from the device and unpins the pages.
+ */
+struct rdsd_mr {
+	refcount_t		refs;
+	struct rcu_head		rcu;
+	struct work_struct	free_work;
+	struct rdsd_net		*rn;
+	struct rdsd_sock	*owner;
+	u32			key;
+	u32			cookie_off;
+	u32			pg_off;
+	u32			len;
+	u32			flags;
+	__be32			dest_addr;
+	__be16			dest_port;
+	bool			dead;
+	struct page		**pages;
+	unsigned int		npages;
+	struct mm_struct	*mm;
+	const struct rdsd_transport_ops *trans;
+	void			*tp;
+};
+
+/* rdsd_op.kind */
+enum rdsd_op_kind {
+	RDSD_OP_READ,		/* remote region -> local buffers */
+	RDSD_OP_WRITE,		/* local buffers -> remote region */
+	RDSD_OP_FADD,
+	RDSD_OP_CSWP,
+	RDSD_OP_MASKED_FADD,
+	RDSD_OP_MASKED_CSWP,
+};
+
+static inline bool rdsd_op_is_atomic(int kind)
+{
+	return kind >= RDSD_OP_FADD;
+}
+
+/* rdsd_op.state bits */
+enum {
+	RDSD_OP_DONE,		/* completed; its status is final */
+};
+
+/**
+ * struct rdsd_notifier - one RDS_CMSG_RDMA_STATUS notice
+ * @item: on the socket's notify queue (recv_lock).
+ * @token: the user's token.
+ * @status: RDS_RDMA_* status.
+ */
+struct rdsd_notifier {
+	struct list_head	item;
+	u64			token;
+	int			status;
+};
+
+/**
+ * struct rdsd_op - an RDMA or atomic operation riding on a message
+ * @refs: the message's, and one while the transport executes it.
+ * @free_work: unpins the local pages in process context.
+ * @rs: the socket that asked, with a reference: it hears the outcome.
+ * @kind: enum rdsd_op_kind.
+ * @flags: the user's RDS_RDMA_* flags.
+ * @state: RDSD_OP_* bits.
+ * @status: RDS_RDMA_* outcome, valid once RDSD_OP_DONE is set.
+ * @key: remote key, from the cookie.
+ * @raddr: remote address: the cookie's offset plus the user's address.
+ * @bytes: bytes moved (8 for atomics).
+ * @token: the user's token for the notice.
+ * @notifier: the notice, allocated up front so completion cannot fail.
+ * @args: atomic operands: compare/add, swap, and the two masks.
+ * @pages: pinned local pages.
+ * @npages: how many.
+ * @dirty: the operation writes the local pages.
+ * @nents: entries in @sg.
+ * @sg: the local buffers, in order; for atomics the 8-byte result.
+ */
+struct rdsd_op {
+	struct kref		refs;
+	struct work_struct	free_work;
+	struct rdsd_sock	*rs;
+	int			kind;
+	u32			flags;
+	unsigned long		state;
+	int			status;
+	u32			key;
+	u64			raddr;
+	u32			bytes;
+	u64			token;
+	struct rdsd_notifier	*notifier;
+	u64			args[4];
+	struct page		**pages;
+	unsigned int		npages;
+	bool			dirty;
+	unsigned int		nents;
+	struct scatterlist	*sg;
+};
+
+/* mr.c */
+int rdsd_mr_get(struct rdsd_sock *rs, int optname, sockptr_t optval,
+		unsigned int optlen);
+int rdsd_mr_free(struct rdsd_sock *rs, sockptr_t optval, unsigned int optlen);
+int rdsd_mr_map(struct rdsd_sock *rs, const struct rds_get_mr_args *args,
+		u64 *cookie);
+bool rdsd_mr_owned(struct rdsd_sock *rs, u64 cookie);
+void rdsd_mr_drop_all(struct rdsd_sock *rs);
+struct rdsd_mr *rdsd_mr_lookup(struct rdsd_net *rn, u32 key);
+void rdsd_mr_put(struct rdsd_mr *mr);
+void rdsd_mr_used(struct rdsd_mr *mr);
+int rdsd_mr_check(const struct rdsd_mr *mr, __be32 saddr, __be16 sport,
+		  u64 raddr, u32 bytes, bool write, u64 *off);
+int rdsd_mr_net_init(struct rdsd_net *rn);
+void rdsd_mr_net_exit(struct rdsd_net *rn);
+
+/**
+ * struct rdsd_cmsgs - the SOL_RDS control messages of one sendmsg()
+ * @rdma: RDS_CMSG_RDMA_ARGS came, in @rdma_args.
+ * @atomic: the RDS_CMSG_*ATOMIC_* type that came, in @atomic_args, or 0.
+ * @map: RDS_CMSG_RDMA_MAP came, in @map_args.
+ * @dest: RDS_CMSG_RDMA_DEST came, with @dest_cookie.
+ */
+struct rdsd_cmsgs {
+	bool			rdma;
+	int			atomic;
+	bool			map;
+	bool			dest;
+	u64			dest_cookie;
+	struct rds_rdma_args	rdma_args;
+	struct rds_atomic_args	atomic_args;
+	struct rds_get_mr_args	map_args;
+};
+
+/* rdma.c */
+int rdsd_op_parse(struct rdsd_sock *rs, struct rdsd_conn *conn,
+		  const struct rdsd_cmsgs *cm, struct rdsd_msg *msg);
+void rdsd_op_complete(struct rdsd_op *op, int status);
+void rdsd_op_put(struct rdsd_op *op);
+void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg);
+int rdsd_notify_recv(struct rdsd_sock *rs, struct msghdr *m);
+void rdsd_notify_purge(struct rdsd_sock *rs);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+bool rdsd_atomic_apply(int kind, const u64 *args, u64 old, u64 *new);
+#endif
 
 #endif /* _RDSD_MR_H */

@@ -39,6 +39,7 @@
 #include <net/sock.h>
 #include <kunit/visibility.h>
 
+#include "mr.h"
 #include "transport.h"
 
 #define RDSD_MAX_MSG_SIZE	SZ_1M		/* as Linux RDS */
@@ -88,6 +89,8 @@ struct rdsd_stats {
  * @cong_monitors: sockets with RDS_CONG_MONITOR set.
  * @cong_generation: bumped by every congestion map update, for poll().
  * @cong_poll_waitq: poll() waiters of sockets that have seen congestion.
+ * @mr_keys: registered regions by key (mr.c), XA_FLAGS_LOCK_BH.
+ * @mr_next_key: next key to try for a region registered in software.
  * @stats: per-CPU counters.
  */
 struct rdsd_net {
@@ -111,6 +114,9 @@ struct rdsd_net {
 	struct list_head	cong_monitors;
 	atomic_t		cong_generation;
 	wait_queue_head_t	cong_poll_waitq;
+
+	struct xarray		mr_keys;
+	u32			mr_next_key;
 
 	struct rdsd_stats __percpu *stats;
 };
@@ -218,6 +224,10 @@ enum {
  * @len: payload length.
  * @rx_tstamp: receive time (ktime, ns) if the receiver asked for it.
  * @rx_trace: receive path timestamps for SO_RDS_MSG_RXPATH_LATENCY.
+ * @op: RDMA or atomic operation riding on the message (a reference), or
+ *	NULL.
+ * @rdma_dest: cookie of the sender's region the receiver is told of
+ *	(RDS_CMSG_RDMA_DEST or RDS_CMSG_RDMA_MAP), 0 for none.
  * @nents: entries in @sg.
  * @sg: payload; for small messages one entry pointing just past @sg.
  */
@@ -237,6 +247,8 @@ struct rdsd_msg {
 	u32			len;
 	u64			rx_tstamp;
 	u64			rx_trace[4];
+	struct rdsd_op		*op;
+	u64			rdma_dest;
 	unsigned int		nents;
 	struct scatterlist	sg[];
 };
@@ -263,8 +275,11 @@ struct rdsd_msg {
  * @snd_bytes: payload bytes on @send_queue.
  * @cong_mask: ports (mod 64) this socket wants to hear about.
  * @cong_notify: ports (mod 64) that changed and were not yet reported.
- * @recv_lock: protects @recv_queue, @rcv_bytes, @congested and @dead.
+ * @recv_lock: protects @recv_queue, @notify_queue, @rcv_bytes, @congested
+ *	and @dead.
  * @recv_queue: messages waiting for recvmsg().
+ * @notify_queue: RDMA notices (struct rdsd_notifier) waiting for recvmsg().
+ * @mrs: the socket's registered regions by key (mr.c), XA_FLAGS_LOCK_BH.
  * @rcv_bytes: payload bytes on @recv_queue.
  * @congested: this socket's port is set in @lcong.
  * @dead: the socket is closing; nothing more is queued to it.
@@ -300,9 +315,12 @@ struct rdsd_sock {
 	/* protects recv_queue, rcv_bytes, congested and dead */
 	spinlock_t		recv_lock;
 	struct list_head	recv_queue;
+	struct list_head	notify_queue;
 	u32			rcv_bytes;
 	bool			congested;
 	bool			dead;
+
+	struct xarray		mrs;
 
 	struct list_head	cong_item;
 	bool			cong_monitor;
@@ -413,7 +431,7 @@ u64 rdsd_stat_read(struct rdsd_net *rn, size_t offset);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* internals the KUnit suites reach */
-int rdsd_cmsg_parse(struct msghdr *m);
+int rdsd_cmsg_parse(struct msghdr *m, struct rdsd_cmsgs *cm);
 #endif
 
 #endif /* _RDSD_H */

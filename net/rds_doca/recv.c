@@ -142,7 +142,8 @@ static struct rdsd_msg *rdsd_recv_next(struct rdsd_sock *rs, bool peek)
 static bool rdsd_recv_ready(struct rdsd_sock *rs)
 {
 	return READ_ONCE(rs->cong_notify) ||
-	       !list_empty_careful(&rs->recv_queue);
+	       !list_empty_careful(&rs->recv_queue) ||
+	       !list_empty_careful(&rs->notify_queue);
 }
 
 /* A copy to the user failed: put @msg back where it was, at the head. */
@@ -180,6 +181,13 @@ static int rdsd_cmsg_recv(struct rdsd_sock *rs, struct rdsd_msg *msg,
 			ret = put_cmsg(m, SOL_SOCKET, SO_TIMESTAMP_NEW,
 				       sizeof(stv), &stv);
 		}
+		if (ret)
+			return ret;
+	}
+
+	if (msg->rdma_dest) {
+		ret = put_cmsg(m, SOL_RDS, RDS_CMSG_RDMA_DEST,
+			       sizeof(msg->rdma_dest), &msg->rdma_dest);
 		if (ret)
 			return ret;
 	}
@@ -264,6 +272,8 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 
 	for (;;) {
 		/* pending notifications first, and nothing else */
+		if (!list_empty_careful(&rs->notify_queue))
+			return rdsd_notify_recv(rs, m);
 		if (READ_ONCE(rs->cong_notify))
 			return rdsd_notify_cong(rs, m);
 

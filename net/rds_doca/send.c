@@ -57,39 +57,61 @@ static int rdsd_send_dest(struct rdsd_sock *rs, struct msghdr *m,
 }
 
 /*
- * Validate the control messages.  Every cmsg must be well formed; SOL_RDS
- * ones must be of a known type and size.  RDMA and atomic operations are
- * not offered by any transport yet.
+ * Validate the control messages and collect the SOL_RDS ones in @cm.
+ * Every cmsg must be well formed; SOL_RDS ones must be of a known type
+ * and size, and a message carries one operation (RDMA or atomic) and one
+ * cookie for the peer (RDMA_DEST or RDMA_MAP) at most.  What the
+ * arguments say is checked later, by rdsd_op_parse().
  */
-VISIBLE_IF_KUNIT int rdsd_cmsg_parse(struct msghdr *m)
+VISIBLE_IF_KUNIT int rdsd_cmsg_parse(struct msghdr *m, struct rdsd_cmsgs *cm)
 {
 	struct cmsghdr *cmsg;
 
+	memset(cm, 0, sizeof(*cm));
 	for_each_cmsghdr(cmsg, m) {
+		size_t len;
+
 		if (!CMSG_OK(m, cmsg))
 			return -EINVAL;
 		if (cmsg->cmsg_level != SOL_RDS)
 			continue;
+		len = cmsg->cmsg_len - CMSG_LEN(0);
 
 		switch (cmsg->cmsg_type) {
 		case RDS_CMSG_RDMA_ARGS:
-			if (cmsg->cmsg_len < CMSG_LEN(sizeof(struct rds_rdma_args)))
+			if (len < sizeof(cm->rdma_args) || cm->rdma ||
+			    cm->atomic)
 				return -EINVAL;
-			return -EOPNOTSUPP;
+			memcpy(&cm->rdma_args, CMSG_DATA(cmsg),
+			       sizeof(cm->rdma_args));
+			cm->rdma = true;
+			break;
 		case RDS_CMSG_RDMA_DEST:
-			/* no cookie is known without registered memory */
-			return -EINVAL;
-		case RDS_CMSG_RDMA_MAP:
-			if (cmsg->cmsg_len < CMSG_LEN(sizeof(struct rds_get_mr_args)))
+			if (len < sizeof(cm->dest_cookie) || cm->dest ||
+			    cm->map)
 				return -EINVAL;
-			return -EOPNOTSUPP;
+			memcpy(&cm->dest_cookie, CMSG_DATA(cmsg),
+			       sizeof(cm->dest_cookie));
+			cm->dest = true;
+			break;
+		case RDS_CMSG_RDMA_MAP:
+			if (len < sizeof(cm->map_args) || cm->dest || cm->map)
+				return -EINVAL;
+			memcpy(&cm->map_args, CMSG_DATA(cmsg),
+			       sizeof(cm->map_args));
+			cm->map = true;
+			break;
 		case RDS_CMSG_ATOMIC_FADD:
 		case RDS_CMSG_ATOMIC_CSWP:
 		case RDS_CMSG_MASKED_ATOMIC_FADD:
 		case RDS_CMSG_MASKED_ATOMIC_CSWP:
-			if (cmsg->cmsg_len < CMSG_LEN(sizeof(struct rds_atomic_args)))
+			if (len < sizeof(cm->atomic_args) || cm->rdma ||
+			    cm->atomic)
 				return -EINVAL;
-			return -EOPNOTSUPP;
+			memcpy(&cm->atomic_args, CMSG_DATA(cmsg),
+			       sizeof(cm->atomic_args));
+			cm->atomic = cmsg->cmsg_type;
+			break;
 		default:
 			/* RDS_CMSG_ZCOPY_COOKIE needs MSG_ZEROCOPY, refused */
 			return -EINVAL;
@@ -292,6 +314,7 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 	struct rdsd_sock *rs = rdsd_sk(sk);
 	struct rdsd_net *rn = rdsd_sk_net(rs);
 	bool nonblock = m->msg_flags & MSG_DONTWAIT;
+	struct rdsd_cmsgs cm;
 	long timeo = sock_sndtimeo(sk, nonblock);
 	struct rdsd_conn *conn;
 	struct rdsd_msg *msg;
@@ -318,7 +341,7 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 	if (IS_ERR(conn))
 		return PTR_ERR(conn);
 
-	ret = rdsd_cmsg_parse(m);
+	ret = rdsd_cmsg_parse(m, &cm);
 	if (ret)
 		goto out_conn;
 
@@ -339,6 +362,9 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 	if (!msg)
 		goto out_conn;
 	ret = rdsd_msg_copy_from_iter(msg, &m->msg_iter);
+	if (ret)
+		goto out_msg;
+	ret = rdsd_op_parse(rs, conn, &cm, msg);
 	if (ret)
 		goto out_msg;
 	msg->saddr = saddr;

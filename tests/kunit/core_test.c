@@ -43,27 +43,27 @@ static const struct cmsg_case cmsg_cases[] = {
 	{ "other level ignored", SOL_SOCKET, 1, 8, 0, 0 },
 	{ "other level, unknown type ignored", SOL_IP, 99, 4, 0, 0 },
 	{ "rdma args", SOL_RDS, RDS_CMSG_RDMA_ARGS,
-	  sizeof(struct rds_rdma_args), 0, -EOPNOTSUPP },
+	  sizeof(struct rds_rdma_args), 0, 0 },
 	{ "rdma args short", SOL_RDS, RDS_CMSG_RDMA_ARGS,
 	  sizeof(struct rds_rdma_args) - 8, 0, -EINVAL },
-	{ "rdma dest unknown cookie", SOL_RDS, RDS_CMSG_RDMA_DEST,
-	  sizeof(u64), 0, -EINVAL },
+	{ "rdma dest", SOL_RDS, RDS_CMSG_RDMA_DEST, sizeof(u64), 0, 0 },
+	{ "rdma dest short", SOL_RDS, RDS_CMSG_RDMA_DEST, 4, 0, -EINVAL },
 	{ "rdma map", SOL_RDS, RDS_CMSG_RDMA_MAP,
-	  sizeof(struct rds_get_mr_args), 0, -EOPNOTSUPP },
+	  sizeof(struct rds_get_mr_args), 0, 0 },
 	{ "rdma map short", SOL_RDS, RDS_CMSG_RDMA_MAP,
 	  sizeof(struct rds_get_mr_args) - 1, 0, -EINVAL },
 	{ "fadd", SOL_RDS, RDS_CMSG_ATOMIC_FADD,
-	  sizeof(struct rds_atomic_args), 0, -EOPNOTSUPP },
+	  sizeof(struct rds_atomic_args), 0, 0 },
 	{ "fadd short", SOL_RDS, RDS_CMSG_ATOMIC_FADD, 16, 0, -EINVAL },
 	{ "cswp", SOL_RDS, RDS_CMSG_ATOMIC_CSWP,
-	  sizeof(struct rds_atomic_args), 0, -EOPNOTSUPP },
+	  sizeof(struct rds_atomic_args), 0, 0 },
 	{ "cswp short", SOL_RDS, RDS_CMSG_ATOMIC_CSWP, 8, 0, -EINVAL },
 	{ "masked fadd", SOL_RDS, RDS_CMSG_MASKED_ATOMIC_FADD,
-	  sizeof(struct rds_atomic_args), 0, -EOPNOTSUPP },
+	  sizeof(struct rds_atomic_args), 0, 0 },
 	{ "masked fadd short", SOL_RDS, RDS_CMSG_MASKED_ATOMIC_FADD, 0, 0,
 	  -EINVAL },
 	{ "masked cswp", SOL_RDS, RDS_CMSG_MASKED_ATOMIC_CSWP,
-	  sizeof(struct rds_atomic_args), 0, -EOPNOTSUPP },
+	  sizeof(struct rds_atomic_args), 0, 0 },
 	{ "masked cswp short", SOL_RDS, RDS_CMSG_MASKED_ATOMIC_CSWP, 40, 0,
 	  -EINVAL },
 	{ "status is receive-only", SOL_RDS, RDS_CMSG_RDMA_STATUS,
@@ -89,6 +89,7 @@ static void rdsd_cmsg_parse_validates(struct kunit *test)
 {
 	const struct cmsg_case *c = test->param_value;
 	size_t space = CMSG_SPACE(c->data_len);
+	struct rdsd_cmsgs cm;
 	struct msghdr m = { };
 	struct cmsghdr *cmsg;
 
@@ -102,19 +103,71 @@ static void rdsd_cmsg_parse_validates(struct kunit *test)
 	m.msg_controllen = space;
 
 	/* Act + Assert */
-	KUNIT_EXPECT_EQ(test, rdsd_cmsg_parse(&m), c->expected);
+	KUNIT_EXPECT_EQ(test, rdsd_cmsg_parse(&m, &cm), c->expected);
 }
 
 static void rdsd_cmsg_parse_empty_is_ok(struct kunit *test)
 {
+	struct rdsd_cmsgs cm;
 	struct msghdr m = { };
 
-	KUNIT_EXPECT_EQ(test, rdsd_cmsg_parse(&m), 0);
+	KUNIT_EXPECT_EQ(test, rdsd_cmsg_parse(&m, &cm), 0);
+	KUNIT_EXPECT_FALSE(test, cm.rdma || cm.atomic || cm.map || cm.dest);
+}
+
+/* Two SOL_RDS cmsgs of @t1 and @t2, each with @len bytes of data. */
+static int cmsg_parse_two(struct kunit *test, int t1, int t2, size_t len,
+			  struct rdsd_cmsgs *cm)
+{
+	size_t one = CMSG_SPACE(len);
+	struct msghdr m = { };
+	struct cmsghdr *c;
+	char *buf;
+
+	buf = kunit_kzalloc(test, 2 * one, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	c = (struct cmsghdr *)buf;
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = t1;
+	c->cmsg_len = CMSG_LEN(len);
+	c = (struct cmsghdr *)(buf + one);
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = t2;
+	c->cmsg_len = CMSG_LEN(len);
+	m.msg_control = buf;
+	m.msg_controllen = 2 * one;
+	return rdsd_cmsg_parse(&m, cm);
+}
+
+static void rdsd_cmsg_parse_one_op_per_message(struct kunit *test)
+{
+	size_t big = sizeof(struct rds_atomic_args);
+	struct rdsd_cmsgs cm;
+
+	KUNIT_EXPECT_EQ(test, cmsg_parse_two(test, RDS_CMSG_RDMA_ARGS,
+					     RDS_CMSG_RDMA_ARGS, big, &cm),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cmsg_parse_two(test, RDS_CMSG_RDMA_ARGS,
+					     RDS_CMSG_ATOMIC_FADD, big, &cm),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cmsg_parse_two(test, RDS_CMSG_ATOMIC_CSWP,
+					     RDS_CMSG_MASKED_ATOMIC_FADD, big,
+					     &cm), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cmsg_parse_two(test, RDS_CMSG_RDMA_DEST,
+					     RDS_CMSG_RDMA_MAP, big, &cm),
+			-EINVAL);
+	/* an operation and a cookie for the peer go together */
+	KUNIT_EXPECT_EQ(test, cmsg_parse_two(test, RDS_CMSG_ATOMIC_CSWP,
+					     RDS_CMSG_RDMA_DEST, big, &cm), 0);
+	KUNIT_EXPECT_EQ(test, cm.atomic, RDS_CMSG_ATOMIC_CSWP);
+	KUNIT_EXPECT_TRUE(test, cm.dest);
+	KUNIT_EXPECT_FALSE(test, cm.rdma);
 }
 
 static void rdsd_cmsg_parse_second_bad_cmsg_fails(struct kunit *test)
 {
 	size_t one = CMSG_SPACE(sizeof(u64));
+	struct rdsd_cmsgs cm;
 	struct msghdr m = { };
 	struct cmsghdr *c1, *c2;
 	char *buf;
@@ -132,13 +185,14 @@ static void rdsd_cmsg_parse_second_bad_cmsg_fails(struct kunit *test)
 	m.msg_control = buf;
 	m.msg_controllen = 2 * one;
 
-	KUNIT_EXPECT_EQ(test, rdsd_cmsg_parse(&m), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdsd_cmsg_parse(&m, &cm), -EINVAL);
 }
 
 static struct kunit_case rdsd_cmsg_cases[] = {
 	KUNIT_CASE_PARAM(rdsd_cmsg_parse_validates, cmsg_gen_params),
 	KUNIT_CASE(rdsd_cmsg_parse_empty_is_ok),
 	KUNIT_CASE(rdsd_cmsg_parse_second_bad_cmsg_fails),
+	KUNIT_CASE(rdsd_cmsg_parse_one_op_per_message),
 	{}
 };
 
@@ -987,9 +1041,136 @@ static void rdsd_cookie_fields_are_independent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdsd_cookie_key(c), 0U);
 }
 
+/* A region of @len bytes starting @pg_off into its first page. */
+static void mr_init(struct rdsd_mr *mr, u32 pg_off, u32 cookie_off, u32 len)
+{
+	memset(mr, 0, sizeof(*mr));
+	mr->pg_off = pg_off;
+	mr->cookie_off = cookie_off;
+	mr->len = len;
+}
+
+static void rdsd_mr_check_keeps_peers_inside(struct kunit *test)
+{
+	__be32 peer = TEST_ADDR(2), other = TEST_ADDR(3);
+	__be16 port = htons(4000);
+	struct rdsd_mr mr;
+	u64 off = 0;
+
+	/* 1000 bytes from offset 100 of the first page, cookie offset 100 */
+	mr_init(&mr, 100, 100, 1000);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 1000, true,
+					    &off), 0);
+	KUNIT_EXPECT_EQ(test, off, 100ULL);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 1099, 1, false,
+					    &off), 0);
+	KUNIT_EXPECT_EQ(test, off, 1099ULL);
+	/* before the region, past its end, overflowing, empty */
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 99, 1, false,
+					    &off), -EACCES);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 1100, 1, false,
+					    &off), -EACCES);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 1001, false,
+					    &off), -EACCES);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, U64_MAX - 1, 8,
+					    false, &off), -EACCES);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 0, false,
+					    &off), -EACCES);
+
+	/* read only */
+	mr.flags = RDSD_MR_READ_ONLY;
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 8, true,
+					    &off), -EACCES);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 8, false,
+					    &off), 0);
+
+	/* for one peer, any port; then one port */
+	mr.flags = 0;
+	mr.dest_addr = peer;
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, other, port, 100, 8, false,
+					    &off), -EACCES);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, htons(1), 100, 8,
+					    false, &off), 0);
+	mr.dest_port = port;
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, htons(1), 100, 8,
+					    false, &off), -EACCES);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 8, false,
+					    &off), 0);
+
+	/* dead */
+	mr.dead = true;
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 8, false,
+					    &off), -EACCES);
+}
+
+static void rdsd_mr_check_zero_based_list(struct kunit *test)
+{
+	struct rdsd_mr mr;
+	u64 off = 0;
+
+	/* an MR list whose byte 0 is 512 bytes into its first page */
+	mr_init(&mr, 512, 0, 3 * 4096);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, 0, 0, 0, 3 * 4096, false,
+					    &off), 0);
+	KUNIT_EXPECT_EQ(test, off, 512ULL);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, 0, 0, 3 * 4096, 1, false,
+					    &off), -EACCES);
+}
+
+struct atomic_case {
+	const char	*name;
+	int		kind;
+	u64		args[4];
+	u64		old;
+	bool		writes;
+	u64		new;
+};
+
+static const struct atomic_case atomic_cases[] = {
+	{ "fadd", RDSD_OP_FADD, { 5 }, 10, true, 15 },
+	{ "fadd wraps", RDSD_OP_FADD, { 1 }, U64_MAX, true, 0 },
+	{ "cswp equal", RDSD_OP_CSWP, { 7, 9 }, 7, true, 9 },
+	{ "cswp differs", RDSD_OP_CSWP, { 7, 9 }, 8, false, 0 },
+	/* two 32-bit fields: the low one's carry does not reach the high */
+	{ "masked fadd, fields", RDSD_OP_MASKED_FADD,
+	  { 0x0000000100000001ULL, 0x0000000080000000ULL },
+	  0x00000001ffffffffULL, true, 0x0000000200000000ULL },
+	{ "masked fadd, no mask", RDSD_OP_MASKED_FADD, { 1, 0 }, 0xffULL,
+	  true, 0x100ULL },
+	{ "masked fadd, every bit", RDSD_OP_MASKED_FADD, { 0xffULL, U64_MAX },
+	  0x0fULL, true, 0xf0ULL },
+	{ "masked cswp, masked compare", RDSD_OP_MASKED_CSWP,
+	  { 0x12, 0xab00, 0xff, 0xff00 }, 0x3412, true, 0xab12 },
+	{ "masked cswp, compare fails", RDSD_OP_MASKED_CSWP,
+	  { 0x12, 0xab00, 0xff, 0xff00 }, 0x3413, false, 0 },
+	{ "masked cswp, nothing compared", RDSD_OP_MASKED_CSWP,
+	  { 0, U64_MAX, 0, 0x0f }, 0xf0, true, 0xff },
+};
+
+static void atomic_case_desc(const struct atomic_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(atomic, atomic_cases, atomic_case_desc);
+
+static void rdsd_atomic_apply_computes(struct kunit *test)
+{
+	const struct atomic_case *c = test->param_value;
+	u64 new = 0;
+
+	KUNIT_EXPECT_EQ(test, rdsd_atomic_apply(c->kind, c->args, c->old,
+						&new), c->writes);
+	if (c->writes)
+		KUNIT_EXPECT_EQ(test, new, c->new);
+}
+
 static struct kunit_case rdsd_cookie_cases[] = {
 	KUNIT_CASE(rdsd_cookie_layout_matches_linux),
 	KUNIT_CASE(rdsd_cookie_fields_are_independent),
+	KUNIT_CASE(rdsd_mr_check_keeps_peers_inside),
+	KUNIT_CASE(rdsd_mr_check_zero_based_list),
+	KUNIT_CASE_PARAM(rdsd_atomic_apply_computes, atomic_gen_params),
 	{}
 };
 

@@ -352,4 +352,32 @@ struct rds_zcopy_cookies {
 /* Largest message payload, as Linux RDS. */
 #define RDS_DOCA_MAX_MSG_SIZE		(1U << 20)
 
+/* Largest registered region, RDMA operation, and local iovec count. */
+#define RDS_DOCA_MAX_MR_SIZE		(1U << 20)
+#define RDS_DOCA_MAX_RDMA_SIZE		(1U << 20)
+#define RDS_DOCA_MAX_RDMA_IOVECS	1024
+
+/*
+ * setsockopt(SOL_RDS, RDS_DOCA_GET_MR_LIST): register several buffers as
+ * one region.  The region is zero-based: byte 0 is the first byte of
+ * vecs[0], and each buffer follows the previous one.  Every buffer but
+ * the first must start on a page boundary and every buffer but the last
+ * must end on one (see Documentation/rds_doca.rst).  The cookie's offset
+ * is 0.  Flags as for RDS_GET_MR.
+ */
+#define RDS_DOCA_GET_MR_LIST		64	/* struct rds_doca_get_mr_list_args */
+
+struct rds_doca_get_mr_list_args {
+	__u64	vecs_addr;	/* array of nr_vecs struct rds_iovec */
+	__u64	nr_vecs;
+	__u64	cookie_addr;
+	__u64	flags;
+};
+
+/*
+ * Registration flag: peers may read the region but not write it; an RDMA
+ * write or atomic into it fails with RDS_RDMA_REMOTE_ERROR.
+ */
+#define RDS_DOCA_MR_REMOTE_READ_ONLY	0x1000
+
 #endif /* _UAPI_LINUX_RDS_DOCA_H */

@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca memory registration.
+ *
+ * RDS_GET_MR pins the user's pages (FOLL_LONGTERM, charged to the caller's
+ * pinned_vm against RLIMIT_MEMLOCK as RDMA's other pinning users charge
+ * it), gives the region a key and hands the caller a cookie.  Every region
+ * is on two tables: its socket's (by key, for RDS_FREE_MR and for closing)
+ * and its namespace's (by key, for the operations that reach it without a
+ * device: the loopback transport executes them in software).  A transport
+ * that registers regions with a device (->mr_register) supplies the key
+ * itself; otherwise the namespace hands out keys in a cycle, so a freed key
+ * comes back only after four billion others.
+ *
+ * Freeing, using up (RDS_RDMA_USE_ONCE) and closing take the region off
+ * both tables and mark it dead under the socket's table lock: from then
+ * on no new operation reaches it, and the operations already running
+ * hold their own reference.  The last reference unregisters it from the
+ * device and unpins the pages, from a work item since unpinning may sleep.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/mm.h>
+#include <linux/rds_doca.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "rdsd.h"
+
+/* Flags RDS_GET_MR accepts: every Linux RDS flag, and ours. */
+#define RDSD_MR_USER_FLAGS	(0x7f | RDS_DOCA_MR_REMOTE_READ_ONLY)
+
+/* Charge @npages pinned pages to @mm, as ib_umem does. */
+static int rdsd_mr_charge(struct mm_struct *mm, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	u64 pinned;
+
+	pinned = atomic64_add_return(npages, &mm->pinned_vm);
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void rdsd_mr_release(struct work_struct *work)
+{
+	struct rdsd_mr *mr = container_of(work, struct rdsd_mr, free_work);
+
+	if (mr->trans && mr->trans->mr_unregister)
+		mr->trans->mr_unregister(mr);
+	if (mr->npages) {
+		unpin_user_pages_dirty_lock(mr->pages, mr->npages,
+					    !(mr->flags & RDSD_MR_READ_ONLY));
+		atomic64_sub(mr->npages, &mr->mm->pinned_vm);
+	}
+	if (mr->mm)
+		mmdrop(mr->mm);
+	kvfree(mr->pages);
+	kfree_rcu(mr, rcu);
+}
+
+/**
+ * rdsd_mr_put - drop a reference to a region
+ * @mr: region, may be NULL.
+ *
+ * Any context; the last reference releases the region from a work item.
+ */
+void rdsd_mr_put(struct rdsd_mr *mr)
+{
+	if (mr && refcount_dec_and_test(&mr->refs))
+		queue_work(rdsd_wq, &mr->free_work);
+}
+
+/**
+ * rdsd_mr_lookup - find a live region by key
+ * @rn: namespace.
+ * @key: its key.
+ *
+ * Returns the region with a reference, or NULL.  Any context.
+ */
+struct rdsd_mr *rdsd_mr_lookup(struct rdsd_net *rn, u32 key)
+{
+	struct rdsd_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&rn->mr_keys, key);
+	if (mr && (READ_ONCE(mr->dead) || !refcount_inc_not_zero(&mr->refs)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+/**
+ * rdsd_mr_check - may this peer's operation touch this range?
+ * @mr: region.
+ * @saddr: the peer's address.
+ * @sport: the peer's port.
+ * @raddr: remote address of the first byte (cookie offset + user address).
+ * @bytes: bytes the operation touches.
+ * @write: it writes the region.
+ * @off: set to the offset of the first byte from the first page's start.
+ *
+ * Returns 0 or -EACCES.  Any context.
+ */
+int rdsd_mr_check(const struct rdsd_mr *mr, __be32 saddr, __be16 sport,
+		  u64 raddr, u32 bytes, bool write, u64 *off)
+{
+	u64 idx;
+
+	if (READ_ONCE(mr->dead))
+		return -EACCES;
+	if (mr->dest_addr && (mr->dest_addr != saddr ||
+			      (mr->dest_port && mr->dest_port != sport)))
+		return -EACCES;
+	if (write && (mr->flags & RDSD_MR_READ_ONLY))
+		return -EACCES;
+	if (raddr < mr->cookie_off)
+		return -EACCES;
+	idx = raddr - mr->cookie_off;
+	if (!bytes || idx > mr->len || bytes > mr->len - idx)
+		return -EACCES;
+	*off = mr->pg_off + idx;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_mr_check);
+
+/*
+ * Take @mr off its tables and mark it dead; the caller drops the table's
+ * reference.  Returns false if someone else did first.  Any context.
+ */
+static bool rdsd_mr_unlink(struct rdsd_sock *rs, struct rdsd_mr *mr)
+{
+	bool mine;
+
+	xa_lock_bh(&rs->mrs);
+	mine = __xa_cmpxchg(&rs->mrs, mr->key, mr, NULL, GFP_ATOMIC) == mr;
+	if (mine)
+		WRITE_ONCE(mr->dead, true);
+	xa_unlock_bh(&rs->mrs);
+	/* dead already: a lookup that still finds it refuses it */
+	if (mine)
+		xa_cmpxchg_bh(&mr->rn->mr_keys, mr->key, mr, NULL, GFP_ATOMIC);
+	return mine;
+}
+
+/**
+ * rdsd_mr_used - an operation used a RDS_RDMA_USE_ONCE region
+ * @mr: the region (a reference held by the caller).
+ *
+ * The region is freed.  Any context.
+ */
+void rdsd_mr_used(struct rdsd_mr *mr)
+{
+	struct rdsd_sock *rs;
+	bool mine = false;
+
+	if (!(mr->flags & RDSD_MR_USE_ONCE) || READ_ONCE(mr->dead))
+		return;
+	/* sockets are freed after a grace period: the owner may be closing */
+	rcu_read_lock();
+	rs = READ_ONCE(mr->owner);
+	if (rs && refcount_inc_not_zero(&rs->sk.sk_refcnt)) {
+		mine = rdsd_mr_unlink(rs, mr);
+		sock_put(&rs->sk);
+	}
+	rcu_read_unlock();
+	if (mine)
+		rdsd_mr_put(mr);	/* the tables' */
+}
+
+/* Pin [addr, addr + len) and return the page array; charges pinned_vm. */
+static int rdsd_mr_pin(struct rdsd_mr *mr, u64 addr, u64 len, bool write)
+{
+	unsigned long first = addr >> PAGE_SHIFT;
+	unsigned long last = (addr + len - 1) >> PAGE_SHIFT;
+	unsigned int npages = last - first + 1, done = 0;
+	unsigned int gup = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
+	int ret;
+
+	mr->pages = kvmalloc_array(npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	mr->mm = current->mm;
+	mmgrab(mr->mm);
+	ret = rdsd_mr_charge(mr->mm, npages);
+	if (ret)
+		return ret;
+	while (done < npages) {
+		ret = pin_user_pages_fast((first + done) << PAGE_SHIFT,
+					  npages - done, gup,
+					  mr->pages + done);
+		if (ret <= 0) {
+			if (done)
+				unpin_user_pages(mr->pages, done);
+			atomic64_sub(npages, &mr->mm->pinned_vm);
+			return ret ? ret : -EFAULT;
+		}
+		done += ret;
+	}
+	mr->npages = npages;
+	mr->pg_off = offset_in_page(addr);
+	return 0;
+}
+
+/*
+ * Put a new region on the socket's and the namespace's tables; gives it a
+ * key unless its transport did.
+ */
+static int rdsd_mr_insert(struct rdsd_sock *rs, struct rdsd_mr *mr)
+{
+	struct rdsd_net *rn = rdsd_sk_net(rs);
+	int ret;
+
+	if (mr->trans)
+		ret = xa_insert_bh(&rn->mr_keys, mr->key, mr, GFP_KERNEL);
+	else
+		ret = xa_alloc_cyclic_bh(&rn->mr_keys, &mr->key, mr,
+					 XA_LIMIT(1, U32_MAX),
+					 &rn->mr_next_key, GFP_KERNEL);
+	if (ret < 0)
+		return ret == -EBUSY ? -EAGAIN : ret;
+	ret = xa_insert_bh(&rs->mrs, mr->key, mr, GFP_KERNEL);
+	if (ret) {
+		xa_erase_bh(&rn->mr_keys, mr->key);
+		return ret;
+	}
+	return 0;
+}
+
+/* A new region, not yet on any table, with the tables' reference. */
+static struct rdsd_mr *rdsd_mr_alloc(struct rdsd_sock *rs, u32 flags)
+{
+	struct rdsd_mr *mr;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return NULL;
+	refcount_set(&mr->refs, 1);
+	INIT_WORK(&mr->free_work, rdsd_mr_release);
+	mr->rn = rdsd_sk_net(rs);
+	mr->owner = rs;
+	if (flags & RDS_RDMA_USE_ONCE)
+		mr->flags |= RDSD_MR_USE_ONCE;
+	if (flags & RDS_DOCA_MR_REMOTE_READ_ONLY)
+		mr->flags |= RDSD_MR_READ_ONLY;
+	return mr;
+}
+
+/*
+ * Register @mr (pages pinned) with the socket's transport and put it on
+ * the tables.  On failure the caller puts @mr.
+ */
+static int rdsd_mr_publish(struct rdsd_sock *rs, struct rdsd_mr *mr)
+{
+	const struct rdsd_transport_ops *trans = READ_ONCE(rs->trans);
+	int ret, tries;
+
+	if (!trans->mr_register)
+		return rdsd_mr_insert(rs, mr);
+
+	/* a device key may collide with a software one: take another */
+	for (tries = 0; tries < 4; tries++) {
+		ret = trans->mr_register(rs, mr);
+		if (ret)
+			return ret;
+		mr->trans = trans;
+		ret = rdsd_mr_insert(rs, mr);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+	return -EAGAIN;
+}
+
+/* May @rs register memory at all? */
+static int rdsd_mr_allowed(struct rdsd_sock *rs)
+{
+	const struct rdsd_transport_ops *trans;
+
+	if (!READ_ONCE(rs->bound_addr))
+		return -ENOTCONN;
+	/* bound: the transport is set for good */
+	trans = READ_ONCE(rs->trans);
+	if (!trans || !(trans->features & RDSD_TRANS_F_RDMA))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Register [vec.addr, + vec.bytes) for @rs; returns the new region. */
+static struct rdsd_mr *rdsd_mr_create(struct rdsd_sock *rs,
+				      const struct rds_iovec *vec, u64 flags,
+				      __be32 dest_addr, __be16 dest_port)
+{
+	struct rdsd_mr *mr;
+	int ret;
+
+	ret = rdsd_mr_allowed(rs);
+	if (ret)
+		return ERR_PTR(ret);
+	if (flags & ~RDSD_MR_USER_FLAGS)
+		return ERR_PTR(-EINVAL);
+	if (!vec->bytes || vec->addr + vec->bytes < vec->addr)
+		return ERR_PTR(-EINVAL);
+	if (vec->bytes > RDS_DOCA_MAX_MR_SIZE)
+		return ERR_PTR(-EMSGSIZE);
+
+	mr = rdsd_mr_alloc(rs, flags);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->dest_addr = dest_addr;
+	mr->dest_port = dest_port;
+	mr->len = vec->bytes;
+	ret = rdsd_mr_pin(mr, vec->addr, vec->bytes,
+			  !(mr->flags & RDSD_MR_READ_ONLY));
+	if (!ret) {
+		mr->cookie_off = mr->pg_off;
+		ret = rdsd_mr_publish(rs, mr);
+	}
+	if (ret) {
+		rdsd_mr_put(mr);
+		return ERR_PTR(ret);
+	}
+	return mr;
+}
+
+/* Undo a registration whose cookie could not be handed out. */
+static void rdsd_mr_revoke(struct rdsd_sock *rs, struct rdsd_mr *mr)
+{
+	if (rdsd_mr_unlink(rs, mr))
+		rdsd_mr_put(mr);
+}
+
+static int rdsd_mr_give_cookie(struct rdsd_sock *rs, struct rdsd_mr *mr,
+			       u64 cookie_addr, u64 *cookie)
+{
+	u64 c = rdsd_cookie_make(mr->key, mr->cookie_off);
+
+	if (cookie_addr &&
+	    copy_to_user(u64_to_user_ptr(cookie_addr), &c, sizeof(c))) {
+		rdsd_mr_revoke(rs, mr);
+		return -EFAULT;
+	}
+	if (cookie)
+		*cookie = c;
+	return 0;
+}
+
+/**
+ * rdsd_mr_map - register memory for an RDS_CMSG_RDMA_MAP control message
+ * @rs: socket.
+ * @args: the control message's arguments.
+ * @cookie: set to the new cookie.
+ */
+int rdsd_mr_map(struct rdsd_sock *rs, const struct rds_get_mr_args *args,
+		u64 *cookie)
+{
+	struct rdsd_mr *mr;
+
+	mr = rdsd_mr_create(rs, &args->vec, args->flags, 0, 0);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	return rdsd_mr_give_cookie(rs, mr, args->cookie_addr, cookie);
+}
+
+/* RDS_DOCA_GET_MR_LIST: several buffers, one zero-based region. */
+static int rdsd_mr_get_list(struct rdsd_sock *rs,
+			    const struct rds_doca_get_mr_list_args *args)
+{
+	unsigned int i, gup, npages = 0, done = 0;
+	struct rds_iovec *vecs;
+	struct rdsd_mr *mr;
+	u64 total = 0;
+	int ret;
+
+	ret = rdsd_mr_allowed(rs);
+	if (ret)
+		return ret;
+	if (args->flags & ~RDSD_MR_USER_FLAGS || !args->nr_vecs)
+		return -EINVAL;
+	if (args->nr_vecs > RDS_DOCA_MAX_MR_SIZE / PAGE_SIZE)
+		return -EMSGSIZE;
+	/* nr_vecs is small here: no overflow */
+	vecs = memdup_user(u64_to_user_ptr(args->vecs_addr),
+			   args->nr_vecs * sizeof(*vecs));
+	if (IS_ERR(vecs))
+		return PTR_ERR(vecs);
+
+	ret = -EINVAL;
+	for (i = 0; i < args->nr_vecs; i++) {
+		const struct rds_iovec *v = &vecs[i];
+
+		if (!v->bytes || v->addr + v->bytes < v->addr)
+			goto out;
+		/* pieces meet on page boundaries: one page list */
+		if ((i > 0 && offset_in_page(v->addr)) ||
+		    (i + 1 < args->nr_vecs &&
+		     offset_in_page(v->addr + v->bytes)))
+			goto out;
+		total += v->bytes;
+		if (total > RDS_DOCA_MAX_MR_SIZE) {
+			ret = -EMSGSIZE;
+			goto out;
+		}
+		npages += ((v->addr + v->bytes - 1) >> PAGE_SHIFT) -
+			  (v->addr >> PAGE_SHIFT) + 1;
+	}
+
+	ret = -ENOMEM;
+	mr = rdsd_mr_alloc(rs, args->flags);
+	if (!mr)
+		goto out;
+	mr->len = total;
+	mr->pages = kvmalloc_array(npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		goto out_mr;
+	mr->mm = current->mm;
+	mmgrab(mr->mm);
+	ret = rdsd_mr_charge(mr->mm, npages);
+	if (ret)
+		goto out_mr;
+	gup = FOLL_LONGTERM | (mr->flags & RDSD_MR_READ_ONLY ? 0 : FOLL_WRITE);
+	for (i = 0; i < args->nr_vecs; i++) {
+		const struct rds_iovec *v = &vecs[i];
+		unsigned long first = v->addr >> PAGE_SHIFT;
+		unsigned int n = ((v->addr + v->bytes - 1) >> PAGE_SHIFT) -
+				 first + 1;
+
+		while (n) {
+			ret = pin_user_pages_fast(first << PAGE_SHIFT, n, gup,
+						  mr->pages + done);
+			if (ret <= 0) {
+				unpin_user_pages(mr->pages, done);
+				atomic64_sub(npages, &mr->mm->pinned_vm);
+				ret = ret ? ret : -EFAULT;
+				goto out_mr;
+			}
+			done += ret;
+			first += ret;
+			n -= ret;
+		}
+	}
+	mr->npages = npages;
+	mr->pg_off = offset_in_page(vecs[0].addr);
+	mr->cookie_off = 0;
+	ret = rdsd_mr_publish(rs, mr);
+	if (ret)
+		goto out_mr;
+	ret = rdsd_mr_give_cookie(rs, mr, args->cookie_addr, NULL);
+	goto out;
+
+out_mr:
+	rdsd_mr_put(mr);
+out:
+	kfree(vecs);
+	return ret;
+}
+
+/**
+ * rdsd_mr_get - RDS_GET_MR, RDS_GET_MR_FOR_DEST and RDS_DOCA_GET_MR_LIST
+ * @rs: socket.
+ * @optname: which.
+ * @optval: its arguments.
+ * @optlen: their length, which must be exact.
+ */
+int rdsd_mr_get(struct rdsd_sock *rs, int optname, sockptr_t optval,
+		unsigned int optlen)
+{
+	union {
+		struct rds_get_mr_args get;
+		struct rds_get_mr_for_dest_args dest;
+		struct rds_doca_get_mr_list_args list;
+	} args;
+	struct sockaddr_in *sin;
+	struct rdsd_mr *mr;
+	size_t size;
+
+	switch (optname) {
+	case RDS_GET_MR:
+		size = sizeof(args.get);
+		break;
+	case RDS_GET_MR_FOR_DEST:
+		size = sizeof(args.dest);
+		break;
+	default:
+		size = sizeof(args.list);
+		break;
+	}
+	if (optlen != size)
+		return -EINVAL;
+	if (copy_from_sockptr(&args, optval, size))
+		return -EFAULT;
+
+	switch (optname) {
+	case RDS_GET_MR:
+		mr = rdsd_mr_create(rs, &args.get.vec, args.get.flags, 0, 0);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		return rdsd_mr_give_cookie(rs, mr, args.get.cookie_addr, NULL);
+	case RDS_GET_MR_FOR_DEST:
+		sin = (struct sockaddr_in *)&args.dest.dest_addr;
+		if (sin->sin_family != AF_INET)
+			return -EINVAL;
+		mr = rdsd_mr_create(rs, &args.dest.vec, args.dest.flags,
+				    sin->sin_addr.s_addr, sin->sin_port);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		return rdsd_mr_give_cookie(rs, mr, args.dest.cookie_addr, NULL);
+	default:
+		return rdsd_mr_get_list(rs, &args.list);
+	}
+}
+
+/**
+ * rdsd_mr_drop_all - free every region of a socket
+ * @rs: socket; closing, or asked with cookie 0 and RDS_RDMA_INVALIDATE.
+ */
+void rdsd_mr_drop_all(struct rdsd_sock *rs)
+{
+	struct rdsd_mr *mr;
+	unsigned long key;
+
+	xa_for_each(&rs->mrs, key, mr) {
+		if (rdsd_mr_unlink(rs, mr))
+			rdsd_mr_put(mr);
+	}
+}
+
+/**
+ * rdsd_mr_free - RDS_FREE_MR
+ * @rs: socket.
+ * @optval: struct rds_free_mr_args.
+ * @optlen: its length.
+ *
+ * Cookie 0 with RDS_RDMA_INVALIDATE frees every region of the socket;
+ * cookie 0 alone does nothing, as in Linux.  The region is dead at once:
+ * later operations on it fail at the target.
+ */
+int rdsd_mr_free(struct rdsd_sock *rs, sockptr_t optval, unsigned int optlen)
+{
+	struct rds_free_mr_args args;
+	struct rdsd_mr *mr;
+
+	if (optlen != sizeof(args))
+		return -EINVAL;
+	if (copy_from_sockptr(&args, optval, sizeof(args)))
+		return -EFAULT;
+	if (args.flags & ~RDS_RDMA_INVALIDATE)
+		return -EINVAL;
+	if (!args.cookie) {
+		if (args.flags & RDS_RDMA_INVALIDATE)
+			rdsd_mr_drop_all(rs);
+		return 0;
+	}
+
+	xa_lock_bh(&rs->mrs);
+	mr = xa_load(&rs->mrs, rdsd_cookie_key(args.cookie));
+	if (mr)
+		refcount_inc(&mr->refs);
+	xa_unlock_bh(&rs->mrs);
+	if (!mr)
+		return -EINVAL;
+	if (rdsd_mr_unlink(rs, mr))
+		rdsd_mr_put(mr);	/* the tables' */
+	rdsd_mr_put(mr);
+	return 0;
+}
+
+/**
+ * rdsd_mr_owned - is @cookie a live region of @rs?
+ * @rs: socket.
+ * @cookie: cookie, as RDS_CMSG_RDMA_DEST names it.
+ */
+bool rdsd_mr_owned(struct rdsd_sock *rs, u64 cookie)
+{
+	struct rdsd_mr *mr;
+	bool ok;
+
+	xa_lock_bh(&rs->mrs);
+	mr = xa_load(&rs->mrs, rdsd_cookie_key(cookie));
+	ok = mr && !mr->dead;
+	xa_unlock_bh(&rs->mrs);
+	return ok;
+}
+
+int rdsd_mr_net_init(struct rdsd_net *rn)
+{
+	xa_init_flags(&rn->mr_keys, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	return 0;
+}
+
+void rdsd_mr_net_exit(struct rdsd_net *rn)
+{
+	/* every socket of the namespace closed and dropped its regions */
+	WARN_ON_ONCE(!xa_empty(&rn->mr_keys));
+	xa_destroy(&rn->mr_keys);
+}

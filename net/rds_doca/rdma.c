@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca RDMA and atomic operations.
+ *
+ * sendmsg() control messages become one operation riding on the message
+ * (struct rdsd_op): RDS_CMSG_RDMA_ARGS a read or a write between the
+ * caller's buffers and a peer's registered region, RDS_CMSG_ATOMIC_* an
+ * atomic on an 8-byte word of it.  RDS_CMSG_RDMA_DEST and RDS_CMSG_RDMA_MAP
+ * attach one of the caller's own cookies for the peer to see.  Everything
+ * is checked, and the local pages pinned, before the message is queued: a
+ * refused call leaves nothing behind.
+ *
+ * The transport executes the operation before it delivers the message, so
+ * the receiver of the message sees what the operation did; an operation is
+ * executed once at most, never again after a connection reset.  Its
+ * outcome is final when rdsd_op_complete() runs, and the socket that asked
+ * hears of it (RDS_CMSG_RDMA_STATUS) if it asked with RDS_RDMA_NOTIFY_ME or,
+ * for a failure, if it set RDS_RECVERR.  The notice is allocated with the
+ * operation, so completing never fails and never notifies twice.
+ *
+ * Lifetime: the message holds the operation's first reference and a
+ * transport executing it another; the socket that asked is held until the
+ * operation is freed.  Freeing unpins the local pages from a work item;
+ * an operation freed without having run completes as RDS_RDMA_CANCELED.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/rds_doca.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "rdsd.h"
+
+/* Flags an operation accepts: every Linux RDS flag. */
+#define RDSD_OP_USER_FLAGS	0x7f
+
+static void rdsd_op_free_work(struct work_struct *work)
+{
+	struct rdsd_op *op = container_of(work, struct rdsd_op, free_work);
+
+	if (op->npages)
+		unpin_user_pages_dirty_lock(op->pages, op->npages, op->dirty);
+	kfree(op->notifier);
+	kvfree(op->pages);
+	kvfree(op->sg);
+	if (op->rs)
+		sock_put(&op->rs->sk);
+	kfree(op);
+}
+
+static void rdsd_op_release(struct kref *kref)
+{
+	struct rdsd_op *op = container_of(kref, struct rdsd_op, refs);
+
+	/* the message went away without the operation running */
+	rdsd_op_complete(op, RDS_RDMA_CANCELED);
+	queue_work(rdsd_wq, &op->free_work);
+}
+
+/**
+ * rdsd_op_put - drop a reference to an operation
+ * @op: operation, may be NULL.
+ *
+ * Any context.
+ */
+void rdsd_op_put(struct rdsd_op *op)
+{
+	if (op)
+		kref_put(&op->refs, rdsd_op_release);
+}
+
+/**
+ * rdsd_op_complete - an operation's outcome is known
+ * @op: the operation.
+ * @status: RDS_RDMA_* status.
+ *
+ * The first call decides; later ones are ignored.  Queues the notice on
+ * the asking socket if it wants one and is still open.  Any context.
+ */
+void rdsd_op_complete(struct rdsd_op *op, int status)
+{
+	struct rdsd_sock *rs = op->rs;
+	struct rdsd_notifier *n;
+	bool queued = false;
+
+	if (test_and_set_bit(RDSD_OP_DONE, &op->state))
+		return;
+	op->status = status;
+	if (!(op->flags & RDS_RDMA_NOTIFY_ME) &&
+	    (status == RDS_RDMA_SUCCESS || !READ_ONCE(rs->recverr)))
+		return;
+
+	n = op->notifier;
+	n->token = op->token;
+	n->status = status;
+	spin_lock_bh(&rs->recv_lock);
+	if (!rs->dead) {
+		list_add_tail(&n->item, &rs->notify_queue);
+		op->notifier = NULL;	/* the socket's now */
+		queued = true;
+	}
+	spin_unlock_bh(&rs->recv_lock);
+	if (queued)
+		rs->sk.sk_data_ready(&rs->sk);
+}
+
+/**
+ * rdsd_notify_recv - hand queued notices to recvmsg()
+ * @rs: socket.
+ * @m: the caller's message header.
+ *
+ * As many notices as the control buffer holds, each an
+ * RDS_CMSG_RDMA_STATUS, and at least one: as in Linux, a caller without
+ * room for it gets MSG_CTRUNC and the notice is gone.  Returns 0, or
+ * -EFAULT with the notice kept.
+ */
+int rdsd_notify_recv(struct rdsd_sock *rs, struct msghdr *m)
+{
+	struct rds_rdma_notify cmsg;
+	struct rdsd_notifier *n;
+	bool first = true;
+	int ret = 0;
+
+	for (;; first = false) {
+		if (!first && m->msg_controllen < CMSG_SPACE(sizeof(cmsg)))
+			break;
+		spin_lock_bh(&rs->recv_lock);
+		n = list_first_entry_or_null(&rs->notify_queue,
+					     struct rdsd_notifier, item);
+		if (n)
+			list_del_init(&n->item);
+		spin_unlock_bh(&rs->recv_lock);
+		if (!n)
+			break;
+
+		memset(&cmsg, 0, sizeof(cmsg));
+		cmsg.user_token = n->token;
+		cmsg.status = n->status;
+		ret = put_cmsg(m, SOL_RDS, RDS_CMSG_RDMA_STATUS, sizeof(cmsg),
+			       &cmsg);
+		if (ret) {
+			spin_lock_bh(&rs->recv_lock);
+			if (!rs->dead) {
+				list_add(&n->item, &rs->notify_queue);
+				n = NULL;
+			}
+			spin_unlock_bh(&rs->recv_lock);
+			kfree(n);
+			break;
+		}
+		kfree(n);
+	}
+	return ret;
+}
+
+/**
+ * rdsd_notify_purge - drop the notices of a closing socket
+ * @rs: socket, already marked dead.
+ */
+void rdsd_notify_purge(struct rdsd_sock *rs)
+{
+	struct rdsd_notifier *n, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&rs->recv_lock);
+	list_splice_init(&rs->notify_queue, &list);
+	spin_unlock_bh(&rs->recv_lock);
+	list_for_each_entry_safe(n, tmp, &list, item)
+		kfree(n);
+}
+
+static struct rdsd_op *rdsd_op_alloc(struct rdsd_sock *rs)
+{
+	struct rdsd_op *op;
+
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	if (!op)
+		return NULL;
+	op->notifier = kzalloc(sizeof(*op->notifier), GFP_KERNEL);
+	if (!op->notifier) {
+		kfree(op);
+		return NULL;
+	}
+	INIT_LIST_HEAD(&op->notifier->item);
+	kref_init(&op->refs);
+	INIT_WORK(&op->free_work, rdsd_op_free_work);
+	sock_hold(&rs->sk);
+	op->rs = rs;
+	return op;
+}
+
+/* Pages spanned by [addr, addr + len), len > 0. */
+static unsigned int rdsd_span_pages(u64 addr, u64 len)
+{
+	return ((addr + len - 1) >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) + 1;
+}
+
+/*
+ * Pin the local buffers @vecs of @op and describe them in op->sg, one entry
+ * per page piece, in order.
+ */
+static int rdsd_op_pin(struct rdsd_op *op, const struct rds_iovec *vecs,
+		       unsigned int nr, unsigned int npages)
+{
+	unsigned int gup = op->dirty ? FOLL_WRITE : 0;
+	unsigned int i, p = 0;
+	int ret;
+
+	op->pages = kvmalloc_array(npages, sizeof(*op->pages), GFP_KERNEL);
+	op->sg = kvmalloc_array(npages, sizeof(*op->sg), GFP_KERNEL);
+	if (!op->pages || !op->sg)
+		return -ENOMEM;
+	sg_init_table(op->sg, npages);
+
+	for (i = 0; i < nr; i++) {
+		u64 addr = vecs[i].addr, left = vecs[i].bytes;
+		unsigned int n = rdsd_span_pages(addr, left), got = 0;
+
+		while (got < n) {
+			ret = pin_user_pages_fast((addr & PAGE_MASK) +
+						  ((u64)got << PAGE_SHIFT),
+						  n - got, gup,
+						  op->pages + p + got);
+			if (ret <= 0) {
+				op->npages = p + got;
+				return ret ? ret : -EFAULT;
+			}
+			got += ret;
+		}
+		for (; n; n--, p++) {
+			u32 off = offset_in_page(addr);
+			u32 len = min_t(u64, left, PAGE_SIZE - off);
+
+			sg_set_page(&op->sg[p], op->pages[p], len, off);
+			addr += len;
+			left -= len;
+		}
+		op->npages = p;
+	}
+	op->nents = p;
+	sg_mark_end(&op->sg[p - 1]);
+	return 0;
+}
+
+/* RDS_CMSG_RDMA_ARGS: a read or write of the peer's region. */
+static int rdsd_op_rdma(struct rdsd_op *op, const struct rds_rdma_args *a)
+{
+	struct rds_iovec *vecs;
+	unsigned int i, npages = 0;
+	u64 total = 0;
+	int ret;
+
+	if (a->flags & ~RDSD_OP_USER_FLAGS)
+		return -EINVAL;
+	if (!a->nr_local)
+		return -EINVAL;
+	if (a->nr_local > RDS_DOCA_MAX_RDMA_IOVECS)
+		return -EMSGSIZE;
+	vecs = memdup_user(u64_to_user_ptr(a->local_vec_addr),
+			   a->nr_local * sizeof(*vecs));
+	if (IS_ERR(vecs))
+		return PTR_ERR(vecs);
+
+	ret = -EINVAL;
+	for (i = 0; i < a->nr_local; i++) {
+		if (!vecs[i].bytes ||
+		    vecs[i].addr + vecs[i].bytes < vecs[i].addr)
+			goto out;
+		total += vecs[i].bytes;
+		if (total > RDS_DOCA_MAX_RDMA_SIZE) {
+			ret = -EMSGSIZE;
+			goto out;
+		}
+		npages += rdsd_span_pages(vecs[i].addr, vecs[i].bytes);
+	}
+	if (total != a->remote_vec.bytes)
+		goto out;
+
+	op->kind = a->flags & RDS_RDMA_READWRITE ? RDSD_OP_WRITE : RDSD_OP_READ;
+	op->dirty = op->kind == RDSD_OP_READ;
+	op->flags = a->flags;
+	op->key = rdsd_cookie_key(a->cookie);
+	op->raddr = rdsd_cookie_offset(a->cookie) + a->remote_vec.addr;
+	op->bytes = total;
+	op->token = a->user_token;
+	ret = rdsd_op_pin(op, vecs, a->nr_local, npages);
+out:
+	kfree(vecs);
+	return ret;
+}
+
+/* RDS_CMSG_*ATOMIC_*: an atomic on an 8-byte word of the peer's region. */
+static int rdsd_op_atomic(struct rdsd_op *op, int type,
+			  const struct rds_atomic_args *a)
+{
+	struct rds_iovec vec = { .addr = a->local_addr, .bytes = 8 };
+
+	if (a->flags & ~RDSD_OP_USER_FLAGS)
+		return -EINVAL;
+	op->raddr = rdsd_cookie_offset(a->cookie) + a->remote_addr;
+	if (!IS_ALIGNED(op->raddr, 8) || !IS_ALIGNED(a->local_addr, 8))
+		return -EINVAL;
+
+	switch (type) {
+	case RDS_CMSG_ATOMIC_FADD:
+		op->kind = RDSD_OP_FADD;
+		op->args[0] = a->fadd.add;
+		break;
+	case RDS_CMSG_ATOMIC_CSWP:
+		op->kind = RDSD_OP_CSWP;
+		op->args[0] = a->cswp.compare;
+		op->args[1] = a->cswp.swap;
+		break;
+	case RDS_CMSG_MASKED_ATOMIC_FADD:
+		op->kind = RDSD_OP_MASKED_FADD;
+		op->args[0] = a->m_fadd.add;
+		op->args[1] = a->m_fadd.nocarry_mask;
+		break;
+	default:
+		op->kind = RDSD_OP_MASKED_CSWP;
+		op->args[0] = a->m_cswp.compare;
+		op->args[1] = a->m_cswp.swap;
+		op->args[2] = a->m_cswp.compare_mask;
+		op->args[3] = a->m_cswp.swap_mask;
+		break;
+	}
+	op->dirty = true;
+	op->flags = a->flags;
+	op->key = rdsd_cookie_key(a->cookie);
+	op->bytes = 8;
+	op->token = a->user_token;
+	return rdsd_op_pin(op, &vec, 1, 1);
+}
+
+/**
+ * rdsd_op_parse - turn sendmsg()'s RDMA control messages into @msg's parts
+ * @rs: sending socket.
+ * @conn: connection the message goes on.
+ * @cm: the control messages, as rdsd_cmsg_parse() found them.
+ * @msg: the new message: gets its operation and its RDMA_DEST cookie.
+ *
+ * Process context.  Returns 0 or a negative errno; on failure @msg may
+ * hold a partly built operation, freed with it, and no notice is given.
+ */
+int rdsd_op_parse(struct rdsd_sock *rs, struct rdsd_conn *conn,
+		  const struct rdsd_cmsgs *cm, struct rdsd_msg *msg)
+{
+	const struct rdsd_transport_ops *trans = conn->trans;
+	struct rdsd_op *op;
+	int ret;
+
+	if ((cm->rdma || cm->atomic || cm->map || cm->dest) &&
+	    !(trans->features & RDSD_TRANS_F_RDMA))
+		return -EOPNOTSUPP;
+	if ((cm->atomic == RDS_CMSG_MASKED_ATOMIC_FADD ||
+	     cm->atomic == RDS_CMSG_MASKED_ATOMIC_CSWP) &&
+	    !(trans->features & RDSD_TRANS_F_MASKED_ATOMICS))
+		return -EOPNOTSUPP;
+
+	if (cm->dest) {
+		if (!rdsd_mr_owned(rs, cm->dest_cookie))
+			return -EINVAL;
+		msg->rdma_dest = cm->dest_cookie;
+	}
+	if (cm->rdma || cm->atomic) {
+		op = rdsd_op_alloc(rs);
+		if (!op)
+			return -ENOMEM;
+		msg->op = op;
+		if (cm->rdma)
+			ret = rdsd_op_rdma(op, &cm->rdma_args);
+		else
+			ret = rdsd_op_atomic(op, cm->atomic, &cm->atomic_args);
+		if (ret) {
+			/* never ran: no notice */
+			set_bit(RDSD_OP_DONE, &op->state);
+			return ret;
+		}
+	}
+	/* last: a registration is only made for a message that goes */
+	if (cm->map) {
+		ret = rdsd_mr_map(rs, &cm->map_args, &msg->rdma_dest);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Software execution ------------------------------------------------------ */
+
+/**
+ * rdsd_copy_mr - copy between a region and an operation's local buffers
+ * @mr: region.
+ * @off: offset of the first byte from the region's first page.
+ * @op: operation; its sg describes op->bytes local bytes.
+ * @to_mr: write the region (else read it).
+ *
+ * The CPU copy path of operations executed without a device.
+ */
+static void rdsd_copy_mr(struct rdsd_mr *mr, u64 off, struct rdsd_op *op,
+			 bool to_mr)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sg(op->sg, sg, op->nents, i) {
+		u32 done = 0;
+
+		while (done < sg->length) {
+			struct page *mp = mr->pages[off >> PAGE_SHIFT];
+			u32 moff = offset_in_page(off);
+			u32 n = min_t(u32, sg->length - done,
+				      PAGE_SIZE - moff);
+			u8 *m = kmap_local_page(mp);
+			u8 *l = kmap_local_page(sg_page(sg));
+
+			if (to_mr)
+				memcpy(m + moff, l + sg->offset + done, n);
+			else
+				memcpy(l + sg->offset + done, m + moff, n);
+			kunmap_local(l);
+			kunmap_local(m);
+			flush_dcache_page(to_mr ? mp : sg_page(sg));
+			done += n;
+			off += n;
+		}
+	}
+}
+
+/**
+ * rdsd_atomic_apply - the new value of an atomic's target word
+ * @kind: enum rdsd_op_kind, an atomic.
+ * @args: the operands (see struct rdsd_op).
+ * @old: the word's current value.
+ * @new: set to its new value.
+ *
+ * Returns false if the word stays as it is (a compare that failed).
+ * Masked fetch-and-add adds fields on their own: a carry out of a bit set
+ * in the mask is dropped, as InfiniBand defines it.
+ */
+VISIBLE_IF_KUNIT bool rdsd_atomic_apply(int kind, const u64 *args, u64 old,
+					u64 *new)
+{
+	u64 sum = 0, carry = 0;
+	int i;
+
+	switch (kind) {
+	case RDSD_OP_FADD:
+		*new = old + args[0];
+		return true;
+	case RDSD_OP_CSWP:
+		*new = args[1];
+		return old == args[0];
+	case RDSD_OP_MASKED_FADD:
+		for (i = 0; i < 64; i++) {
+			u64 a = (old >> i) & 1, b = (args[0] >> i) & 1;
+
+			sum |= (a ^ b ^ carry) << i;
+			carry = (a & b) | (a & carry) | (b & carry);
+			if ((args[1] >> i) & 1)
+				carry = 0;
+		}
+		*new = sum;
+		return true;
+	default:	/* RDSD_OP_MASKED_CSWP */
+		*new = (old & ~args[3]) | (args[1] & args[3]);
+		return !((old ^ args[0]) & args[2]);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_atomic_apply);
+
+static void rdsd_atomic_soft(struct rdsd_mr *mr, u64 off, struct rdsd_op *op)
+{
+	struct page *mp = mr->pages[off >> PAGE_SHIFT];
+	u64 *word, old, new;
+	u8 *l;
+
+	word = kmap_local_page(mp) + offset_in_page(off);
+	old = READ_ONCE(*word);
+	for (;;) {
+		if (!rdsd_atomic_apply(op->kind, op->args, old, &new))
+			break;
+		if (try_cmpxchg64(word, &old, new))
+			break;
+	}
+	kunmap_local(word);
+	flush_dcache_page(mp);
+
+	l = kmap_local_page(sg_page(op->sg));
+	memcpy(l + op->sg->offset, &old, sizeof(old));
+	kunmap_local(l);
+	flush_dcache_page(sg_page(op->sg));
+}
+
+/**
+ * rdsd_op_exec_soft - execute a message's operation without a device
+ * @rn: namespace of the target region.
+ * @msg: message whose operation is still to run.
+ *
+ * Looks the region up by key, checks the peer's right to the range and
+ * moves the data with the CPU.  Completes the operation.  Must not sleep.
+ */
+void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg)
+{
+	struct rdsd_op *op = msg->op;
+	int status = RDS_RDMA_REMOTE_ERROR;
+	struct rdsd_mr *mr;
+	bool write;
+	u64 off;
+
+	if (!op || test_bit(RDSD_OP_DONE, &op->state))
+		return;
+	write = op->kind != RDSD_OP_READ;
+	mr = rdsd_mr_lookup(rn, op->key);
+	if (mr && !rdsd_mr_check(mr, msg->saddr, msg->sport, op->raddr,
+				 op->bytes, write, &off)) {
+		switch (op->kind) {
+		case RDSD_OP_READ:
+			rdsd_copy_mr(mr, off, op, false);
+			break;
+		case RDSD_OP_WRITE:
+			rdsd_copy_mr(mr, off, op, true);
+			break;
+		default:
+			rdsd_atomic_soft(mr, off, op);
+			break;
+		}
+		status = RDS_RDMA_SUCCESS;
+		rdsd_mr_used(mr);
+	}
+	rdsd_mr_put(mr);
+	rdsd_op_complete(op, status);
+}
