@@ -6,9 +6,18 @@
  * address, send a request from one to the other, answer it, then show the
  * boundaries of messages of several sizes and what a receiver sees when
  * its buffer is too small.
+ *
+ * Then RDMA through a cookie: A registers a buffer and hands B its cookie
+ * in a message; B writes into the buffer, reads it back and adds to a
+ * counter in it, each time hearing the outcome from an RDS_CMSG_RDMA_STATUS
+ * notice; once A has freed the buffer, B's next write is refused.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,10 +75,353 @@ static int open_bound(int family, struct sockaddr_in *sin)
 static void check(int ok, const char *what)
 {
 	if (!ok) {
+		fflush(stdout);
 		fprintf(stderr, "rds-demo: %s failed: %s\n", what,
 			strerror(errno));
 		exit(1);
 	}
+}
+
+/* An unexpected result that is not a failed call: say what, and stop. */
+static __attribute__((format(printf, 1, 2), noreturn)) void
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "rds-demo: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(1);
+}
+
+/* How long to wait for anything that must arrive, and for nothing. */
+#define TIMEOUT_MS	5000
+#define QUIET_MS	200
+
+/* Size of A's registered buffer, and where its counter lives in it. */
+#define REGION_SIZE	8192
+#define COUNTER_AT	4096
+
+/* Wait until @fd has something to read: a message or a notice. */
+static void wait_readable(int fd, const char *what)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n;
+
+	do {
+		n = poll(&pfd, 1, TIMEOUT_MS);
+	} while (n < 0 && errno == EINTR);
+	check(n >= 0, "poll");
+	if (!n)
+		fail("no %s within %d ms", what, TIMEOUT_MS);
+}
+
+/*
+ * Send @payload to @to with one SOL_RDS control message of @type carrying
+ * the @len bytes at @arg.
+ */
+static void send_with(int fd, const struct sockaddr_in *to,
+		      const char *payload, int type, const void *arg,
+		      size_t len)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(struct rds_atomic_args))];
+	} cbuf;
+	struct iovec iov = {
+		.iov_base = (void *)payload,
+		.iov_len = strlen(payload),
+	};
+	struct msghdr mh = {
+		.msg_name = (void *)to,
+		.msg_namelen = sizeof(*to),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf.buf,
+		.msg_controllen = CMSG_SPACE(len),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	if (CMSG_SPACE(len) > sizeof(cbuf))
+		fail("control message of %zu bytes does not fit", len);
+	memset(&cbuf, 0, sizeof(cbuf));
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_RDS;
+	cm->cmsg_type = type;
+	cm->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(cm), arg, len);
+	n = sendmsg(fd, &mh, 0);
+	check(n == (ssize_t)iov.iov_len, "sendmsg with a control message");
+}
+
+/* What one recvmsg() returned. */
+struct received {
+	ssize_t len;			/* payload bytes, 0 for a notice */
+	struct sockaddr_in from;
+	int has_dest;			/* an RDS_CMSG_RDMA_DEST came */
+	rds_rdma_cookie_t dest;
+	int nr_notices;			/* RDS_CMSG_RDMA_STATUS notices */
+	struct rds_rdma_notify notice;	/* the first of them */
+};
+
+/* Receive whatever comes next on @fd, waiting at most TIMEOUT_MS. */
+static void receive(int fd, char *buf, size_t size, struct received *r,
+		    const char *what)
+{
+	union {
+		struct cmsghdr align;
+		char buf[4 * CMSG_SPACE(sizeof(struct rds_rdma_notify)) +
+			 CMSG_SPACE(sizeof(rds_rdma_cookie_t))];
+	} cbuf;
+	struct iovec iov = { .iov_base = buf, .iov_len = size };
+	struct msghdr mh = {
+		.msg_name = &r->from,
+		.msg_namelen = sizeof(r->from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf.buf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+
+	memset(r, 0, sizeof(*r));
+	wait_readable(fd, what);
+	r->len = recvmsg(fd, &mh, MSG_DONTWAIT);
+	check(r->len >= 0, "recvmsg");
+	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
+		fail("%s: message or control data truncated", what);
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level != SOL_RDS)
+			continue;
+		if (cm->cmsg_type == RDS_CMSG_RDMA_DEST &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(r->dest))) {
+			memcpy(&r->dest, CMSG_DATA(cm), sizeof(r->dest));
+			r->has_dest = 1;
+		} else if (cm->cmsg_type == RDS_CMSG_RDMA_STATUS &&
+			   cm->cmsg_len >= CMSG_LEN(sizeof(r->notice))) {
+			if (!r->nr_notices++)
+				memcpy(&r->notice, CMSG_DATA(cm),
+				       sizeof(r->notice));
+		}
+	}
+}
+
+static const char *status_name(int status)
+{
+	switch (status) {
+	case RDS_RDMA_SUCCESS:
+		return "RDS_RDMA_SUCCESS";
+	case RDS_RDMA_REMOTE_ERROR:
+		return "RDS_RDMA_REMOTE_ERROR";
+	case RDS_RDMA_CANCELED:
+		return "RDS_RDMA_CANCELED";
+	case RDS_RDMA_DROPPED:
+		return "RDS_RDMA_DROPPED";
+	case RDS_RDMA_OTHER_ERROR:
+		return "RDS_RDMA_OTHER_ERROR";
+	}
+	return "unknown status";
+}
+
+/*
+ * Wait for the notice of the operation sent with @token: recvmsg()
+ * returns 0, with no payload, and an RDS_CMSG_RDMA_STATUS.
+ */
+static int wait_notice(int fd, uint64_t token, const char *who)
+{
+	struct received r;
+	char buf[64];
+
+	receive(fd, buf, sizeof(buf), &r, "RDS_CMSG_RDMA_STATUS notice");
+	if (r.len || r.nr_notices != 1)
+		fail("%s expected one notice, got %zd payload bytes and %d notices",
+		     who, r.len, r.nr_notices);
+	printf("%s: recvmsg() returned 0 with RDS_CMSG_RDMA_STATUS: status %s, user_token %" PRIu64 "\n",
+	       who, status_name(r.notice.status), (uint64_t)r.notice.user_token);
+	if (r.notice.user_token != token)
+		fail("%s expected the notice of user_token %" PRIu64,
+		     who, token);
+	return r.notice.status;
+}
+
+/* B reads or writes @len bytes at byte @at of A's region. */
+static void rdma(int fd, const struct sockaddr_in *to, rds_rdma_cookie_t cookie,
+		 uint64_t at, void *local, size_t len, uint64_t flags,
+		 uint64_t token, const char *payload)
+{
+	struct rds_iovec vec = {
+		.addr = (uintptr_t)local,
+		.bytes = len,
+	};
+	struct rds_rdma_args args = {
+		.cookie = cookie,
+		.remote_vec = { .addr = at, .bytes = len },
+		.local_vec_addr = (uintptr_t)&vec,
+		.nr_local = 1,
+		.flags = flags,
+		.user_token = token,
+	};
+
+	send_with(fd, to, payload, RDS_CMSG_RDMA_ARGS, &args, sizeof(args));
+}
+
+/* Expect @fd to receive the message @payload from B and nothing else. */
+static void expect_message(int fd, const char *payload, const char *who)
+{
+	struct received r;
+	char buf[64];
+
+	receive(fd, buf, sizeof(buf), &r, "message");
+	if (r.nr_notices || r.len != (ssize_t)strlen(payload) ||
+	    memcmp(buf, payload, r.len))
+		fail("%s expected the message \"%s\", got %zd bytes \"%.*s\" and %d notices",
+		     who, payload, r.len, (int)r.len, buf, r.nr_notices);
+	printf("%s: received \"%s\" from %s\n", who, payload, name(&r.from));
+}
+
+/* A silent operation delivers nothing: @fd stays quiet for a while. */
+static void expect_nothing(int fd, const char *who)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n;
+
+	do {
+		n = poll(&pfd, 1, QUIET_MS);
+	} while (n < 0 && errno == EINTR);
+	check(n >= 0, "poll");
+	if (n)
+		fail("%s has something to read after a silent operation", who);
+	printf("%s: nothing to read after %d ms\n", who, QUIET_MS);
+}
+
+/* The C string at the start of @region, within its bounds. */
+static int shown(const char *region)
+{
+	return (int)strnlen(region, COUNTER_AT);
+}
+
+static void rdma_demo(int fa, const struct sockaddr_in *a, int fb,
+		      const struct sockaddr_in *b)
+{
+	static const char written[] = "written by B with an RDMA write";
+	static const char own[] = "A's own words";
+	struct rds_get_mr_args mr = { 0 };
+	struct rds_free_mr_args fr = { 0 };
+	struct rds_atomic_args at = { 0 };
+	rds_rdma_cookie_t cookie = 0, got;
+	volatile uint64_t *counter;
+	volatile uint64_t old = 0;
+	char wbuf[sizeof(written)];
+	char readback[64];
+	struct received r;
+	char buf[64];
+	char *region;
+
+	printf("\nRDMA through a cookie\n");
+	region = aligned_alloc(4096, REGION_SIZE);
+	if (!region)
+		fail("no memory for A's buffer");
+	memset(region, 0, REGION_SIZE);
+	counter = (volatile uint64_t *)(region + COUNTER_AT);
+	*counter = 42;
+
+	mr.vec.addr = (uintptr_t)region;
+	mr.vec.bytes = REGION_SIZE;
+	mr.cookie_addr = (uintptr_t)&cookie;
+	check(!setsockopt(fa, SOL_RDS, RDS_GET_MR, &mr, sizeof(mr)),
+	      "RDS_GET_MR");
+	printf("A: RDS_GET_MR registered %d bytes at %p: cookie 0x%016" PRIx64 " (key %" PRIu64 ", offset %" PRIu64 ")\n",
+	       REGION_SIZE, (void *)region, (uint64_t)cookie,
+	       (uint64_t)(cookie & 0xffffffff), (uint64_t)(cookie >> 32));
+	printf("A: its counter, at byte %d of the region, holds %" PRIu64 "\n",
+	       COUNTER_AT, (uint64_t)*counter);
+
+	/* A tells B about the region. */
+	send_with(fa, b, "my buffer", RDS_CMSG_RDMA_DEST, &cookie,
+		  sizeof(cookie));
+	printf("A -> B: sent \"my buffer\" with RDS_CMSG_RDMA_DEST\n");
+	receive(fb, buf, sizeof(buf), &r, "message with the cookie");
+	if (!r.has_dest || r.nr_notices)
+		fail("B expected a message with an RDS_CMSG_RDMA_DEST, got %zd bytes, %s cookie, %d notices",
+		     r.len, r.has_dest ? "a" : "no", r.nr_notices);
+	got = r.dest;
+	printf("B: received \"%.*s\" from %s with RDS_CMSG_RDMA_DEST cookie 0x%016" PRIx64 "\n",
+	       (int)r.len, buf, name(&r.from), (uint64_t)got);
+	if (got != cookie)
+		fail("B got cookie 0x%016" PRIx64 ", A registered 0x%016" PRIx64,
+		     (uint64_t)got, (uint64_t)cookie);
+
+	/* An RDMA write riding on a message: A sees it when the message comes. */
+	memcpy(wbuf, written, sizeof(wbuf));
+	rdma(fb, a, got, 0, wbuf, sizeof(wbuf),
+	     RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1, "look at your buffer");
+	printf("B -> A: RDMA write of \"%s\" (%zu bytes) to byte 0 of A's region, riding on \"look at your buffer\"\n",
+	       written, sizeof(written));
+	if (wait_notice(fb, 1, "B") != RDS_RDMA_SUCCESS)
+		fail("the RDMA write failed");
+	expect_message(fa, "look at your buffer", "A");
+	printf("A: its buffer now holds \"%.*s\"\n", shown(region), region);
+	if (strcmp(region, written))
+		fail("A's buffer does not hold what B wrote");
+
+	/* An RDMA read, silent: no message reaches A. */
+	memset(region, 0, sizeof(written));
+	memcpy(region, own, sizeof(own));
+	printf("A: wrote \"%s\" into its buffer itself\n", own);
+	memset(readback, 0, sizeof(readback));
+	rdma(fb, a, got, 0, readback, sizeof(readback),
+	     RDS_RDMA_NOTIFY_ME | RDS_RDMA_SILENT, 2, "");
+	printf("B -> A: RDMA read of %zu bytes at byte 0 of A's region, RDS_RDMA_SILENT (no message for A)\n",
+	       sizeof(readback));
+	if (wait_notice(fb, 2, "B") != RDS_RDMA_SUCCESS)
+		fail("the RDMA read failed");
+	printf("B: read \"%.*s\"\n", (int)strnlen(readback, sizeof(readback)),
+	       readback);
+	if (strcmp(readback, own))
+		fail("B did not read what A wrote");
+	expect_nothing(fa, "A");
+
+	/* A fetch-and-add on the counter; the old value comes back to B. */
+	at.cookie = got;
+	at.local_addr = (uintptr_t)&old;
+	at.remote_addr = COUNTER_AT;
+	at.fadd.add = 5;
+	at.flags = RDS_RDMA_NOTIFY_ME;
+	at.user_token = 3;
+	send_with(fb, a, "added 5 to your counter", RDS_CMSG_ATOMIC_FADD, &at,
+		  sizeof(at));
+	printf("B -> A: RDS_CMSG_ATOMIC_FADD of 5 on the word at byte %d, riding on \"added 5 to your counter\"\n",
+	       COUNTER_AT);
+	if (wait_notice(fb, 3, "B") != RDS_RDMA_SUCCESS)
+		fail("the fetch-and-add failed");
+	printf("B: the old value written to local_addr is %" PRIu64 "\n",
+	       (uint64_t)old);
+	expect_message(fa, "added 5 to your counter", "A");
+	printf("A: its counter now holds %" PRIu64 "\n", (uint64_t)*counter);
+	if (old != 42 || *counter != 47)
+		fail("expected old value 42 and new value 47");
+
+	/* Once A frees the region, B's operations are refused. */
+	fr.cookie = cookie;
+	check(!setsockopt(fa, SOL_RDS, RDS_FREE_MR, &fr, sizeof(fr)),
+	      "RDS_FREE_MR");
+	printf("A: RDS_FREE_MR freed the region\n");
+	rdma(fb, a, got, 0, wbuf, sizeof(wbuf),
+	     RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 4, "one more");
+	printf("B -> A: RDMA write of \"%s\" again, riding on \"one more\"\n",
+	       written);
+	if (wait_notice(fb, 4, "B") != RDS_RDMA_REMOTE_ERROR)
+		fail("the write to a freed region did not fail with RDS_RDMA_REMOTE_ERROR");
+	expect_message(fa, "one more", "A");
+	printf("A: the message still came; its buffer still holds \"%.*s\"\n",
+	       shown(region), region);
+	if (strcmp(region, own))
+		fail("the refused write changed A's buffer");
+	free(region);
 }
 
 int main(void)
@@ -154,6 +506,8 @@ int main(void)
 		printf("B: read %zd of 32 bytes into a 9-byte buffer (\"%.9s\"), MSG_TRUNC %s; the rest is discarded\n",
 		       n, buf, mh.msg_flags & MSG_TRUNC ? "set" : "not set");
 	}
+
+	rdma_demo(fa, &a, fb, &b);
 
 	close(fa);
 	close(fb);
