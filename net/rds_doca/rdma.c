@@ -515,7 +515,9 @@ void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg)
 	write = op->kind != RDSD_OP_READ;
 	mr = rdsd_mr_lookup(rn, op->key);
 	if (mr && !rdsd_mr_check(mr, msg->saddr, msg->sport, op->raddr,
-				 op->bytes, write, &off)) {
+				 op->bytes, write, &off) &&
+	    /* a list region's byte 0 need not be aligned in memory */
+	    (!rdsd_op_is_atomic(op->kind) || IS_ALIGNED(off, 8))) {
 		switch (op->kind) {
 		case RDSD_OP_READ:
 			rdsd_copy_mr(mr, off, op, false);
