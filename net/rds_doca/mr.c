@@ -16,7 +16,9 @@
  * both tables and mark it dead under the socket's table lock: from then
  * on no new operation reaches it, and the operations already running
  * hold their own reference.  The last reference unregisters it from the
- * device and unpins the pages, from a work item since unpinning may sleep.
+ * device and unpins the pages: at once when it is dropped in process
+ * context (RDS_FREE_MR, close()), else from a work item, since unpinning
+ * may sleep.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -73,6 +75,18 @@ void rdsd_mr_put(struct rdsd_mr *mr)
 {
 	if (mr && refcount_dec_and_test(&mr->refs))
 		queue_work(rdsd_wq, &mr->free_work);
+}
+
+/*
+ * Drop a reference from process context: the last one releases the region
+ * before returning, so a freed region's pages are uncharged by the time
+ * RDS_FREE_MR or close() returns (unless an operation still holds it).
+ */
+static void rdsd_mr_put_sync(struct rdsd_mr *mr)
+{
+	might_sleep();
+	if (mr && refcount_dec_and_test(&mr->refs))
+		rdsd_mr_release(&mr->free_work);
 }
 
 /**
@@ -320,7 +334,7 @@ static struct rdsd_mr *rdsd_mr_create(struct rdsd_sock *rs,
 		ret = rdsd_mr_publish(rs, mr);
 	}
 	if (ret) {
-		rdsd_mr_put(mr);
+		rdsd_mr_put_sync(mr);
 		return ERR_PTR(ret);
 	}
 	return mr;
@@ -330,7 +344,7 @@ static struct rdsd_mr *rdsd_mr_create(struct rdsd_sock *rs,
 static void rdsd_mr_revoke(struct rdsd_sock *rs, struct rdsd_mr *mr)
 {
 	if (rdsd_mr_unlink(rs, mr))
-		rdsd_mr_put(mr);
+		rdsd_mr_put_sync(mr);
 }
 
 static int rdsd_mr_give_cookie(struct rdsd_sock *rs, struct rdsd_mr *mr,
@@ -452,7 +466,7 @@ static int rdsd_mr_get_list(struct rdsd_sock *rs,
 	goto out;
 
 out_mr:
-	rdsd_mr_put(mr);
+	rdsd_mr_put_sync(mr);
 out:
 	kfree(vecs);
 	return ret;
@@ -522,9 +536,10 @@ void rdsd_mr_drop_all(struct rdsd_sock *rs)
 	struct rdsd_mr *mr;
 	unsigned long key;
 
+	might_sleep();
 	xa_for_each(&rs->mrs, key, mr) {
 		if (rdsd_mr_unlink(rs, mr))
-			rdsd_mr_put(mr);
+			rdsd_mr_put_sync(mr);
 	}
 }
 
@@ -563,8 +578,8 @@ int rdsd_mr_free(struct rdsd_sock *rs, sockptr_t optval, unsigned int optlen)
 	if (!mr)
 		return -EINVAL;
 	if (rdsd_mr_unlink(rs, mr))
-		rdsd_mr_put(mr);	/* the tables' */
-	rdsd_mr_put(mr);
+		rdsd_mr_put_sync(mr);	/* the tables' */
+	rdsd_mr_put_sync(mr);
 	return 0;
 }
 
