@@ -5,11 +5,13 @@
 # net/rds.  Meant to run as root on a disposable machine (a VM): it loads
 # and unloads rds, rds_doca and their dependencies.
 #
-#   1. doca:     insmod rds_doca.ko (its own family), run both suites
+#   1. doca:     insmod rds_doca.ko (its own family), run the suites
+#                (rds_api_test, rds_order_test, and rds_rdma_test for
+#                RDMA and atomics)
 #   2. conflict: with rds.ko holding AF_RDS, insmod rds_doca.ko family=21
 #                must fail, with an explanation in the kernel log
 #   3. rds:      the suites against rds.ko (loopback transport only)
-#   4. dropin:   rds_doca.ko family=21 in place of rds.ko, both suites
+#   4. dropin:   rds_doca.ko family=21 in place of rds.ko, the suites
 #
 # and, when named with --stage, over Soft-RoCE: an rxe device on a dummy
 # interface that carries two addresses, the suites run between them.
@@ -114,7 +116,8 @@ family_param() {
 	cat /sys/module/rds_doca/parameters/family 2>/dev/null
 }
 
-# suites STAGE FAMILY IMPL TRANSPORT: rds_api_test and rds_order_test
+# suites STAGE FAMILY IMPL TRANSPORT: rds_api_test, rds_order_test and,
+# for rds_doca over loopback, rds_rdma_test and the sync event example,
 # expecting the behaviour of IMPL (doca or rds), over loopback (loop) or
 # between the two addresses of the rxe device (ib).
 suites() {
@@ -131,6 +134,12 @@ suites() {
 	# shellcheck disable=SC2086
 	run_suite "$stage-order" "$ORDER" --family "$fam" --impl "$impl" \
 		"${addrs[@]}" "${order[@]}" $ORDER_ARGS
+	# RDMA and atomics: rds_doca's, over loopback for now (net/rds has
+	# no RDMA on its loopback transport)
+	if [[ $impl == doca && $transport == loop ]]; then
+		run_suite "$stage-rdma" "$RDMA" --family "$fam" --impl doca
+		run_suite "$stage-sync-event" "$SYNC_EVENT" --family "$fam"
+	fi
 }
 
 rxe_active() {
@@ -201,6 +210,8 @@ if ! make -s -C "$HERE" >/tmp/rds-selftests-build.log 2>&1; then
 	exit 1
 fi
 API=$HERE/rds_api_test
+RDMA=$HERE/rds_rdma_test
+SYNC_EVENT=$HERE/../../tools/rds-demo/rds-sync-event
 ORDER=$HERE/rds_order_test
 STREAM=$HERE/rds_stream_test
 
