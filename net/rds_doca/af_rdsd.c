@@ -61,6 +61,9 @@ static int rdsd_release(struct socket *sock)
 
 	sock_orphan(sk);
 	rdsd_cong_monitor_set(rs, false);
+	spin_lock_bh(&rdsd_sk_net(rs)->sock_lock);
+	list_del_init(&rs->sock_list_item);
+	spin_unlock_bh(&rdsd_sk_net(rs)->sock_lock);
 	rdsd_recv_purge(rs);		/* marks it dead: no more notices */
 	rdsd_notify_purge(rs);
 	rdsd_mr_drop_all(rs);
@@ -330,6 +333,8 @@ static int rdsd_getsockopt(struct socket *sock, int level, int optname,
 
 	if (level != SOL_RDS)
 		return -ENOPROTOOPT;
+	if (optname >= RDS_INFO_FIRST && optname <= RDS_INFO_LAST)
+		return rdsd_info_getsockopt(rs, optname, optval, optlen);
 	if (get_user(len, optlen))
 		return -EFAULT;
 
@@ -404,6 +409,10 @@ static int rdsd_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->notify_queue);
 	xa_init_flags(&rs->mrs, XA_FLAGS_LOCK_BH);
 	INIT_LIST_HEAD(&rs->cong_item);
+
+	spin_lock_bh(&rdsd_net(net)->sock_lock);
+	list_add_tail(&rs->sock_list_item, &rdsd_net(net)->sock_list);
+	spin_unlock_bh(&rdsd_net(net)->sock_lock);
 	return 0;
 }
 
@@ -427,6 +436,8 @@ static int __net_init rdsd_net_init(struct net *net)
 		INIT_HLIST_HEAD(&rn->conn_hash[i]);
 	spin_lock_init(&rn->cong_lock);
 	INIT_LIST_HEAD(&rn->cong_maps);
+	spin_lock_init(&rn->sock_lock);
+	INIT_LIST_HEAD(&rn->sock_list);
 	spin_lock_init(&rn->monitor_lock);
 	INIT_LIST_HEAD(&rn->cong_monitors);
 	atomic_set(&rn->cong_generation, 0);
@@ -444,6 +455,7 @@ static void __net_exit rdsd_net_exit(struct net *net)
 	/* sockets hold their namespace: none is left here */
 	rdsd_conn_net_exit(rn);
 	WARN_ON_ONCE(!list_empty(&rn->cong_maps));
+	WARN_ON_ONCE(!list_empty(&rn->sock_list));
 	rdsd_mr_net_exit(rn);
 	rdsd_stats_net_exit(rn);
 }

@@ -20,7 +20,8 @@
  * Lock nesting, outermost first:
  *   sk_lock (lock_sock) -> rs->recv_lock -> rn->monitor_lock -> rs->lock
  *	-> conn->lock
- *   rn->bind_lock, rn->conn_lock and rn->cong_lock take no other lock.
+ *   rn->bind_lock, rn->conn_lock and rn->cong_lock take no other lock;
+ *   rn->sock_lock is taken outside rs->lock and rs->recv_lock (info.c).
  * All of rs->lock, rs->recv_lock and conn->lock are taken with bottom halves
  * disabled: transports complete sends and deliver messages from softirq.
  */
@@ -89,6 +90,8 @@ struct rdsd_stats {
  * @cong_monitors: sockets with RDS_CONG_MONITOR set.
  * @cong_generation: bumped by every congestion map update, for poll().
  * @cong_poll_waitq: poll() waiters of sockets that have seen congestion.
+ * @sock_lock: protects @sock_list.
+ * @sock_list: every socket of the namespace, for RDS_INFO_* (info.c).
  * @mr_keys: registered regions by key (mr.c), XA_FLAGS_LOCK_BH.
  * @mr_next_key: next key to try for a region registered in software.
  * @stats: per-CPU counters.
@@ -114,6 +117,10 @@ struct rdsd_net {
 	struct list_head	cong_monitors;
 	atomic_t		cong_generation;
 	wait_queue_head_t	cong_poll_waitq;
+
+	/* protects sock_list */
+	spinlock_t		sock_lock;
+	struct list_head	sock_list;
 
 	struct xarray		mr_keys;
 	u32			mr_next_key;
@@ -280,6 +287,7 @@ struct rdsd_msg {
  * @recv_queue: messages waiting for recvmsg().
  * @notify_queue: RDMA notices (struct rdsd_notifier) waiting for recvmsg().
  * @mrs: the socket's registered regions by key (mr.c), XA_FLAGS_LOCK_BH.
+ * @sock_list_item: on rdsd_net.sock_list from creation to release.
  * @rcv_bytes: payload bytes on @recv_queue.
  * @congested: this socket's port is set in @lcong.
  * @dead: the socket is closing; nothing more is queued to it.
@@ -321,6 +329,7 @@ struct rdsd_sock {
 	bool			dead;
 
 	struct xarray		mrs;
+	struct list_head	sock_list_item;
 
 	struct list_head	cong_item;
 	bool			cong_monitor;
@@ -419,6 +428,10 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		 int flags);
 void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_recv_purge(struct rdsd_sock *rs);
+
+/* info.c */
+int rdsd_info_getsockopt(struct rdsd_sock *rs, int optname,
+			 char __user *optval, int __user *optlen);
 
 /* stats.c */
 int rdsd_stats_net_init(struct rdsd_net *rn);

@@ -1918,6 +1918,164 @@ static void test_sockopt_cancel(void)
  * and __rds_rdma_map() check length, then copy, then the binding.
  */
 /*
+ * Fetch an RDS_INFO_* snapshot the way rds-info does: probe with a zero
+ * length (ENOSPC and the length needed, or an empty snapshot), then ask
+ * with that much room.  Returns the entry size getsockopt() returned, or
+ * -errno; *buf (to free) and *len describe the snapshot.
+ */
+static int info_get(int fd, int opt, void **buf, socklen_t *len)
+{
+	socklen_t l = 0;
+	int r, tries;
+
+	*buf = NULL;
+	*len = 0;
+	r = getsockopt(fd, SOL_RDS, opt, NULL, &l);
+	if (r >= 0)
+		return r;	/* nothing to show */
+	if (errno != ENOSPC)
+		return -errno;
+	for (tries = 0; tries < 5; tries++) {
+		socklen_t room = l + 4096;	/* it may grow meanwhile */
+
+		*buf = calloc(1, room);
+		if (!*buf)
+			return -ENOMEM;
+		l = room;
+		r = getsockopt(fd, SOL_RDS, opt, *buf, &l);
+		if (r >= 0) {
+			*len = l;
+			return r;
+		}
+		free(*buf);
+		*buf = NULL;
+		if (errno != ENOSPC)
+			return -errno;
+	}
+	return -ENOSPC;
+}
+
+/* RDS_INFO_* getsockopts: Linux's structures and length protocol. */
+static void test_info(void)
+{
+	struct sockaddr_in sa, sb;
+	struct stat st_a, st_b;
+	socklen_t len, sl = sizeof(sa);
+	bool found_a = false, found_b = false, found = false;
+	int a, b, r, v, sndbuf = 0, rcvbuf = 0;
+	void *buf = NULL;
+	size_t i, n;
+
+	if (!make_pair(&a, &b))
+		return;
+	getsockname(a, (struct sockaddr *)&sa, &sl);
+	sl = sizeof(sb);
+	getsockname(b, (struct sockaddr *)&sb, &sl);
+	fstat(a, &st_a);
+	fstat(b, &st_b);
+	sl = sizeof(sndbuf);
+	getsockopt(a, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl);
+	sl = sizeof(rcvbuf);
+	getsockopt(a, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &sl);
+
+	/* counters: probe, too small, negative, then the snapshot */
+	len = 0;
+	r = getsockopt(a, SOL_RDS, RDS_INFO_COUNTERS, NULL, &len);
+	ok_diag(r < 0 && errno == ENOSPC && len > 0 &&
+		len % sizeof(struct rds_info_counter) == 0,
+		"RDS_INFO_COUNTERS, length 0 -> ENOSPC and the length needed",
+		"returned %d (%s), length %u", r, tap_errname(errno), len);
+	v = len;
+	len = sizeof(struct rds_info_counter);
+	buf = calloc(1, len);
+	r = getsockopt(a, SOL_RDS, RDS_INFO_COUNTERS, buf, &len);
+	ok_diag(r < 0 && errno == ENOSPC && (int)len == v,
+		"room for one counter -> ENOSPC and the whole length",
+		"returned %d (%s), length %u", r, tap_errname(errno), len);
+	free(buf);
+	len = -1;
+	is_err(getsockopt(a, SOL_RDS, RDS_INFO_COUNTERS, NULL, &len), EINVAL,
+	       "negative length -> EINVAL");
+	r = info_get(a, RDS_INFO_COUNTERS, &buf, &len);
+	is_eq(r, (int)sizeof(struct rds_info_counter),
+	      "RDS_INFO_COUNTERS returns the entry size");
+	n = r > 0 ? len / r : 0;
+	for (i = 0; i < n; i++) {
+		struct rds_info_counter *c = (struct rds_info_counter *)buf + i;
+
+		if (!c->name[0] || !memchr(c->name, 0, sizeof(c->name)))
+			break;
+	}
+	ok_diag(n > 0 && i == n, "every counter has a NUL-terminated name",
+		"%zu counters, entry %zu is not", n, i);
+	free(buf);
+
+	/* a message waiting at B */
+	is_eq(send_str(a, b, "info"), 4, "send a message to B");
+	r = info_get(b, RDS_INFO_RECV_MESSAGES, &buf, &len);
+	is_eq(r, (int)sizeof(struct rds_info_message),
+	      "RDS_INFO_RECV_MESSAGES returns the entry size");
+	for (i = 0; r > 0 && i < len / r; i++) {
+		struct rds_info_message *m = (struct rds_info_message *)buf + i;
+
+		/* received: "local" is the receiving socket */
+		if (m->len == 4 && m->laddr == sb.sin_addr.s_addr &&
+		    m->lport == sb.sin_port && m->faddr == sa.sin_addr.s_addr &&
+		    m->fport == sa.sin_port)
+			found = true;
+	}
+	ok(found, "the waiting message is listed, from A to B");
+	free(buf);
+
+	r = info_get(a, RDS_INFO_SOCKETS, &buf, &len);
+	is_eq(r, (int)sizeof(struct rds_info_socket),
+	      "RDS_INFO_SOCKETS returns the entry size");
+	for (i = 0; r > 0 && i < len / r; i++) {
+		struct rds_info_socket *s = (struct rds_info_socket *)buf + i;
+
+		if (s->inum == st_a.st_ino && s->bound_port == sa.sin_port &&
+		    s->bound_addr == sa.sin_addr.s_addr &&
+		    (int)s->sndbuf == sndbuf / 2 && (int)s->rcvbuf == rcvbuf / 2)
+			found_a = true;
+		if (s->inum == st_b.st_ino && s->bound_port == sb.sin_port)
+			found_b = true;
+	}
+	ok(found_a, "socket A is listed: inode, address, port, buffers");
+	ok(found_b, "socket B is listed");
+	free(buf);
+
+	found = false;
+	r = info_get(a, RDS_INFO_CONNECTIONS, &buf, &len);
+	is_eq(r, (int)sizeof(struct rds_info_connection),
+	      "RDS_INFO_CONNECTIONS returns the entry size");
+	for (i = 0; r > 0 && i < len / r; i++) {
+		struct rds_info_connection *c =
+			(struct rds_info_connection *)buf + i;
+
+		if (c->laddr == sa.sin_addr.s_addr &&
+		    c->faddr == sb.sin_addr.s_addr && c->next_tx_seq > 0 &&
+		    c->transport[0] &&
+		    memchr(c->transport, 0, sizeof(c->transport)))
+			found = true;
+	}
+	ok(found, "the connection from A to B is listed, with its transport");
+	free(buf);
+
+	r = info_get(a, RDS_INFO_SEND_MESSAGES, &buf, &len);
+	is_eq(r, (int)sizeof(struct rds_info_message),
+	      "RDS_INFO_SEND_MESSAGES returns the entry size");
+	free(buf);
+	r = info_get(a, RDS_INFO_RETRANS_MESSAGES, &buf, &len);
+	is_eq(r, (int)sizeof(struct rds_info_message),
+	      "RDS_INFO_RETRANS_MESSAGES returns the entry size");
+	free(buf);
+
+	recv_expect(b, "info", 4, a, "the message is still delivered");
+	close(a);
+	close(b);
+}
+
+/*
  * Memory registration's argument checks.  rds_doca registers memory over
  * its loopback transport (rds_rdma_test checks that in depth); over IB it
  * does not yet, and net/rds refuses it on loopback.
@@ -2902,6 +3060,7 @@ static const struct test tests[] = {
 	/* DIFFERENCES.txt (a) */
 	{ "cong_loopback_none", test_cong_loopback_none, T_RDS | T_LOOPBACK },
 	{ "mr_refused", test_mr_refused, T_LOOPBACK },
+	{ "info", test_info, 0 },
 	{ "cong_enobufs", test_cong_enobufs, T_DOCA },
 	{ "cong_empty_messages", test_cong_empty_messages, T_DOCA },
 	/*
