@@ -2010,8 +2010,13 @@ static void test_info(void)
 		"%zu counters, entry %zu is not", n, i);
 	free(buf);
 
-	/* a message waiting at B */
+	/* a message waiting at B (over IB, once it has arrived) */
 	is_eq(send_str(a, b, "info"), 4, "send a message to B");
+	{
+		struct pollfd pfd = { .fd = b, .events = POLLIN };
+
+		is_eq(poll(&pfd, 1, ARRIVE_MS), 1, "it arrives at B");
+	}
 	r = info_get(b, RDS_INFO_RECV_MESSAGES, &buf, &len);
 	is_eq(r, (int)sizeof(struct rds_info_message),
 	      "RDS_INFO_RECV_MESSAGES returns the entry size");
