@@ -3065,7 +3065,7 @@ static const struct test tests[] = {
 	/* DIFFERENCES.txt (a) */
 	{ "cong_loopback_none", test_cong_loopback_none, T_RDS | T_LOOPBACK },
 	{ "mr_refused", test_mr_refused, T_LOOPBACK },
-	{ "info", test_info, 0 },
+	{ "info", test_info, T_LOOPBACK },
 	{ "cong_enobufs", test_cong_enobufs, T_DOCA },
 	{ "cong_empty_messages", test_cong_empty_messages, T_DOCA },
 	/*
