@@ -7,18 +7,16 @@
  * it), gives the region a key and hands the caller a cookie.  Every region
  * is on two tables: its socket's (by key, for RDS_FREE_MR and for closing)
  * and its namespace's (by key, for the operations that reach it without a
- * device: the loopback transport executes them in software).  A transport
- * that registers regions with a device (->mr_register) supplies the key
- * itself; otherwise the namespace hands out keys in a cycle, so a freed key
- * comes back only after four billion others.
+ * device: the loopback transport executes them in software).  The
+ * namespace hands out keys in a cycle, so a freed key comes back only
+ * after four billion others.
  *
  * Freeing, using up (RDS_RDMA_USE_ONCE) and closing take the region off
  * both tables and mark it dead under the socket's table lock: from then
  * on no new operation reaches it, and the operations already running
- * hold their own reference.  The last reference unregisters it from the
- * device and unpins the pages: at once when it is dropped in process
- * context (RDS_FREE_MR, close()), else from a work item, since unpinning
- * may sleep.
+ * hold their own reference.  The last reference unpins the pages: at
+ * once when it is dropped in process context (RDS_FREE_MR, close()), else
+ * from a work item, since unpinning may sleep.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -52,8 +50,6 @@ static void rdsd_mr_release(struct work_struct *work)
 {
 	struct rdsd_mr *mr = container_of(work, struct rdsd_mr, free_work);
 
-	if (mr->trans && mr->trans->mr_unregister)
-		mr->trans->mr_unregister(mr);
 	if (mr->npages) {
 		unpin_user_pages_dirty_lock(mr->pages, mr->npages,
 					    !(mr->flags & RDSD_MR_READ_ONLY));
@@ -186,15 +182,49 @@ void rdsd_mr_used(struct rdsd_mr *mr)
 		rdsd_mr_put(mr);	/* the tables' */
 }
 
-/* Pin [addr, addr + len) and return the page array; charges pinned_vm. */
-static int rdsd_mr_pin(struct rdsd_mr *mr, u64 addr, u64 len, bool write)
+/**
+ * rdsd_pin_pages - pin @n user pages from the one holding @addr
+ * @addr: a user address.
+ * @n: pages to pin.
+ * @gup: FOLL_* flags.
+ * @pages: where the pages go.
+ *
+ * All or nothing: returns 0, or a negative errno with nothing pinned.
+ */
+int rdsd_pin_pages(u64 addr, unsigned int n, unsigned int gup,
+		   struct page **pages)
 {
-	unsigned long first = addr >> PAGE_SHIFT;
-	unsigned long last = (addr + len - 1) >> PAGE_SHIFT;
-	unsigned int npages = last - first + 1, done = 0;
-	unsigned int gup = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
+	unsigned int done = 0;
 	int ret;
 
+	while (done < n) {
+		ret = pin_user_pages_fast((addr & PAGE_MASK) +
+					  ((u64)done << PAGE_SHIFT), n - done,
+					  gup, pages + done);
+		if (ret <= 0) {
+			unpin_user_pages(pages, done);
+			return ret ? ret : -EFAULT;
+		}
+		done += ret;
+	}
+	return 0;
+}
+
+/*
+ * Pin the buffers @vecs of a new region, in order, and charge them to
+ * pinned_vm; the buffers meet on page boundaries, so their pages make one
+ * list.  Byte 0 of the region is the first byte of vecs[0].
+ */
+static int rdsd_mr_pin(struct rdsd_mr *mr, const struct rds_iovec *vecs,
+		       unsigned int nr)
+{
+	unsigned int gup = FOLL_LONGTERM |
+			   (mr->flags & RDSD_MR_READ_ONLY ? 0 : FOLL_WRITE);
+	unsigned int i, n, npages = 0, done = 0;
+	int ret;
+
+	for (i = 0; i < nr; i++)
+		npages += rdsd_span_pages(vecs[i].addr, vecs[i].bytes);
 	mr->pages = kvmalloc_array(npages, sizeof(*mr->pages), GFP_KERNEL);
 	if (!mr->pages)
 		return -ENOMEM;
@@ -203,40 +233,34 @@ static int rdsd_mr_pin(struct rdsd_mr *mr, u64 addr, u64 len, bool write)
 	ret = rdsd_mr_charge(mr->mm, npages);
 	if (ret)
 		return ret;
-	while (done < npages) {
-		ret = pin_user_pages_fast((first + done) << PAGE_SHIFT,
-					  npages - done, gup,
-					  mr->pages + done);
-		if (ret <= 0) {
-			if (done)
-				unpin_user_pages(mr->pages, done);
+	for (i = 0; i < nr; i++, done += n) {
+		n = rdsd_span_pages(vecs[i].addr, vecs[i].bytes);
+		ret = rdsd_pin_pages(vecs[i].addr, n, gup, mr->pages + done);
+		if (ret) {
+			unpin_user_pages(mr->pages, done);
 			atomic64_sub(npages, &mr->mm->pinned_vm);
-			return ret ? ret : -EFAULT;
+			return ret;
 		}
-		done += ret;
 	}
 	mr->npages = npages;
-	mr->pg_off = offset_in_page(addr);
+	mr->pg_off = offset_in_page(vecs[0].addr);
 	return 0;
 }
 
 /*
- * Put a new region on the socket's and the namespace's tables; gives it a
- * key unless its transport did.
+ * Give a new region (pages pinned) its key and put it on the namespace's
+ * and the socket's tables.  On failure the caller puts @mr.
  */
 static int rdsd_mr_insert(struct rdsd_sock *rs, struct rdsd_mr *mr)
 {
 	struct rdsd_net *rn = rdsd_sk_net(rs);
 	int ret;
 
-	if (mr->trans)
-		ret = xa_insert_bh(&rn->mr_keys, mr->key, mr, GFP_KERNEL);
-	else
-		ret = xa_alloc_cyclic_bh(&rn->mr_keys, &mr->key, mr,
-					 XA_LIMIT(1, U32_MAX),
-					 &rn->mr_next_key, GFP_KERNEL);
+	ret = xa_alloc_cyclic_bh(&rn->mr_keys, &mr->key, mr,
+				 XA_LIMIT(1, U32_MAX), &rn->mr_next_key,
+				 GFP_KERNEL);
 	if (ret < 0)
-		return ret == -EBUSY ? -EAGAIN : ret;
+		return ret;
 	ret = xa_insert_bh(&rs->mrs, mr->key, mr, GFP_KERNEL);
 	if (ret) {
 		xa_erase_bh(&rn->mr_keys, mr->key);
@@ -262,31 +286,6 @@ static struct rdsd_mr *rdsd_mr_alloc(struct rdsd_sock *rs, u32 flags)
 	if (flags & RDS_DOCA_MR_REMOTE_READ_ONLY)
 		mr->flags |= RDSD_MR_READ_ONLY;
 	return mr;
-}
-
-/*
- * Register @mr (pages pinned) with the socket's transport and put it on
- * the tables.  On failure the caller puts @mr.
- */
-static int rdsd_mr_publish(struct rdsd_sock *rs, struct rdsd_mr *mr)
-{
-	const struct rdsd_transport_ops *trans = READ_ONCE(rs->trans);
-	int ret, tries;
-
-	if (!trans->mr_register)
-		return rdsd_mr_insert(rs, mr);
-
-	/* a device key may collide with a software one: take another */
-	for (tries = 0; tries < 4; tries++) {
-		ret = trans->mr_register(rs, mr);
-		if (ret)
-			return ret;
-		mr->trans = trans;
-		ret = rdsd_mr_insert(rs, mr);
-		if (ret != -EAGAIN)
-			return ret;
-	}
-	return -EAGAIN;
 }
 
 /* May @rs register memory at all? */
@@ -327,11 +326,10 @@ static struct rdsd_mr *rdsd_mr_create(struct rdsd_sock *rs,
 	mr->dest_addr = dest_addr;
 	mr->dest_port = dest_port;
 	mr->len = vec->bytes;
-	ret = rdsd_mr_pin(mr, vec->addr, vec->bytes,
-			  !(mr->flags & RDSD_MR_READ_ONLY));
+	ret = rdsd_mr_pin(mr, vec, 1);
 	if (!ret) {
 		mr->cookie_off = mr->pg_off;
-		ret = rdsd_mr_publish(rs, mr);
+		ret = rdsd_mr_insert(rs, mr);
 	}
 	if (ret) {
 		rdsd_mr_put_sync(mr);
@@ -383,10 +381,10 @@ int rdsd_mr_map(struct rdsd_sock *rs, const struct rds_get_mr_args *args,
 static int rdsd_mr_get_list(struct rdsd_sock *rs,
 			    const struct rds_doca_get_mr_list_args *args)
 {
-	unsigned int i, gup, npages = 0, done = 0;
 	struct rds_iovec *vecs;
 	struct rdsd_mr *mr;
 	u64 total = 0;
+	unsigned int i;
 	int ret;
 
 	ret = rdsd_mr_allowed(rs);
@@ -418,8 +416,6 @@ static int rdsd_mr_get_list(struct rdsd_sock *rs,
 			ret = -EMSGSIZE;
 			goto out;
 		}
-		npages += ((v->addr + v->bytes - 1) >> PAGE_SHIFT) -
-			  (v->addr >> PAGE_SHIFT) + 1;
 	}
 
 	ret = -ENOMEM;
@@ -427,39 +423,11 @@ static int rdsd_mr_get_list(struct rdsd_sock *rs,
 	if (!mr)
 		goto out;
 	mr->len = total;
-	mr->pages = kvmalloc_array(npages, sizeof(*mr->pages), GFP_KERNEL);
-	if (!mr->pages)
-		goto out_mr;
-	mr->mm = current->mm;
-	mmgrab(mr->mm);
-	ret = rdsd_mr_charge(mr->mm, npages);
+	ret = rdsd_mr_pin(mr, vecs, args->nr_vecs);
 	if (ret)
 		goto out_mr;
-	gup = FOLL_LONGTERM | (mr->flags & RDSD_MR_READ_ONLY ? 0 : FOLL_WRITE);
-	for (i = 0; i < args->nr_vecs; i++) {
-		const struct rds_iovec *v = &vecs[i];
-		unsigned long first = v->addr >> PAGE_SHIFT;
-		unsigned int n = ((v->addr + v->bytes - 1) >> PAGE_SHIFT) -
-				 first + 1;
-
-		while (n) {
-			ret = pin_user_pages_fast(first << PAGE_SHIFT, n, gup,
-						  mr->pages + done);
-			if (ret <= 0) {
-				unpin_user_pages(mr->pages, done);
-				atomic64_sub(npages, &mr->mm->pinned_vm);
-				ret = ret ? ret : -EFAULT;
-				goto out_mr;
-			}
-			done += ret;
-			first += ret;
-			n -= ret;
-		}
-	}
-	mr->npages = npages;
-	mr->pg_off = offset_in_page(vecs[0].addr);
 	mr->cookie_off = 0;
-	ret = rdsd_mr_publish(rs, mr);
+	ret = rdsd_mr_insert(rs, mr);
 	if (ret)
 		goto out_mr;
 	ret = rdsd_mr_give_cookie(rs, mr, args->cookie_addr, NULL);

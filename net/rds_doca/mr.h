@@ -27,7 +27,6 @@ struct rdsd_conn;
 struct rdsd_msg;
 struct rdsd_net;
 struct rdsd_sock;
-struct rdsd_transport_ops;
 
 static inline u64 rdsd_cookie_make(u32 key, u32 offset)
 {
@@ -42,6 +41,12 @@ static inline u32 rdsd_cookie_key(u64 cookie)
 static inline u32 rdsd_cookie_offset(u64 cookie)
 {
 	return upper_32_bits(cookie);
+}
+
+/* Pages spanned by [addr, addr + len), len > 0. */
+static inline unsigned int rdsd_span_pages(u64 addr, u64 len)
+{
+	return ((addr + len - 1) >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) + 1;
 }
 
 /* rdsd_mr.flags */
@@ -69,12 +74,10 @@ static inline u32 rdsd_cookie_offset(u64 cookie)
  * @pages: the pinned user pages.
  * @npages: how many.
  * @mm: address space charged (pinned_vm) for them, with a reference.
- * @trans: transport that registered the region with a device, or NULL.
- * @tp: that transport's registration.
  *
  * Created by RDS_GET_MR and friends; on the socket's and the namespace's
  * key tables until freed, used once, or the socket is closed.  The last
- * put unregisters it from the device and unpins the pages.
+ * put unpins the pages.
  */
 struct rdsd_mr {
 	refcount_t		refs;
@@ -93,8 +96,6 @@ struct rdsd_mr {
 	struct page		**pages;
 	unsigned int		npages;
 	struct mm_struct	*mm;
-	const struct rdsd_transport_ops *trans;
-	void			*tp;
 };
 
 /* rdsd_op.kind */
@@ -172,6 +173,8 @@ struct rdsd_op {
 };
 
 /* mr.c */
+int rdsd_pin_pages(u64 addr, unsigned int n, unsigned int gup,
+		   struct page **pages);
 int rdsd_mr_get(struct rdsd_sock *rs, int optname, sockptr_t optval,
 		unsigned int optlen);
 int rdsd_mr_free(struct rdsd_sock *rs, sockptr_t optval, unsigned int optlen);

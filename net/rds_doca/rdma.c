@@ -191,12 +191,6 @@ static struct rdsd_op *rdsd_op_alloc(struct rdsd_sock *rs)
 	return op;
 }
 
-/* Pages spanned by [addr, addr + len), len > 0. */
-static unsigned int rdsd_span_pages(u64 addr, u64 len)
-{
-	return ((addr + len - 1) >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) + 1;
-}
-
 /*
  * Pin the local buffers @vecs of @op and describe them in op->sg, one entry
  * per page piece, in order.
@@ -216,19 +210,11 @@ static int rdsd_op_pin(struct rdsd_op *op, const struct rds_iovec *vecs,
 
 	for (i = 0; i < nr; i++) {
 		u64 addr = vecs[i].addr, left = vecs[i].bytes;
-		unsigned int n = rdsd_span_pages(addr, left), got = 0;
+		unsigned int n = rdsd_span_pages(addr, left);
 
-		while (got < n) {
-			ret = pin_user_pages_fast((addr & PAGE_MASK) +
-						  ((u64)got << PAGE_SHIFT),
-						  n - got, gup,
-						  op->pages + p + got);
-			if (ret <= 0) {
-				op->npages = p + got;
-				return ret ? ret : -EFAULT;
-			}
-			got += ret;
-		}
+		ret = rdsd_pin_pages(addr, n, gup, op->pages + p);
+		if (ret)
+			return ret;	/* op->npages: what the free unpins */
 		for (; n; n--, p++) {
 			u32 off = offset_in_page(addr);
 			u32 len = min_t(u64, left, PAGE_SIZE - off);

@@ -320,7 +320,7 @@ struct rdsd_sock {
 	u64			cong_mask;
 	u64			cong_notify;
 
-	/* protects recv_queue, rcv_bytes, congested and dead */
+	/* protects recv_queue, notify_queue, rcv_bytes, congested and dead */
 	spinlock_t		recv_lock;
 	struct list_head	recv_queue;
 	struct list_head	notify_queue;

@@ -21,9 +21,7 @@
 
 struct net;
 struct rdsd_conn;
-struct rdsd_mr;
 struct rdsd_msg;
-struct rdsd_sock;
 
 /* Transport numbers as SO_RDS_TRANSPORT reports them (Linux values). */
 #define RDSD_TRANS_IB		0	/* RDS_TRANS_IB */
@@ -61,11 +59,6 @@ struct rdsd_sock;
  *	when the transport calls rdsd_conn_kick()), or another negative errno
  *	for a message that can never be sent (the core drops it).
  * @features: RDSD_TRANS_F_* bits.
- * @mr_register: optional: register @mr (pinned pages, length and offsets
- *	set) with the device serving @rs's address and set mr->key and
- *	mr->tp.  Process context.  Without it regions get a software key
- *	and only operations executed in software reach them.
- * @mr_unregister: undo @mr_register.  Process context.
  * @cong_changed: optional: a port of @conn's local address changed its
  *	congestion state; a transport that crosses hosts tells the peer.
  *	Any context, must not sleep.
@@ -80,8 +73,6 @@ struct rdsd_transport_ops {
 	void		(*conn_shutdown)(struct rdsd_conn *conn);
 	int		(*xmit)(struct rdsd_conn *conn, struct rdsd_msg *msg);
 	unsigned int	features;
-	int		(*mr_register)(struct rdsd_sock *rs, struct rdsd_mr *mr);
-	void		(*mr_unregister)(struct rdsd_mr *mr);
 	void		(*cong_changed)(struct rdsd_conn *conn);
 };
 
