@@ -3140,28 +3140,8 @@ static bool selected(const struct test *t)
 
 int main(int argc, char **argv)
 {
-	char prefix[64];
-	unsigned int i;
-
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (parse_common(argc, argv, NULL, NULL, NULL))
 		return 2;
-	if (cfg.list) {
-		for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-			if (selected(&tests[i]))
-				printf("%s\n", tests[i].name);
-		return 0;
-	}
-	if (!selftest_start("rds_api_test"))
-		return tap_finish();
-
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		if (!selected(&tests[i]))
-			continue;
-		snprintf(prefix, sizeof(prefix), "%s: ", tests[i].name);
-		tap_set_prefix(prefix);
-		tests[i].fn();
-	}
-	tap_set_prefix(NULL);
-	return tap_finish();
+	return run_selftests("rds_api_test", tests, selected);
 }

@@ -495,4 +495,38 @@ static inline uint32_t fnv1a(const void *buf, size_t len)
 	return h;
 }
 
+/*
+ * main()'s end in a suite of named tests: with --list print the names of
+ * the tests @pick selects, else run each, its name prefixing its checks.
+ * @tests is an array of structures with .name and .fn.  Evaluates to the
+ * exit status.
+ */
+#define run_selftests(prog, tests, pick) ({				\
+	char __prefix[64];						\
+	unsigned int __i;						\
+	int __rc = 0;							\
+									\
+	if (cfg.list) {							\
+		for (__i = 0; __i < sizeof(tests) / sizeof((tests)[0]); __i++) \
+			if (pick(&(tests)[__i]))			\
+				printf("%s\n", (tests)[__i].name);	\
+	} else {							\
+		if (selftest_start(prog)) {				\
+			for (__i = 0;					\
+			     __i < sizeof(tests) / sizeof((tests)[0]);	\
+			     __i++) {					\
+				if (!pick(&(tests)[__i]))		\
+					continue;			\
+				snprintf(__prefix, sizeof(__prefix),	\
+					 "%s: ", (tests)[__i].name);	\
+				tap_set_prefix(__prefix);		\
+				(tests)[__i].fn();			\
+			}						\
+			tap_set_prefix(NULL);				\
+		}							\
+		__rc = tap_finish();					\
+	}								\
+	__rc;								\
+})
+
 #endif /* RDS_SELFTEST_UTIL_H */
