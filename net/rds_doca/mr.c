@@ -229,7 +229,7 @@ static int rdsd_mr_pin(struct rdsd_mr *mr, const struct rds_iovec *vecs,
 	if (!mr->pages)
 		return -ENOMEM;
 	mr->mm = current->mm;
-	mmgrab(mr->mm);
+	mmgrab(mr->mm);		/* dropped by rdsd_mr_release() */
 	ret = rdsd_mr_charge(mr->mm, npages);
 	if (ret)
 		return ret;
@@ -277,7 +277,7 @@ static struct rdsd_mr *rdsd_mr_alloc(struct rdsd_sock *rs, u32 flags)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return NULL;
-	refcount_set(&mr->refs, 1);
+	refcount_set(&mr->refs, 1);	/* the tables', put on unlink */
 	INIT_WORK(&mr->free_work, rdsd_mr_release);
 	mr->rn = rdsd_sk_net(rs);
 	mr->owner = rs;
@@ -541,7 +541,7 @@ int rdsd_mr_free(struct rdsd_sock *rs, sockptr_t optval, unsigned int optlen)
 	xa_lock_bh(&rs->mrs);
 	mr = xa_load(&rs->mrs, rdsd_cookie_key(args.cookie));
 	if (mr)
-		refcount_inc(&mr->refs);
+		refcount_inc(&mr->refs);	/* put at the end of this call */
 	xa_unlock_bh(&rs->mrs);
 	if (!mr)
 		return -EINVAL;

@@ -184,9 +184,9 @@ static struct rdsd_op *rdsd_op_alloc(struct rdsd_sock *rs)
 		return NULL;
 	}
 	INIT_LIST_HEAD(&op->notifier->item);
-	kref_init(&op->refs);
+	kref_init(&op->refs);		/* the message's, put by rdsd_msg_put() */
 	INIT_WORK(&op->free_work, rdsd_op_free_work);
-	sock_hold(&rs->sk);
+	sock_hold(&rs->sk);		/* put by rdsd_op_free_work() */
 	op->rs = rs;
 	return op;
 }

@@ -122,6 +122,7 @@ struct rdsd_net {
 	spinlock_t		sock_lock;
 	struct list_head	sock_list;
 
+	/* regions by key; its own xa_lock protects it and mr_next_key */
 	struct xarray		mr_keys;
 	u32			mr_next_key;
 
@@ -328,6 +329,7 @@ struct rdsd_sock {
 	bool			congested;
 	bool			dead;
 
+	/* regions by key; its own xa_lock (bottom halves off) protects it */
 	struct xarray		mrs;
 	struct list_head	sock_list_item;
 
