@@ -19,6 +19,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "rdsd.h"
+#include "mr.h"
 #include "wire.h"
 
 #define RDSD_IB_PORT_DEFAULT	18635	/* rds_rdma listens on 18634 */
@@ -68,7 +69,7 @@ enum rdsd_ib_reject {
 	RDSD_IB_REJ_NOTREADY,	/* no connection can be made now */
 };
 
-#define RDSD_IB_CM_VERSION	1
+#define RDSD_IB_CM_VERSION	2
 
 /**
  * struct rdsd_ib_cm_data - rdma_cm private data of REQ, REP and REJ
@@ -108,9 +109,18 @@ struct rdsd_ib_cm_data {
  * @ibdev: the device.
  * @pd: protection domain shared by every connection on the device.
  * @paths: connections using the device (rdsd_ib_devs_mutex).
- * @dying: being removed; no new connection may use it.
+ * @dying: being removed; no new connection or region may use it
+ *	(rdsd_ib_devs_mutex; read under @reg_mutex too).
  * @max_send_sge: send scatter/gather entries per work request we use.
+ * @max_rd_sge: the same for RDMA reads.
+ * @max_frmr_pages: pages one fast registration may map.
  * @rd_atom: RDMA read / atomic depth offered to peers.
+ * @reg_mutex: serializes registrations: @reg_qp, @reg_cq, @reg_key, @mrs.
+ * @reg_qp: queue pair connected to itself that carries the device's
+ *	registrations and invalidations (ib_mr.c), NULL until first needed.
+ * @reg_cq: its completion queue.
+ * @reg_key: key byte of the next registration.
+ * @mrs: regions registered with the device (struct rdsd_ib_mr.item).
  */
 struct rdsd_ib_dev {
 	struct list_head	node;
@@ -120,7 +130,34 @@ struct rdsd_ib_dev {
 	struct list_head	paths;
 	bool			dying;
 	u32			max_send_sge;
+	u32			max_rd_sge;
+	u32			max_frmr_pages;
 	u8			rd_atom;
+	struct mutex		reg_mutex;	/* see above */
+	struct ib_qp		*reg_qp;
+	struct ib_cq		*reg_cq;
+	u8			reg_key;
+	struct list_head	mrs;
+};
+
+/**
+ * struct rdsd_ib_mr - a region's registration with a device (rdsd_mr.tp)
+ * @item: on @dev->mrs while registered (dev->reg_mutex).
+ * @dev: the device, with a reference.
+ * @mr: the fast registration memory region, NULL once invalidated.
+ * @sgt: the region's pages, mapped for DMA while @mapped.
+ * @mapped: @sgt is mapped.
+ *
+ * Lifetime: from rdsd_ib_mr_register() to the region's release; the
+ * device part (@mr, the mapping, @item) goes earlier when the region is
+ * freed or the device removed.
+ */
+struct rdsd_ib_mr {
+	struct list_head	item;
+	struct rdsd_ib_dev	*dev;
+	struct ib_mr		*mr;
+	struct sg_table		sgt;
+	bool			mapped;
 };
 
 /* rdsd_ib_conn.state */
@@ -136,21 +173,31 @@ enum rdsd_ib_state {
  * @cqe: completion entry of the work request.
  * @tp: owning connection.
  * @msg: message this work request carries a fragment of (a reference),
- *	or NULL for control messages.
+ *	or NULL for control messages and operations.
+ * @op: operation this work request carries a piece of (a reference), or
+ *	NULL.
  * @unmap: the last fragment: its completion unmaps @msg.
+ * @op_last: the last piece of @op: its completion completes @op and
+ *	unmaps its buffers.
  * @cong: a congestion map update.
  * @pack: pack buffer this send carries, or -1.
- * @wr: the work request.
+ * @wr: the work request; @rdma and @atomic for operations.
  * @sge: its scatter/gather list.
  */
 struct rdsd_ib_send {
 	struct ib_cqe		cqe;
 	struct rdsd_ib_conn	*tp;
 	struct rdsd_msg		*msg;
+	struct rdsd_op		*op;
 	bool			unmap;
+	bool			op_last;
 	bool			cong;
 	int			pack;
-	struct ib_send_wr	wr;
+	union {
+		struct ib_send_wr	wr;
+		struct ib_rdma_wr	rdma;
+		struct ib_atomic_wr	atomic;
+	};
 	struct ib_sge		sge[RDSD_IB_SEND_SGE];
 };
 
@@ -322,6 +369,8 @@ struct rdsd_ib_conn {
 extern const struct rdsd_transport_ops rdsd_ib_transport;
 
 /* ib_cm.c */
+struct rdsd_ib_dev *rdsd_ib_dev_find(__be32 addr, u32 *port);
+void rdsd_ib_dev_put(struct rdsd_ib_dev *dev);
 int rdsd_ib_init(void);
 void rdsd_ib_stop_listening(void);
 void rdsd_ib_exit(void);
@@ -338,11 +387,18 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_ib_cong_changed(struct rdsd_conn *conn);
 void rdsd_ib_ack_worker(struct work_struct *work);
 
+/* ib_mr.c */
+int rdsd_ib_mr_register(struct rdsd_sock *rs, struct rdsd_mr *mr);
+void rdsd_ib_mr_unregister(struct rdsd_mr *mr);
+void rdsd_ib_mr_release(struct rdsd_mr *mr);
+void rdsd_ib_mr_dev_remove(struct rdsd_ib_dev *dev);
+
 /* pure protocol rules, reached by the KUnit suites */
 bool rdsd_ib_credits_ok(const struct rdsd_ib_credits *c, u32 n);
 void rdsd_ib_credits_take(struct rdsd_ib_credits *c, u32 n, u32 *adv);
 bool rdsd_ib_lower_wins(__be32 laddr, __be32 faddr);
 int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len);
+int rdsd_ib_op_status(enum ib_wc_status status);
 int rdsd_ib_frag_check(bool active, u64 seq, u32 len, u32 off,
 		       const struct rdsd_wire_info *info);
 

@@ -53,7 +53,9 @@
 #include <linux/inetdevice.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <net/addrconf.h>
 #include <net/route.h>
+#include <rdma/ib_cache.h>
 #include <kunit/visibility.h>
 
 #include "ib.h"
@@ -85,15 +87,24 @@ static struct ib_client rdsd_ib_client = {
 
 /* Devices ---------------------------------------------------------------- */
 
+/*
+ * The device's resources are gone by now (rdsd_ib_remove_one()); regions
+ * of sockets may have kept the structure a while longer.
+ */
 static void rdsd_ib_dev_release(struct kref *kref)
 {
 	struct rdsd_ib_dev *dev = container_of(kref, struct rdsd_ib_dev, kref);
 
-	ib_dealloc_pd(dev->pd);
+	WARN_ON_ONCE(dev->pd || !list_empty(&dev->mrs));
+	mutex_destroy(&dev->reg_mutex);
 	kfree(dev);
 }
 
-static void rdsd_ib_dev_put(struct rdsd_ib_dev *dev)
+/**
+ * rdsd_ib_dev_put - drop a reference to a device
+ * @dev: the device.
+ */
+void rdsd_ib_dev_put(struct rdsd_ib_dev *dev)
 {
 	kref_put(&dev->kref, rdsd_ib_dev_release);
 }
@@ -126,8 +137,14 @@ static int rdsd_ib_add_one(struct ib_device *ibdev)
 	}
 	kref_init(&dev->kref);
 	INIT_LIST_HEAD(&dev->paths);
+	INIT_LIST_HEAD(&dev->mrs);
+	mutex_init(&dev->reg_mutex);
 	dev->ibdev = ibdev;
 	dev->max_send_sge = min_t(u32, a->max_send_sge, RDSD_IB_SEND_SGE);
+	dev->max_rd_sge = min_t(u32, a->max_sge_rd ? a->max_sge_rd :
+				a->max_send_sge, dev->max_send_sge);
+	dev->max_frmr_pages = a->max_fast_reg_page_list_len;
+	get_random_bytes(&dev->reg_key, sizeof(dev->reg_key));
 	dev->rd_atom = min3(a->max_qp_rd_atom, a->max_qp_init_rd_atom, 16);
 
 	mutex_lock(&rdsd_ib_devs_mutex);
@@ -138,9 +155,10 @@ static int rdsd_ib_add_one(struct ib_device *ibdev)
 }
 
 /*
- * The device goes away: every connection on it is reset, and the device
- * is released once the last one let go.  The connections come back on
- * whatever device then serves their addresses.
+ * The device goes away: every connection on it is reset, and once the
+ * last one let go, every region registered with it is taken off and the
+ * protection domain freed.  The connections come back on whatever device
+ * then serves their addresses.
  */
 static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data)
 {
@@ -159,7 +177,57 @@ static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data)
 	 * under the mutex, then wakes us; the unlocked look is enough.
 	 */
 	wait_event(rdsd_ib_devs_wq, list_empty_careful(&dev->paths));
+	rdsd_ib_mr_dev_remove(dev);
+	ib_dealloc_pd(dev->pd);
+	dev->pd = NULL;
 	rdsd_ib_dev_put(dev);
+}
+
+/**
+ * rdsd_ib_dev_find - the device that serves a local address
+ * @addr: an address of this host (initial namespace).
+ * @port: set to the device's port of that address.
+ *
+ * Returns the device with a reference, or NULL.  Process context.
+ */
+struct rdsd_ib_dev *rdsd_ib_dev_find(__be32 addr, u32 *port)
+{
+	const struct ib_gid_attr *gattr;
+	struct rdsd_ib_dev *dev, *found = NULL;
+	struct net_device *ndev;
+	struct ib_device *ibdev;
+	union ib_gid gid;
+
+	ndev = ip_dev_find(&init_net, addr);
+	if (!ndev)
+		return NULL;
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		goto out;
+	/* RoCE: the port whose GID table has the address */
+	ipv6_addr_set_v4mapped(addr, (struct in6_addr *)gid.raw);
+	*port = rdma_start_port(ibdev);
+	gattr = rdma_find_gid(ibdev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP, ndev);
+	if (IS_ERR(gattr))
+		gattr = rdma_find_gid(ibdev, &gid, IB_GID_TYPE_ROCE, ndev);
+	if (!IS_ERR(gattr)) {
+		*port = gattr->port_num;
+		rdma_put_gid_attr(gattr);
+	}
+
+	mutex_lock(&rdsd_ib_devs_mutex);
+	list_for_each_entry(dev, &rdsd_ib_devs, node) {
+		if (dev->ibdev == ibdev && !dev->dying) {
+			kref_get(&dev->kref);
+			found = dev;
+			break;
+		}
+	}
+	mutex_unlock(&rdsd_ib_devs_mutex);
+	ib_device_put(ibdev);
+out:
+	dev_put(ndev);
+	return found;
 }
 
 /* Take a reference on the device behind @ibdev for @tp; cm_mutex held. */
@@ -945,6 +1013,10 @@ const struct rdsd_transport_ops rdsd_ib_transport = {
 	.conn_shutdown	= rdsd_ib_conn_shutdown,
 	.xmit		= rdsd_ib_xmit,
 	.cong_changed	= rdsd_ib_cong_changed,
+	.features	= RDSD_TRANS_F_RDMA,
+	.mr_register	= rdsd_ib_mr_register,
+	.mr_unregister	= rdsd_ib_mr_unregister,
+	.mr_release	= rdsd_ib_mr_release,
 };
 EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_transport);
 

@@ -168,11 +168,42 @@ static void rdsd_ib_fill_ack(struct rdsd_ib_conn *tp,
 	tp->rx_unacked = 0;
 }
 
-/* Release a completed (or never to complete) send slot; send_lock held. */
+/* DMA direction of an operation's local buffers. */
+static enum dma_data_direction rdsd_ib_op_dir(const struct rdsd_op *op)
+{
+	return op->kind == RDSD_OP_WRITE ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+}
+
+/**
+ * rdsd_ib_op_status - the RDS_RDMA_* outcome of an operation's completion
+ * @status: the work completion's status.
+ */
+int rdsd_ib_op_status(enum ib_wc_status status)
+{
+	switch (status) {
+	case IB_WC_SUCCESS:
+		return RDS_RDMA_SUCCESS;
+	case IB_WC_REM_ACCESS_ERR:
+	case IB_WC_REM_INV_REQ_ERR:
+	case IB_WC_REM_OP_ERR:
+		return RDS_RDMA_REMOTE_ERROR;
+	case IB_WC_WR_FLUSH_ERR:
+		return RDS_RDMA_DROPPED;
+	default:
+		return RDS_RDMA_OTHER_ERROR;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_op_status);
+
+/*
+ * Release a completed (or never to complete) send slot; send_lock held.
+ * @status: RDS_RDMA_* outcome of the slot's work request, for operations.
+ */
 static void rdsd_ib_slot_release(struct rdsd_ib_conn *tp,
-				 struct rdsd_ib_send *s)
+				 struct rdsd_ib_send *s, int status)
 {
 	struct rdsd_msg *msg = s->msg;
+	struct rdsd_op *op = s->op;
 
 	if (s->cong)
 		tp->cong_busy = false;
@@ -180,6 +211,17 @@ static void rdsd_ib_slot_release(struct rdsd_ib_conn *tp,
 	if (s->pack >= 0)
 		clear_bit(s->pack, &tp->pack_busy);
 	s->pack = -1;
+	if (op) {
+		/* a piece that failed, or the last one, decides */
+		if (status != RDS_RDMA_SUCCESS || s->op_last)
+			rdsd_op_complete(op, status);
+		if (s->op_last)
+			ib_dma_unmap_sg(tp->dev->ibdev, op->sg, op->nents,
+					rdsd_ib_op_dir(op));
+		s->op = NULL;
+		s->op_last = false;
+		rdsd_op_put(op);
+	}
 	if (!msg)
 		return;
 	if (s->unmap)
@@ -250,7 +292,8 @@ static void rdsd_ib_pack_flush(struct rdsd_ib_conn *tp)
 static void rdsd_ib_pack_drop(struct rdsd_ib_conn *tp)
 {
 	if (tp->pack_open)
-		rdsd_ib_slot_release(tp, rdsd_ib_slot(tp, tp->send_head));
+		rdsd_ib_slot_release(tp, rdsd_ib_slot(tp, tp->send_head),
+				     RDS_RDMA_DROPPED);
 	tp->pack_open = false;
 }
 
@@ -471,6 +514,120 @@ static int rdsd_ib_frag_sges(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 	return -EINVAL;
 }
 
+/* Scatter/gather entries one work request of @op may carry. */
+static u32 rdsd_ib_op_max_sge(const struct rdsd_ib_conn *tp,
+			      const struct rdsd_op *op)
+{
+	return op->kind == RDSD_OP_READ ? tp->dev->max_rd_sge :
+	       tp->dev->max_send_sge;
+}
+
+/* Work requests (send slots) @op takes, for @count mapped entries. */
+static u32 rdsd_ib_op_wrs(const struct rdsd_ib_conn *tp,
+			  const struct rdsd_op *op, u32 count)
+{
+	if (rdsd_op_is_atomic(op->kind))
+		return 1;
+	return DIV_ROUND_UP(count, rdsd_ib_op_max_sge(tp, op));
+}
+
+/*
+ * Fill the slots from send_head on with @op's work requests: an atomic,
+ * or RDMA reads or writes of consecutive pieces of the remote range.  The
+ * last one asks for a completion, which completes the operation.  Returns
+ * the slots used.  send_lock held; the local buffers are mapped (@count
+ * entries).
+ */
+static u32 rdsd_ib_op_prep(struct rdsd_ib_conn *tp, struct rdsd_op *op,
+			   int count)
+{
+	u32 lkey = tp->dev->pd->local_dma_lkey;
+	u32 max = rdsd_ib_op_max_sge(tp, op);
+	u32 nwr = rdsd_ib_op_wrs(tp, op, count);
+	struct scatterlist *sg = op->sg;
+	u64 raddr = op->raddr;
+	u32 i, k;
+
+	for (i = 0; i < nwr; i++) {
+		struct rdsd_ib_send *s = rdsd_ib_slot(tp, tp->send_head + i);
+		u32 n = min_t(u32, count - i * max, max), bytes = 0;
+
+		memset(&s->atomic, 0, sizeof(s->atomic));
+		s->msg = NULL;
+		s->unmap = false;
+		s->cong = false;
+		s->pack = -1;
+		kref_get(&op->refs);	/* put by rdsd_ib_slot_release() */
+		s->op = op;
+		s->op_last = i + 1 == nwr;
+		s->wr.wr_cqe = &s->cqe;
+		s->wr.sg_list = s->sge;
+		for (k = 0; k < n; k++, sg = sg_next(sg)) {
+			s->sge[k].addr = sg_dma_address(sg);
+			s->sge[k].length = sg_dma_len(sg);
+			s->sge[k].lkey = lkey;
+			bytes += sg_dma_len(sg);
+		}
+		s->wr.num_sge = n;
+
+		switch (op->kind) {
+		case RDSD_OP_READ:
+		case RDSD_OP_WRITE:
+			s->wr.opcode = op->kind == RDSD_OP_READ ?
+				       IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+			s->rdma.remote_addr = raddr;
+			s->rdma.rkey = op->key;
+			raddr += bytes;
+			break;
+		default:
+			s->wr.opcode = op->kind == RDSD_OP_FADD ?
+				       IB_WR_ATOMIC_FETCH_AND_ADD :
+				       IB_WR_ATOMIC_CMP_AND_SWP;
+			s->sge[0].length = 8;
+			s->atomic.remote_addr = raddr;
+			s->atomic.rkey = op->key;
+			s->atomic.compare_add = op->args[0];
+			s->atomic.swap = op->args[1];
+			break;
+		}
+		if (!i && (op->flags & RDS_RDMA_FENCE))
+			s->wr.send_flags |= IB_SEND_FENCE;
+		rdsd_ib_signal(tp, s, s->op_last);
+	}
+	return nwr;
+}
+
+/*
+ * Is @msg's operation to be posted now?  Once at most: an operation handed
+ * to an earlier queue pair is final (completed, or dropped with it).
+ */
+static bool rdsd_ib_op_pending(const struct rdsd_msg *msg)
+{
+	return msg->op && !test_bit(RDSD_OP_DONE, &msg->op->state) &&
+	       !test_bit(RDSD_OP_POSTED, &msg->op->state);
+}
+
+/* Tell the peer of the cookie and the used region @msg carries. */
+static void rdsd_ib_rdma_info(const struct rdsd_msg *msg, bool post_op,
+			      struct rdsd_wire_info *info)
+{
+	const struct rdsd_op *op = msg->op;
+
+	if (msg->rdma_dest) {
+		info->flags |= RDSD_WIRE_F_RDMA_DEST;
+		info->rdma_cookie = msg->rdma_dest;
+	}
+	if (op && (op->flags & RDS_RDMA_SILENT))
+		info->flags |= RDSD_WIRE_F_SILENT;
+	/* an operation that failed leaves the region alone */
+	if (op && op->key &&
+	    (post_op || (test_bit(RDSD_OP_DONE, &op->state) &&
+			 op->status == RDS_RDMA_SUCCESS))) {
+		info->flags |= RDSD_WIRE_F_RDMA_USED;
+		info->rdma_key = op->key;
+	}
+}
+
 /**
  * rdsd_ib_xmit - send a message: ->xmit of the IB transport
  * @conn: connection.
@@ -478,7 +635,10 @@ static int rdsd_ib_frag_sges(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
  *
  * Posts every fragment of @msg in one chain, or none: -EAGAIN when the
  * queue pair is not up or credits or send slots are short (the completion
- * or credit update that ends the wait kicks the connection).
+ * or credit update that ends the wait kicks the connection).  An RDMA or
+ * atomic operation riding on @msg goes first, in the same chain; the
+ * message's first SEND is fenced behind a read or an atomic, so the peer
+ * sees the message only after the operation is done.
  */
 int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
@@ -491,20 +651,23 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		.sport = msg->sport,
 		.dport = msg->dport,
 	};
-	int count = 0, ret = -EAGAIN;
+	bool post_op = rdsd_ib_op_pending(msg);
+	struct rdsd_op *op = msg->op;
+	int count = 0, op_count = 0, ret = -EAGAIN;
 	u16 ack_flags, last_flags;
-	u32 i, adv;
+	u32 i, adv, nwr = 0;
 
+	rdsd_ib_rdma_info(msg, post_op, &info);
 	spin_lock_bh(&tp->send_lock);
 	if (!tp->tx_ready)
 		goto out;	/* rdsd_conn_up() sends it on the next path */
 	rdsd_ib_send_cong(tp);
 
-	if (msg->len <= RDSD_IB_PACK_MAX) {
+	if (msg->len <= RDSD_IB_PACK_MAX && !post_op) {
 		bool req = rdsd_ib_ack_req(tp, msg->len);
 
-		info.flags = RDSD_WIRE_F_LAST_FRAG |
-			     (req ? RDSD_WIRE_F_ACK_REQ : 0);
+		info.flags |= RDSD_WIRE_F_LAST_FRAG |
+			      (req ? RDSD_WIRE_F_ACK_REQ : 0);
 		info.frag_len = msg->len;
 		ret = rdsd_ib_pack_add(tp, msg, &info);
 		if (ret == -EAGAIN) {
@@ -518,26 +681,38 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 				rdsd_ib_pack_flush(tp);
 			goto out;
 		}
-		info.flags = 0;
+		info.flags &= ~(RDSD_WIRE_F_LAST_FRAG | RDSD_WIRE_F_ACK_REQ);
 		info.frag_len = 0;
 	}
 
 	rdsd_ib_pack_flush(tp);		/* messages leave in order */
 	ret = -EAGAIN;
+	if (post_op)
+		nwr = rdsd_ib_op_wrs(tp, op, op->nents);
 	if (!rdsd_ib_credits_ok(&tp->credits, nfrags) ||
-	    rdsd_ib_send_free(tp) < nfrags + 1) {
+	    rdsd_ib_send_free(tp) < nwr + nfrags + 1) {
 		tp->tx_blocked = true;
 		goto out;
+	}
+	if (post_op) {
+		op_count = ib_dma_map_sg(tp->dev->ibdev, op->sg, op->nents,
+					 rdsd_ib_op_dir(op));
+		if (unlikely(!op_count))
+			goto out_nomap;
 	}
 	if (msg->len) {
 		count = ib_dma_map_sg(tp->dev->ibdev, msg->sg, msg->nents,
 				      DMA_TO_DEVICE);
 		if (unlikely(!count)) {
-			/* retried from the ack timer */
-			tp->tx_blocked = true;
-			mod_delayed_work(rdsd_wq, &tp->ack_work, 1);
-			goto out;
+			if (op_count)
+				ib_dma_unmap_sg(tp->dev->ibdev, op->sg,
+						op->nents, rdsd_ib_op_dir(op));
+			goto out_nomap;
 		}
+	}
+	if (post_op) {
+		set_bit(RDSD_OP_POSTED, &op->state);
+		nwr = rdsd_ib_op_prep(tp, op, op_count);
 	}
 
 	rdsd_ib_credits_take(&tp->credits, nfrags, &adv);
@@ -549,7 +724,7 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	rdsd_ib_ack_req_sent(tp, last_flags & RDSD_WIRE_F_ACK_REQ);
 
 	for (i = 0; i < nfrags; i++) {
-		u32 idx = tp->send_head + i;
+		u32 idx = tp->send_head + nwr + i;
 		struct rdsd_ib_send *s = rdsd_ib_slot(tp, idx);
 		bool last = i + 1 == nfrags;
 		int n = 0;
@@ -568,16 +743,24 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 				n = 0;	/* the peer refuses the short fragment */
 		}
 		s->wr.num_sge = 1 + n;
+		if (!i && nwr && op->kind != RDSD_OP_WRITE)
+			s->wr.send_flags |= IB_SEND_FENCE;
 		rdsd_msg_get(msg);
 		s->msg = msg;
 		s->unmap = last && msg->len;
 		rdsd_ib_signal(tp, s, false);
 	}
-	rdsd_ib_post(tp, nfrags);
+	rdsd_ib_post(tp, nwr + nfrags);
 	ret = 0;
 out:
 	spin_unlock_bh(&tp->send_lock);
 	return ret;
+
+out_nomap:
+	/* retried from the ack timer */
+	tp->tx_blocked = true;
+	mod_delayed_work(rdsd_wq, &tp->ack_work, 1);
+	goto out;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_xmit);
 
@@ -587,6 +770,7 @@ static void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rdsd_ib_send *s = container_of(wc->wr_cqe, struct rdsd_ib_send,
 					      cqe);
 	struct rdsd_ib_conn *tp = s->tp;
+	int status = rdsd_ib_op_status(wc->status);
 	u32 n, idx = s - tp->sends;
 	bool kick;
 
@@ -603,11 +787,22 @@ static void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 
 	spin_lock_bh(&tp->send_lock);
+	/*
+	 * The queue pair is in the error state: post nothing more to it, so
+	 * no operation is flushed that could have run on the next one.
+	 */
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		tp->tx_ready = false;
 	n = ((idx - tp->send_tail) & RDSD_IB_SEND_MASK) + 1;
 	if (!WARN_ON_ONCE(n > tp->send_head - tp->send_tail)) {
-		while (n--)
-			rdsd_ib_slot_release(tp,
-					     rdsd_ib_slot(tp, tp->send_tail++));
+		/* older slots completed before this one, successfully */
+		while (n--) {
+			struct rdsd_ib_send *o = rdsd_ib_slot(tp,
+							      tp->send_tail++);
+
+			rdsd_ib_slot_release(tp, o, o == s ? status :
+					     RDS_RDMA_SUCCESS);
+		}
 	}
 	if (tp->sig_inflight)
 		tp->sig_inflight--;
@@ -711,6 +906,7 @@ static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, const void *payload,
 			msg->daddr = conn->laddr;
 			msg->sport = info->sport;
 			msg->dport = info->dport;
+			msg->rdma_dest = info->rdma_cookie;
 			tp->rx_msg = msg;
 		}
 	}
@@ -721,7 +917,13 @@ static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, const void *payload,
 	tp->rx_off += info->frag_len;
 
 	if (info->flags & RDSD_WIRE_F_LAST_FRAG) {
-		if (tp->rx_msg)
+		/* the operation that rode on the message is done */
+		if (info->flags & RDSD_WIRE_F_RDMA_USED)
+			rdsd_mr_use_key(conn->rn, info->rdma_key, conn->faddr,
+					info->sport);
+		if (tp->rx_msg && (info->flags & RDSD_WIRE_F_SILENT))
+			rdsd_recv_silent(conn, tp->rx_msg->seq);
+		else if (tp->rx_msg)
 			rdsd_recv_incoming(conn, tp->rx_msg);
 		else
 			rdsd_stat_inc(conn->rn, recv_drop_old_seq);
@@ -854,6 +1056,10 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 					    ib_wc_status_msg(wc->status));
 			rdsd_ib_request_reset(tp);
 		}
+		/* as for a failed send */
+		spin_lock_bh(&tp->send_lock);
+		tp->tx_ready = false;
+		spin_unlock_bh(&tp->send_lock);
 		return;
 	}
 
@@ -1101,7 +1307,8 @@ void rdsd_ib_rings_free(struct rdsd_ib_conn *tp)
 		spin_lock_bh(&tp->send_lock);
 		while (tp->send_tail != tp->send_head)
 			rdsd_ib_slot_release(tp,
-					     rdsd_ib_slot(tp, tp->send_tail++));
+					     rdsd_ib_slot(tp, tp->send_tail++),
+					     RDS_RDMA_DROPPED);
 		spin_unlock_bh(&tp->send_lock);
 	}
 	if (tp->recvs) {

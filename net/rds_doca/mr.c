@@ -7,14 +7,19 @@
  * it), gives the region a key and hands the caller a cookie.  Every region
  * is on two tables: its socket's (by key, for RDS_FREE_MR and for closing)
  * and its namespace's (by key, for the operations that reach it without a
- * device: the loopback transport executes them in software).  The
- * namespace hands out keys in a cycle, so a freed key comes back only
- * after four billion others.
+ * device: the loopback transport executes them in software, and for
+ * RDS_RDMA_USE_ONCE).  A socket bound to an address of an RDMA device
+ * registers the region with the device too (->mr_register), and the key
+ * is then the device's remote key; otherwise the namespace hands out keys
+ * in a cycle, so a freed key comes back only after four billion others.
  *
  * Freeing, using up (RDS_RDMA_USE_ONCE) and closing take the region off
  * both tables and mark it dead under the socket's table lock: from then
  * on no new operation reaches it, and the operations already running
- * hold their own reference.  The last reference unpins the pages: at
+ * hold their own reference.  RDS_FREE_MR and close() also take the region
+ * off its device at once (->mr_unregister), so a peer's operation that
+ * comes later fails.  The last reference unregisters it (if that did not
+ * happen yet) and unpins the pages: at
  * once when it is dropped in process context (RDS_FREE_MR, close()), else
  * from a work item, since unpinning may sleep.
  */
@@ -50,6 +55,8 @@ static void rdsd_mr_release(struct work_struct *work)
 {
 	struct rdsd_mr *mr = container_of(work, struct rdsd_mr, free_work);
 
+	if (mr->trans)
+		mr->trans->mr_release(mr);
 	if (mr->npages) {
 		unpin_user_pages_dirty_lock(mr->pages, mr->npages,
 					    !(mr->flags & RDSD_MR_READ_ONLY));
@@ -102,6 +109,26 @@ struct rdsd_mr *rdsd_mr_lookup(struct rdsd_net *rn, u32 key)
 		mr = NULL;
 	rcu_read_unlock();
 	return mr;
+}
+
+/**
+ * rdsd_mr_key_claim - put a region on its namespace's table under @key
+ * @mr: region being registered (->mr_register).
+ * @key: the key its device gave it.
+ *
+ * Returns 0, or -EBUSY if another region (of another device, or one
+ * registered in software) has the key: the caller tries another.
+ */
+int rdsd_mr_key_claim(struct rdsd_mr *mr, u32 key)
+{
+	int ret;
+
+	if (!key)
+		return -EBUSY;
+	ret = xa_insert_bh(&mr->rn->mr_keys, key, mr, GFP_KERNEL);
+	if (!ret)
+		mr->key = key;
+	return ret;
 }
 
 /**
@@ -183,6 +210,30 @@ void rdsd_mr_used(struct rdsd_mr *mr)
 }
 
 /**
+ * rdsd_mr_use_key - a peer says its operation used region @key
+ * @rn: namespace.
+ * @key: the region's key.
+ * @saddr: the peer's address.
+ * @sport: the peer's port.
+ *
+ * Frees the region if it is a RDS_RDMA_USE_ONCE one the peer may use.
+ * Any context.
+ */
+void rdsd_mr_use_key(struct rdsd_net *rn, u32 key, __be32 saddr,
+		     __be16 sport)
+{
+	struct rdsd_mr *mr = rdsd_mr_lookup(rn, key);
+	u64 off;
+
+	if (!mr)
+		return;
+	if (!rdsd_mr_check(mr, saddr, sport, mr->cookie_off, mr->len, false,
+			   &off))
+		rdsd_mr_used(mr);
+	rdsd_mr_put(mr);
+}
+
+/**
  * rdsd_pin_pages - pin @n user pages from the one holding @addr
  * @addr: a user address.
  * @n: pages to pin.
@@ -253,20 +304,39 @@ static int rdsd_mr_pin(struct rdsd_mr *mr, const struct rds_iovec *vecs,
  */
 static int rdsd_mr_insert(struct rdsd_sock *rs, struct rdsd_mr *mr)
 {
+	const struct rdsd_transport_ops *trans = READ_ONCE(rs->trans);
 	struct rdsd_net *rn = rdsd_sk_net(rs);
 	int ret;
 
-	ret = xa_alloc_cyclic_bh(&rn->mr_keys, &mr->key, mr,
-				 XA_LIMIT(1, U32_MAX), &rn->mr_next_key,
-				 GFP_KERNEL);
-	if (ret < 0)
-		return ret;
+	if (trans->mr_register) {
+		ret = trans->mr_register(rs, mr);
+		if (ret)
+			return ret;
+		mr->trans = trans;	/* unregistered by rdsd_mr_release() */
+	} else {
+		ret = xa_alloc_cyclic_bh(&rn->mr_keys, &mr->key, mr,
+					 XA_LIMIT(1, U32_MAX),
+					 &rn->mr_next_key, GFP_KERNEL);
+		if (ret < 0)
+			return ret;
+	}
 	ret = xa_insert_bh(&rs->mrs, mr->key, mr, GFP_KERNEL);
 	if (ret) {
 		xa_erase_bh(&rn->mr_keys, mr->key);
 		return ret;
 	}
 	return 0;
+}
+
+/*
+ * Take a region that was just unlinked off its device now, rather than
+ * when the last operation using it lets go.  Process context.
+ */
+static void rdsd_mr_invalidate(struct rdsd_mr *mr)
+{
+	might_sleep();
+	if (mr->trans)
+		mr->trans->mr_unregister(mr);
 }
 
 /* A new region, not yet on any table, with the tables' reference. */
@@ -506,8 +576,10 @@ void rdsd_mr_drop_all(struct rdsd_sock *rs)
 
 	might_sleep();
 	xa_for_each(&rs->mrs, key, mr) {
-		if (rdsd_mr_unlink(rs, mr))
+		if (rdsd_mr_unlink(rs, mr)) {
+			rdsd_mr_invalidate(mr);
 			rdsd_mr_put_sync(mr);
+		}
 	}
 }
 
@@ -545,8 +617,10 @@ int rdsd_mr_free(struct rdsd_sock *rs, sockptr_t optval, unsigned int optlen)
 	xa_unlock_bh(&rs->mrs);
 	if (!mr)
 		return -EINVAL;
-	if (rdsd_mr_unlink(rs, mr))
+	if (rdsd_mr_unlink(rs, mr)) {
+		rdsd_mr_invalidate(mr);
 		rdsd_mr_put_sync(mr);	/* the tables' */
+	}
 	rdsd_mr_put_sync(mr);
 	return 0;
 }

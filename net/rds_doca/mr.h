@@ -27,6 +27,7 @@ struct rdsd_conn;
 struct rdsd_msg;
 struct rdsd_net;
 struct rdsd_sock;
+struct rdsd_transport_ops;
 
 static inline u64 rdsd_cookie_make(u32 key, u32 offset)
 {
@@ -74,6 +75,8 @@ static inline unsigned int rdsd_span_pages(u64 addr, u64 len)
  * @pages: the pinned user pages.
  * @npages: how many.
  * @mm: address space charged (pinned_vm) for them, with a reference.
+ * @trans: transport that registered it with a device, or NULL.
+ * @tp: that transport's part, until the region is released.
  *
  * Created by RDS_GET_MR and friends; on the socket's and the namespace's
  * key tables until freed, used once, or the socket is closed.  The last
@@ -96,6 +99,8 @@ struct rdsd_mr {
 	struct page		**pages;
 	unsigned int		npages;
 	struct mm_struct	*mm;
+	const struct rdsd_transport_ops *trans;
+	void			*tp;
 };
 
 /* rdsd_op.kind */
@@ -116,6 +121,7 @@ static inline bool rdsd_op_is_atomic(int kind)
 /* rdsd_op.state bits */
 enum {
 	RDSD_OP_DONE,		/* completed; its status is final */
+	RDSD_OP_POSTED,		/* handed to a device: never posted again */
 };
 
 /**
@@ -150,6 +156,7 @@ struct rdsd_notifier {
  * @dirty: the operation writes the local pages.
  * @nents: entries in @sg.
  * @sg: the local buffers, in order; for atomics the 8-byte result.
+ * @dma_nents: entries of @sg mapped for a device, while it is posted.
  */
 struct rdsd_op {
 	struct kref		refs;
@@ -170,6 +177,7 @@ struct rdsd_op {
 	bool			dirty;
 	unsigned int		nents;
 	struct scatterlist	*sg;
+	int			dma_nents;
 };
 
 /* mr.c */
@@ -183,6 +191,9 @@ int rdsd_mr_map(struct rdsd_sock *rs, const struct rds_get_mr_args *args,
 bool rdsd_mr_owned(struct rdsd_sock *rs, u64 cookie);
 void rdsd_mr_drop_all(struct rdsd_sock *rs);
 struct rdsd_mr *rdsd_mr_lookup(struct rdsd_net *rn, u32 key);
+int rdsd_mr_key_claim(struct rdsd_mr *mr, u32 key);
+void rdsd_mr_use_key(struct rdsd_net *rn, u32 key, __be32 saddr,
+		     __be16 sport);
 void rdsd_mr_put(struct rdsd_mr *mr);
 void rdsd_mr_used(struct rdsd_mr *mr);
 int rdsd_mr_check(const struct rdsd_mr *mr, __be32 saddr, __be16 sport,

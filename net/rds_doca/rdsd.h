@@ -428,6 +428,7 @@ int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 /* recv.c */
 int rdsd_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		 int flags);
+void rdsd_recv_silent(struct rdsd_conn *conn, u64 seq);
 void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_recv_purge(struct rdsd_sock *rs);
 

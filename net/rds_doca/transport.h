@@ -21,7 +21,9 @@
 
 struct net;
 struct rdsd_conn;
+struct rdsd_mr;
 struct rdsd_msg;
+struct rdsd_sock;
 
 /* Transport numbers as SO_RDS_TRANSPORT reports them (Linux values). */
 #define RDSD_TRANS_IB		0	/* RDS_TRANS_IB */
@@ -62,6 +64,18 @@ struct rdsd_msg;
  * @cong_changed: optional: a port of @conn's local address changed its
  *	congestion state; a transport that crosses hosts tells the peer.
  *	Any context, must not sleep.
+ * @mr_register: optional: make region @mr of socket @rs (its pages
+ *	pinned, not yet on any table) reachable by the device that serves
+ *	the socket's bound address, and claim the key the device gave it
+ *	with rdsd_mr_key_claim().  Process context, may sleep.  Returns 0
+ *	or a negative errno, with nothing registered.  Without it the core
+ *	gives the region a key of its own and only software reaches it.
+ * @mr_unregister: with @mr_register: after it returns no device reaches
+ *	@mr's pages.  Process context, may sleep; may be called more than
+ *	once.
+ * @mr_release: with @mr_register: the region's last reference is gone;
+ *	unregister it if that did not happen yet and free the transport's
+ *	part.  Process context, may sleep.
  */
 struct rdsd_transport_ops {
 	const char	*name;
@@ -74,6 +88,9 @@ struct rdsd_transport_ops {
 	int		(*xmit)(struct rdsd_conn *conn, struct rdsd_msg *msg);
 	unsigned int	features;
 	void		(*cong_changed)(struct rdsd_conn *conn);
+	int		(*mr_register)(struct rdsd_sock *rs, struct rdsd_mr *mr);
+	void		(*mr_unregister)(struct rdsd_mr *mr);
+	void		(*mr_release)(struct rdsd_mr *mr);
 };
 
 /* rdsd_transport_ops.features */

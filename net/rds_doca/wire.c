@@ -19,10 +19,11 @@
 #include "rdsd.h"
 #include "wire.h"
 
-static_assert(sizeof(struct rdsd_wire_hdr) == 48);
+static_assert(sizeof(struct rdsd_wire_hdr) == 64);
 static_assert(offsetof(struct rdsd_wire_hdr, seq) == 8);
 static_assert(offsetof(struct rdsd_wire_hdr, frag_len) == 36);
 static_assert(offsetof(struct rdsd_wire_hdr, reserved) == 42);
+static_assert(offsetof(struct rdsd_wire_hdr, rdma_cookie) == 48);
 
 /**
  * rdsd_wire_encode - fill @hdr from @info
@@ -45,6 +46,8 @@ void rdsd_wire_encode(struct rdsd_wire_hdr *hdr,
 	hdr->sport = info->sport;
 	hdr->dport = info->dport;
 	hdr->credits = cpu_to_be16(info->credits);
+	hdr->rdma_cookie = cpu_to_be64(info->rdma_cookie);
+	hdr->rdma_key = cpu_to_be32(info->rdma_key);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_wire_encode);
 
@@ -74,6 +77,8 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 	for (k = 0; k < sizeof(hdr->reserved); k++)
 		if (hdr->reserved[k])
 			return -EPROTO;
+	if (hdr->reserved2)
+		return -EPROTO;
 
 	i.type = hdr->type;
 	i.flags = be16_to_cpu(hdr->flags);
@@ -85,6 +90,8 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 	i.sport = hdr->sport;
 	i.dport = hdr->dport;
 	i.credits = be16_to_cpu(hdr->credits);
+	i.rdma_cookie = be64_to_cpu(hdr->rdma_cookie);
+	i.rdma_key = be32_to_cpu(hdr->rdma_key);
 
 	if (i.flags & ~RDSD_WIRE_F_ALL)
 		return -EPROTO;
@@ -92,6 +99,13 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 		return -EPROTO;
 	if (i.frag_len != received - sizeof(*hdr))
 		return -EBADMSG;
+	if (!(i.flags & RDSD_WIRE_F_RDMA_DEST) != !i.rdma_cookie ||
+	    !(i.flags & RDSD_WIRE_F_RDMA_USED) != !i.rdma_key)
+		return -EPROTO;
+	if (i.type != RDSD_WIRE_DATA &&
+	    (i.flags & (RDSD_WIRE_F_RDMA_DEST | RDSD_WIRE_F_RDMA_USED |
+			RDSD_WIRE_F_SILENT)))
+		return -EPROTO;
 
 	switch (i.type) {
 	case RDSD_WIRE_DATA:

@@ -17,7 +17,7 @@
 #include <linux/types.h>
 
 #define RDSD_WIRE_MAGIC		0x52445344	/* "RDSD" */
-#define RDSD_WIRE_VERSION	1
+#define RDSD_WIRE_VERSION	2
 
 /* rdsd_wire_hdr.type */
 enum rdsd_wire_type {
@@ -34,10 +34,13 @@ enum rdsd_wire_type {
 #define RDSD_WIRE_F_ACK_VALID	0x0002	/* @ack carries an acknowledgment */
 #define RDSD_WIRE_F_LAST_FRAG	0x0004	/* last fragment of the message */
 #define RDSD_WIRE_F_MORE	0x0008	/* another header follows the payload */
-#define RDSD_WIRE_F_ALL		0x000f
+#define RDSD_WIRE_F_RDMA_DEST	0x0010	/* @rdma_cookie names a sender's region */
+#define RDSD_WIRE_F_RDMA_USED	0x0020	/* an operation used region @rdma_key */
+#define RDSD_WIRE_F_SILENT	0x0040	/* counts, but is not delivered */
+#define RDSD_WIRE_F_ALL		0x007f
 
 /**
- * struct rdsd_wire_hdr - header of every message fragment (48 bytes)
+ * struct rdsd_wire_hdr - header of every message fragment (64 bytes)
  * @magic: RDSD_WIRE_MAGIC.
  * @version: RDSD_WIRE_VERSION.
  * @type: enum rdsd_wire_type.
@@ -53,6 +56,12 @@ enum rdsd_wire_type {
  * @dport: destination port.
  * @credits: receive buffers the sender posted since it last said so.
  * @reserved: zero.
+ * @rdma_cookie: with RDSD_WIRE_F_RDMA_DEST, a cookie of the sender's the
+ *	receiver is told of (RDS_CMSG_RDMA_DEST); else zero.  DATA only.
+ * @rdma_key: with RDSD_WIRE_F_RDMA_USED, the key of the receiver's region
+ *	an RDMA or atomic operation riding on this message used before it:
+ *	a RDS_RDMA_USE_ONCE region is freed on arrival.  Else zero.  DATA only.
+ * @reserved2: zero.
  */
 struct rdsd_wire_hdr {
 	__be32	magic;
@@ -68,6 +77,9 @@ struct rdsd_wire_hdr {
 	__be32	frag_len;
 	__be16	credits;
 	__u8	reserved[6];
+	__be64	rdma_cookie;
+	__be32	rdma_key;
+	__be32	reserved2;
 };
 
 /**
@@ -84,6 +96,8 @@ struct rdsd_wire_info {
 	__be16	sport;
 	__be16	dport;
 	u16	credits;
+	u64	rdma_cookie;
+	u32	rdma_key;
 };
 
 void rdsd_wire_encode(struct rdsd_wire_hdr *hdr,

@@ -864,6 +864,16 @@ static void rdsd_wire_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ntohs(out.dport), ntohs(in.dport));
 	KUNIT_EXPECT_EQ(test, out.credits, in.credits);
 	KUNIT_EXPECT_EQ(test, out.flags, in.flags);
+
+	/* and the RDMA fields */
+	in.flags |= RDSD_WIRE_F_RDMA_DEST | RDSD_WIRE_F_RDMA_USED;
+	in.rdma_cookie = 0x0000012300abcdefULL;
+	in.rdma_key = 0xfedcba98;
+	rdsd_wire_encode(&hdr, &in);
+	KUNIT_ASSERT_EQ(test, rdsd_wire_validate(&hdr, sizeof(hdr) + 1000, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.rdma_cookie, in.rdma_cookie);
+	KUNIT_EXPECT_EQ(test, out.rdma_key, in.rdma_key);
+	KUNIT_EXPECT_EQ(test, out.flags, in.flags);
 }
 
 struct wire_case {
@@ -932,6 +942,28 @@ WIRE_MUTATOR(w_more_on_cong,
 	     h->frag_off = 0; h->frag_len = h->len; h->sport = 0; h->dport = 0;
 	     *rcvd = sizeof(*h) + RDSD_NR_PORTS / 8;
 	     h->flags |= htons(RDSD_WIRE_F_MORE))
+WIRE_MUTATOR(w_reserved2, h->reserved2 = htonl(1))
+WIRE_MUTATOR(w_dest_ok,
+	     h->flags |= htons(RDSD_WIRE_F_RDMA_DEST);
+	     h->rdma_cookie = cpu_to_be64(0x1000000abcULL))
+WIRE_MUTATOR(w_dest_no_cookie, h->flags |= htons(RDSD_WIRE_F_RDMA_DEST))
+WIRE_MUTATOR(w_cookie_no_flag, h->rdma_cookie = cpu_to_be64(5))
+WIRE_MUTATOR(w_used_ok,
+	     h->flags |= htons(RDSD_WIRE_F_RDMA_USED);
+	     h->rdma_key = htonl(0x1234))
+WIRE_MUTATOR(w_used_no_key, h->flags |= htons(RDSD_WIRE_F_RDMA_USED))
+WIRE_MUTATOR(w_key_no_flag, h->rdma_key = htonl(7))
+WIRE_MUTATOR(w_silent_ok, h->flags |= htons(RDSD_WIRE_F_SILENT))
+WIRE_MUTATOR(w_silent_on_cong,
+	     h->type = RDSD_WIRE_CONG; h->len = htonl(RDSD_NR_PORTS / 8);
+	     h->frag_off = 0; h->frag_len = h->len; h->sport = 0; h->dport = 0;
+	     *rcvd = sizeof(*h) + RDSD_NR_PORTS / 8;
+	     h->flags |= htons(RDSD_WIRE_F_SILENT))
+WIRE_MUTATOR(w_used_on_ack,
+	     h->type = RDSD_WIRE_ACK; h->len = 0; h->frag_off = 0;
+	     h->frag_len = 0; h->seq = 0; *rcvd = sizeof(*h);
+	     h->flags |= htons(RDSD_WIRE_F_RDMA_USED);
+	     h->rdma_key = htonl(0x1234))
 
 static const struct wire_case wire_cases[] = {
 	{ "valid data fragment", w_ok, 0 },
@@ -964,6 +996,16 @@ static const struct wire_case wire_cases[] = {
 	{ "packed later fragment", w_more_later_frag, -EPROTO },
 	{ "packed ack", w_more_on_ack, -EPROTO },
 	{ "packed congestion map", w_more_on_cong, -EPROTO },
+	{ "second reserved word set", w_reserved2, -EPROTO },
+	{ "RDMA_DEST cookie", w_dest_ok, 0 },
+	{ "RDMA_DEST flag without a cookie", w_dest_no_cookie, -EPROTO },
+	{ "cookie without the RDMA_DEST flag", w_cookie_no_flag, -EPROTO },
+	{ "used region key", w_used_ok, 0 },
+	{ "used flag without a key", w_used_no_key, -EPROTO },
+	{ "key without the used flag", w_key_no_flag, -EPROTO },
+	{ "used region on an ack", w_used_on_ack, -EPROTO },
+	{ "silent data", w_silent_ok, 0 },
+	{ "silent congestion map", w_silent_on_cong, -EPROTO },
 };
 
 static void wire_case_desc(const struct wire_case *c, char *desc)

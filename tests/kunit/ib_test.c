@@ -878,7 +878,32 @@ static void rdsd_ib_frag_check_refuses_lost_fragment(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, frag_walk(lens, ARRAY_SIZE(lens), 2), 3);
 }
 
+/* Every work completion status maps to the notice a user can act on. */
+static void rdsd_ib_op_status_maps_completions(struct kunit *test)
+{
+	static const struct {
+		enum ib_wc_status	wc;
+		int			status;
+	} map[] = {
+		{ IB_WC_SUCCESS,	RDS_RDMA_SUCCESS },
+		{ IB_WC_REM_ACCESS_ERR,	RDS_RDMA_REMOTE_ERROR },
+		{ IB_WC_REM_INV_REQ_ERR, RDS_RDMA_REMOTE_ERROR },
+		{ IB_WC_REM_OP_ERR,	RDS_RDMA_REMOTE_ERROR },
+		{ IB_WC_WR_FLUSH_ERR,	RDS_RDMA_DROPPED },
+		{ IB_WC_RETRY_EXC_ERR,	RDS_RDMA_OTHER_ERROR },
+		{ IB_WC_LOC_PROT_ERR,	RDS_RDMA_OTHER_ERROR },
+		{ IB_WC_GENERAL_ERR,	RDS_RDMA_OTHER_ERROR },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++)
+		KUNIT_EXPECT_EQ_MSG(test, rdsd_ib_op_status(map[i].wc),
+				    map[i].status, "%s",
+				    ib_wc_status_msg(map[i].wc));
+}
+
 static struct kunit_case rdsd_ib_proto_cases[] = {
+	KUNIT_CASE(rdsd_ib_op_status_maps_completions),
 	KUNIT_CASE_PARAM(rdsd_ib_lower_wins_by_address, race_gen_params),
 	KUNIT_CASE(rdsd_ib_lower_wins_exactly_one_end_keeps),
 	KUNIT_CASE(rdsd_ib_lower_wins_one_winner_among_many),

@@ -117,7 +117,7 @@ family_param() {
 }
 
 # suites STAGE FAMILY IMPL TRANSPORT: rds_api_test, rds_order_test and,
-# for rds_doca over loopback, rds_rdma_test and the sync event example,
+# for rds_doca, rds_rdma_test and the sync event example,
 # expecting the behaviour of IMPL (doca or rds), over loopback (loop) or
 # between the two addresses of the rxe device (ib).
 suites() {
@@ -134,11 +134,18 @@ suites() {
 	# shellcheck disable=SC2086
 	run_suite "$stage-order" "$ORDER" --family "$fam" --impl "$impl" \
 		"${addrs[@]}" "${order[@]}" $ORDER_ARGS
-	# RDMA and atomics: rds_doca's, over loopback for now (net/rds has
-	# no RDMA on its loopback transport)
-	if [[ $impl == doca && $transport == loop ]]; then
-		run_suite "$stage-rdma" "$RDMA" --family "$fam" --impl doca
-		run_suite "$stage-sync-event" "$SYNC_EVENT" --family "$fam"
+	# RDMA and atomics: rds_doca's, over loopback and over IB (net/rds
+	# has no RDMA on its loopback transport and refuses RDS_GET_MR on
+	# Soft-RoCE)
+	if [[ $impl == doca ]]; then
+		run_suite "$stage-rdma" "$RDMA" --family "$fam" --impl doca \
+			"${addrs[@]}"
+		if [[ $transport == ib ]]; then
+			run_suite "$stage-sync-event" "$SYNC_EVENT" \
+				--family "$fam" --addr "$IB_ADDR" --peer "$IB_PEER"
+		else
+			run_suite "$stage-sync-event" "$SYNC_EVENT" --family "$fam"
+		fi
 	fi
 }
 
