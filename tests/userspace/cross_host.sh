@@ -15,6 +15,10 @@
 #              streams the rest; b's receiver, which stayed up, must get
 #              every message once and in order
 #   reload-b   the same with b reloading and a receiving
+#   rdma       (doca only: Linux RDS refuses RDS_GET_MR on Soft-RoCE)
+#              a registers memory and hands b the cookies; b reads,
+#              writes and applies atomics through them, then finds a
+#              freed and a used-up cookie refused
 #
 # Stages: "rds" runs them over Linux RDS (rds_rdma, family 21) as the
 # reference, "doca" over rds_doca.  Output is TAP, the checks of the
@@ -40,6 +44,7 @@ PORT_ORDER=6000
 PORT_FANIN=6200
 PORT_RELOAD_A=7000
 PORT_RELOAD_B=7100
+PORT_RDMA=7200
 
 usage() {
 	cat <<EOF
@@ -190,6 +195,24 @@ test_roundtrip() {
 	fold echo
 }
 
+test_rdma() {
+	local -a c
+
+	mapfile -t c < <(common)
+	if [[ $ROLE == a ]]; then
+		start rdma-owner "$XHOST" "${c[@]}" --mode rdma-owner \
+			--port "$PORT_RDMA"
+		wait_ready rdma-owner
+		sync_peer rdma || return
+		fold rdma-owner
+	else
+		sync_peer rdma || return
+		start rdma-user "$XHOST" "${c[@]}" --mode rdma-user \
+			--port "$PORT_RDMA"
+		fold rdma-user
+	fi
+}
+
 # order_test NAME RECEIVING-ROLES PORT ARGS...: rds_order_test's first
 # phase split over the hosts; receivers on the roles named.
 order_test() {
@@ -282,6 +305,7 @@ run_stage() {
 		--senders 32 --threads 1 --receivers 1
 	timed reload_test reload-a a "$PORT_RELOAD_A"
 	timed reload_test reload-b b "$PORT_RELOAD_B"
+	[[ $stage != doca ]] || timed test_rdma
 
 	sync_peer end || return
 	# shellcheck disable=SC2046 # a list of module names

@@ -17,12 +17,19 @@
  *   stream-send  bind --addr:--port, send messages --from..--to-1 to
  *                --peer:--dport, wait for "ack --to", close
  *
+ *   rdma-owner   bind --addr:--port, register memory for the peer that
+ *                says "hello", hand it the cookies, check what the
+ *                peer's operations did, free a region, until "quit"
+ *   rdma-user    RDMA reads, writes and atomics through those cookies,
+ *                against an rdma-owner at --peer:--port
+ *
  * stream-send runs twice against one stream-recv, with the sending
  * host's module reloaded in between: the receiver, which stays up, must
  * see the restarted peer's messages as new ones.
  */
 #include "rds_util.h"
 
+#include <sys/mman.h>
 #include <sys/uio.h>
 
 #define STREAM_MAGIC 0x52445358u	/* "RDSX" */
@@ -366,7 +373,342 @@ static void mode_stream_send(void)
 	"          [--sport P] [--dport P] [--count N] [--ack-at N]\n"	\
 	"          [--from N] [--to N] [--idle-timeout S]\n"		\
 	"  MODE: echo, ping, stream-recv (--sport, --count, --ack-at),\n" \
-	"        stream-send (--dport, --from, --to)"
+	"        stream-send (--dport, --from, --to), rdma-owner, rdma-user"
+
+/* ---- RDMA and atomics between hosts ---- */
+
+#define RDMA_REGION	(64 * 1024)
+#define RDMA_HALF	(RDMA_REGION / 2)
+#define RDMA_FADDS	16
+#define RDMA_WORD0	1000ULL
+#define RDMA_SWAP	7777ULL
+
+/* What the owner hands the user. */
+struct rdma_cookies {
+	uint64_t region;	/* RDMA_REGION bytes, first half patterned */
+	uint64_t once;		/* 4 KiB, RDS_RDMA_USE_ONCE */
+	uint64_t word;		/* an 8-byte word, RDMA_WORD0 */
+};
+
+static int get_mr(int fd, void *addr, uint64_t len, uint64_t flags,
+		  uint64_t *cookie)
+{
+	struct rds_get_mr_args a = {
+		.vec = { .addr = (uintptr_t)addr, .bytes = len },
+		.cookie_addr = (uintptr_t)cookie,
+		.flags = flags,
+	};
+
+	return setsockopt(fd, SOL_RDS, RDS_GET_MR, &a, sizeof(a));
+}
+
+static int free_mr(int fd, uint64_t cookie)
+{
+	struct rds_free_mr_args a = { .cookie = cookie };
+
+	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a));
+}
+
+/* Wait for the status notice of token @token; -1 if none came. */
+static int wait_status(int fd, uint64_t token)
+{
+	long long deadline = now_ms() + idle_ms();
+	union {
+		char b[CMSG_SPACE(sizeof(struct rds_rdma_notify))];
+		struct cmsghdr align;
+	} ctl;
+	struct rds_rdma_notify note;
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr m;
+	struct cmsghdr *c;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	while (now_ms() < deadline) {
+		memset(&m, 0, sizeof(m));
+		m.msg_iov = &iov;
+		m.msg_iovlen = 1;
+		m.msg_control = ctl.b;
+		m.msg_controllen = sizeof(ctl.b);
+		if (recvmsg(fd, &m, MSG_DONTWAIT) < 0) {
+			if (errno != EAGAIN)
+				return -1;
+			poll(&pfd, 1, 100);
+			continue;
+		}
+		for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			if (c->cmsg_level != SOL_RDS ||
+			    c->cmsg_type != RDS_CMSG_RDMA_STATUS)
+				continue;
+			memcpy(&note, CMSG_DATA(c), sizeof(note));
+			if (note.user_token == token)
+				return note.status;
+		}
+	}
+	return -1;
+}
+
+/* Send an empty message to @to carrying one operation; its status. */
+static int run_op(int fd, const struct sockaddr_in *to, int type,
+		  const void *args, size_t args_len, uint64_t token)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(struct rds_atomic_args))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr m = {
+		.msg_name = (void *)to,
+		.msg_namelen = sizeof(*to),
+		.msg_control = ctl.b,
+		.msg_controllen = CMSG_SPACE(args_len),
+	};
+	struct cmsghdr *c;
+
+	memset(&ctl, 0, sizeof(ctl));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(args_len);
+	memcpy(CMSG_DATA(c), args, args_len);
+	if (sendmsg(fd, &m, 0) < 0)
+		return -1;
+	return wait_status(fd, token);
+}
+
+static int rdma(int fd, const struct sockaddr_in *to, uint64_t cookie,
+		uint64_t raddr, void *local, uint64_t len, bool write,
+		uint64_t token)
+{
+	struct rds_iovec v = { .addr = (uintptr_t)local, .bytes = len };
+	struct rds_rdma_args a = {
+		.cookie = cookie,
+		.remote_vec = { .addr = raddr, .bytes = len },
+		.local_vec_addr = (uintptr_t)&v,
+		.nr_local = 1,
+		.flags = RDS_RDMA_NOTIFY_ME | (write ? RDS_RDMA_READWRITE : 0),
+		.user_token = token,
+	};
+
+	return run_op(fd, to, RDS_CMSG_RDMA_ARGS, &a, sizeof(a), token);
+}
+
+/* The next message, skipping notices; its length or -1. */
+static ssize_t next_data(int fd, struct sockaddr_in *from, uint64_t *dest)
+{
+	union {
+		char b[256];
+		struct cmsghdr align;
+	} ctl;
+	long long deadline = now_ms() + idle_ms();
+	struct iovec iov = { buf, sizeof(buf) };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct msghdr m;
+	struct cmsghdr *c;
+	ssize_t n;
+
+	while (now_ms() < deadline) {
+		memset(&m, 0, sizeof(m));
+		m.msg_name = from;
+		m.msg_namelen = sizeof(*from);
+		m.msg_iov = &iov;
+		m.msg_iovlen = 1;
+		m.msg_control = ctl.b;
+		m.msg_controllen = sizeof(ctl.b);
+		n = recvmsg(fd, &m, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno != EAGAIN)
+				return -1;
+			poll(&pfd, 1, 100);
+			continue;
+		}
+		if (!from->sin_port)
+			continue;	/* notices only */
+		for (c = CMSG_FIRSTHDR(&m); dest && c; c = CMSG_NXTHDR(&m, c))
+			if (c->cmsg_level == SOL_RDS &&
+			    c->cmsg_type == RDS_CMSG_RDMA_DEST)
+				memcpy(dest, CMSG_DATA(c), sizeof(*dest));
+		return n;
+	}
+	errno = ETIME;
+	return -1;
+}
+
+/* The next message with a payload (the operations' carriers are empty). */
+static bool expect_word(int fd, struct sockaddr_in *from, const char *word)
+{
+	ssize_t n;
+
+	do
+		n = next_data(fd, from, NULL);
+	while (n == 0);
+
+	return ok_diag(n == (ssize_t)strlen(word) && !memcmp(buf, word, n),
+		       word, "got %zd bytes: %s", n,
+		       n < 0 ? tap_errname(errno) : "another message");
+}
+
+static void mode_rdma_owner(void)
+{
+	char *mem = mmap(NULL, 3 * RDMA_REGION, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rdma_cookies ck = { 0 };
+	union {
+		char b[CMSG_SPACE(sizeof(uint64_t))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { &ck, sizeof(ck) };
+	struct sockaddr_in from;
+	struct msghdr m;
+	struct cmsghdr *c;
+	volatile uint64_t *word;
+	char *region, *once;
+	int fd;
+
+	if (!ok_diag(mem != MAP_FAILED, "rdma-owner: mmap", "%s",
+		     tap_errname(errno)))
+		return;
+	region = mem;
+	once = mem + RDMA_REGION;
+	word = (uint64_t *)(mem + 2 * RDMA_REGION + 64);
+	pattern_fill(region, RDMA_HALF, 5);
+	memset(region + RDMA_HALF, 0, RDMA_HALF);
+	memset(once, 0x11, 4096);
+	*word = RDMA_WORD0;
+
+	fd = open_server("bind the owner socket");
+	if (fd < 0)
+		goto out;
+	if (!expect_word(fd, &from, "rdma-owner: hello"))
+		goto out_fd;
+	if (!is_ok(get_mr(fd, region, RDMA_REGION, 0, &ck.region),
+		   "rdma-owner: RDS_GET_MR of 64 KiB") ||
+	    !is_ok(get_mr(fd, once, 4096, RDS_RDMA_USE_ONCE, &ck.once),
+		   "rdma-owner: RDS_GET_MR with RDS_RDMA_USE_ONCE") ||
+	    !is_ok(get_mr(fd, (void *)word, 8, 0, &ck.word),
+		   "rdma-owner: RDS_GET_MR of a word"))
+		goto out_fd;
+
+	/* the cookies, and the region's as RDS_CMSG_RDMA_DEST */
+	memset(&m, 0, sizeof(m));
+	memset(&ctl, 0, sizeof(ctl));
+	m.msg_name = &from;
+	m.msg_namelen = sizeof(from);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = ctl.b;
+	m.msg_controllen = sizeof(ctl.b);
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_RDMA_DEST;
+	c->cmsg_len = CMSG_LEN(sizeof(uint64_t));
+	memcpy(CMSG_DATA(c), &ck.region, sizeof(uint64_t));
+	is_eq(sendmsg(fd, &m, 0), (ssize_t)sizeof(ck),
+	      "rdma-owner: cookies sent with RDS_CMSG_RDMA_DEST");
+
+	if (!expect_word(fd, &from, "rdma-owner: done"))
+		goto out_fd;
+	ok(pattern_check(region + RDMA_HALF, RDMA_HALF, 6) < 0,
+	   "rdma-owner: the peer's write landed in the second half");
+	ok(pattern_check(region, RDMA_HALF, 5) < 0,
+	   "rdma-owner: the first half, which the peer read, is unchanged");
+	is_eq(*word, RDMA_SWAP,
+	      "rdma-owner: %d fetch-and-adds then a compare-and-swap",
+	      RDMA_FADDS);
+	ok(once[0] == 0x22 && once[4095] == 0x22,
+	   "rdma-owner: the write into the USE_ONCE region landed");
+	is_err(free_mr(fd, ck.once), EINVAL,
+	       "rdma-owner: the USE_ONCE region is gone after its use");
+	is_ok(free_mr(fd, ck.region), "rdma-owner: RDS_FREE_MR of the region");
+	memset(region, 0x33, RDMA_REGION);
+	is_eq(send_to(fd, &from, "freed", 5, 0), 5, "rdma-owner: freed sent");
+	expect_word(fd, &from, "quit");
+	ok(region[0] == 0x33 && region[RDMA_REGION - 1] == 0x33,
+	   "rdma-owner: nothing reached the freed region");
+out_fd:
+	close(fd);
+out:
+	munmap(mem, 3 * RDMA_REGION);
+}
+
+static void mode_rdma_user(void)
+{
+	struct sockaddr_in srv = sin_make(cfg.peer, opt_port), from;
+	static char local[RDMA_REGION];
+	struct rds_atomic_args aa;
+	struct rdma_cookies ck;
+	uint64_t dest = 0, old;
+	uint64_t *oldp = (uint64_t *)(local + 64);
+	unsigned int i, wrong = 0;
+	ssize_t n;
+	int fd, st;
+
+	fd = open_bound(0, "bind the user socket");
+	if (fd < 0)
+		return;
+	if (!is_eq(send_to(fd, &srv, "rdma-owner: hello", 17, 0), 17,
+		   "rdma-user: hello sent"))
+		goto out;
+	n = next_data(fd, &from, &dest);
+	if (!ok_diag(n == sizeof(ck), "rdma-user: the cookies came",
+		     "got %zd bytes", n))
+		goto out;
+	memcpy(&ck, buf, sizeof(ck));
+	is_eq(dest, ck.region, "rdma-user: with the region's cookie as RDS_CMSG_RDMA_DEST");
+
+	memset(local, 0, sizeof(local));
+	st = rdma(fd, &srv, ck.region, 0, local, RDMA_HALF, false, 1);
+	is_eq(st, RDS_RDMA_SUCCESS, "rdma-user: RDMA read of 32 KiB");
+	ok(pattern_check(local, RDMA_HALF, 5) < 0,
+	   "rdma-user: it read the owner's pattern");
+	pattern_fill(local, RDMA_HALF, 6);
+	st = rdma(fd, &srv, ck.region, RDMA_HALF, local, RDMA_HALF, true, 2);
+	is_eq(st, RDS_RDMA_SUCCESS, "rdma-user: RDMA write of 32 KiB");
+
+	for (i = 0; i < RDMA_FADDS; i++) {
+		memset(&aa, 0, sizeof(aa));
+		aa.cookie = ck.word;
+		aa.local_addr = (uintptr_t)oldp;
+		aa.fadd.add = 3;
+		aa.flags = RDS_RDMA_NOTIFY_ME;
+		aa.user_token = 100 + i;
+		*oldp = ~0ULL;
+		st = run_op(fd, &srv, RDS_CMSG_ATOMIC_FADD, &aa, sizeof(aa),
+			    100 + i);
+		if (st != RDS_RDMA_SUCCESS || *oldp != RDMA_WORD0 + 3 * i)
+			wrong++;
+	}
+	is_eq(wrong, 0, "rdma-user: %d fetch-and-adds, each saw the last",
+	      RDMA_FADDS);
+	old = RDMA_WORD0 + 3 * RDMA_FADDS;
+	memset(&aa, 0, sizeof(aa));
+	aa.cookie = ck.word;
+	aa.local_addr = (uintptr_t)oldp;
+	aa.cswp.compare = old;
+	aa.cswp.swap = RDMA_SWAP;
+	aa.flags = RDS_RDMA_NOTIFY_ME;
+	aa.user_token = 200;
+	st = run_op(fd, &srv, RDS_CMSG_ATOMIC_CSWP, &aa, sizeof(aa), 200);
+	ok(st == RDS_RDMA_SUCCESS && *oldp == old,
+	   "rdma-user: compare-and-swap");
+
+	memset(local, 0x22, 4096);
+	st = rdma(fd, &srv, ck.once, 0, local, 4096, true, 3);
+	is_eq(st, RDS_RDMA_SUCCESS, "rdma-user: write into the USE_ONCE region");
+	is_eq(send_to(fd, &srv, "rdma-owner: done", 16, 0), 16,
+	      "rdma-user: done sent");
+	if (!expect_word(fd, &from, "freed"))
+		goto out;
+	st = rdma(fd, &srv, ck.region, 0, local, 64, true, 4);
+	is_eq(st, RDS_RDMA_REMOTE_ERROR,
+	      "rdma-user: a write through the freed cookie -> RDS_RDMA_REMOTE_ERROR");
+	st = rdma(fd, &srv, ck.once, 0, local, 64, true, 5);
+	is_eq(st, RDS_RDMA_REMOTE_ERROR,
+	      "rdma-user: a second use of the USE_ONCE cookie -> RDS_RDMA_REMOTE_ERROR");
+	is_eq(send_to(fd, &srv, QUIT, strlen(QUIT), 0), (ssize_t)strlen(QUIT),
+	      "rdma-user: quit sent");
+	stays_quiet(fd, 1000, NULL);
+out:
+	close(fd);
+}
 
 enum {
 	OPT_MODE = 0x100, OPT_PORT, OPT_SPORT, OPT_DPORT, OPT_COUNT,
@@ -431,6 +773,8 @@ int main(int argc, char **argv)
 		{ "ping", mode_ping },
 		{ "stream-recv", mode_stream_recv },
 		{ "stream-send", mode_stream_send },
+		{ "rdma-owner", mode_rdma_owner },
+		{ "rdma-user", mode_rdma_user },
 	};
 	unsigned int i;
 
