@@ -2,14 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Run inside a VM (make bench), in one boot:
-#  1. loopback: rds_doca beside Linux RDS on 127.0.0.1 (compare.sh);
+#  1. loopback: rds_doca beside Linux RDS on 127.0.0.1 (compare.sh),
+#     messages and RDMA (Linux RDS has no RDMA there: "unsupported");
 #  2. IB: Soft-RoCE (rxe) on a dummy interface holding 10.11.0.1 and
 #     10.11.0.2; rds_doca over IB, Linux RDS over rds_rdma and raw verbs
-#     (perftest) on that device, interleaved (ib-compare.sh).
+#     (perftest) on that device, interleaved (ib-compare.sh): messages,
+#     and RDMA write, read and fetch-and-add against ib_write_bw,
+#     ib_read_bw and ib_atomic_bw.
 # Results go to $RDSD_BENCH_OUT (default build/bench-<date>), in loopback/
 # and ib/.  RDSD_BENCH_ROUNDS (3) and RDSD_BENCH_DURATION (1.5 s per run)
 # set the length, RDSD_BENCH_IB_SIZES ("64 4k 64k 1m") the stream sizes of
-# the IB part; RDSD_BENCH_IB=0 skips it.
+# the IB part; RDSD_BENCH_IB=0 skips it, RDSD_BENCH_RDMA=0 the RDMA
+# workloads of both parts, RDSD_BENCH_WINDOW (16) sets the operations
+# they keep outstanding.
 set -euo pipefail
 ko=${1:-build/$(uname -r)/rds_doca.ko}
 cd "$(dirname "$0")/../.."
@@ -17,6 +22,9 @@ out=${RDSD_BENCH_OUT:-build/bench-$(date +%Y%m%d-%H%M%S)}
 rounds=${RDSD_BENCH_ROUNDS:-3}
 dur=${RDSD_BENCH_DURATION:-1.5}
 len=(--rounds "$rounds" --duration "$dur" --pp-duration "$dur")
+rdma_modes="rdma-write rdma-read atomic"
+[[ ${RDSD_BENCH_RDMA:-1} == 1 ]] || rdma_modes=""
+window=${RDSD_BENCH_WINDOW:-16}
 mkdir -p "$out"
 rc=0
 
@@ -26,6 +34,7 @@ modprobe rds
 family=$(cat /sys/module/rds_doca/parameters/family)
 echo "# loopback: rds_doca on family $family, Linux RDS on family 21, 127.0.0.1"
 tools/rds-bench/compare.sh "${len[@]}" --out "$out/loopback" \
+	--modes "stream pingpong $rdma_modes" --window "$window" \
 	"rds_doca:$family" "linux-rds:21" || rc=$?
 
 if [[ ${RDSD_BENCH_IB:-1} == 1 ]]; then
@@ -41,6 +50,7 @@ if [[ ${RDSD_BENCH_IB:-1} == 1 ]]; then
 	echo "# IB: rxe0 on d0; rds_doca on family $family, rds_rdma on family 21, perftest"
 	tools/rds-bench/ib-compare.sh "${len[@]}" --out "$out/ib" \
 		--sizes "${RDSD_BENCH_IB_SIZES:-64 4k 64k 1m}" \
+		--rdma-modes "${rdma_modes:-none}" --window "$window" \
 		--saddr 10.11.0.2 --daddr 10.11.0.1 || { r=$?; ((r > rc)) && rc=$r; }
 	rmmod rds_doca
 	rdma link delete rxe0

@@ -20,12 +20,14 @@ Usage: compare.sh [OPTIONS] A_SPEC B_SPEC [C_SPEC ...]
 Runs {stream, pingpong} x {64, 4k, 64k, 1m} for every spec, interleaved
 (A, B, C ... for every cell, every round), takes the median of each
 number over the rounds and prints a table with the ratio A/B (and, with
-more than two specs, every spec's medians).
+more than two specs, every spec's medians).  The RDMA workloads
+(rdma-write, rdma-read, atomic) run when --modes names them.
 
 A spec is NAME:FAMILY[:TRANSPORT]: a name for the tables, the address
 family number, and optionally an SO_RDS_TRANSPORT number; or
 NAME:perftest[:events]: raw verbs with perftest-bench.sh (ib_send_bw for
-stream, ib_send_lat for pingpong; "events" adds perftest's -e).  Up to
+stream, ib_send_lat for pingpong, ib_write_bw, ib_read_bw and
+ib_atomic_bw for the RDMA workloads; "events" adds perftest's -e).  Up to
 six specs.  Examples: doca:25  rds:21  rds-tcp:21:2  verbs:perftest
 
 Options:
@@ -35,8 +37,13 @@ Options:
                     with make if missing and a compiler is present)
   --sizes "LIST"    message sizes (default "64 4k 64k 1m")
   --pp-sizes "LIST" message sizes of pingpong (default: --sizes)
-  --modes "LIST"    workloads (default "stream pingpong")
-  --duration S      measured seconds of a stream run (default 1.5)
+  --modes "LIST"    workloads: stream pingpong rdma-write rdma-read atomic
+                    (default "stream pingpong")
+  --rdma-sizes "L"  sizes of rdma-write and rdma-read (default "64k");
+                    atomic is always 8 bytes
+  --window N        operations outstanding in the RDMA workloads
+                    (rds-bench --window, perftest -t; default: theirs, 16)
+  --duration S      measured seconds of a stream or RDMA run (default 1.5)
   --pp-duration S   measured seconds of a pingpong run (default 1.5)
   --warmup S        unmeasured seconds before each run (default 0.3)
   --threads N       stream senders / pingpong clients (default 1)
@@ -55,7 +62,9 @@ perftest specs take --saddr/--daddr (an RDMA device must hold them),
 Output in DIR: runs.jsonl (every run, with side/spec/round added),
 summary.json (medians and ratios), summary.txt (the table), medians.tsv
 (every spec's medians, one line per spec and cell), log.txt (everything
-the runs printed) and, with gnuplot, ratios.png.
+the runs printed) and, with gnuplot, ratios.png.  A run whose family or
+transport has no RDMA (rds-bench exit status 4) counts as "unsupported",
+not as a failure.
 Exit status: 0 all runs ok, 1 some runs failed or saw bad messages,
 2 bad usage or a family that does not work.
 EOF
@@ -78,6 +87,8 @@ BENCH=""
 SIZES="64 4k 64k 1m"
 PP_SIZES=""
 MODES="stream pingpong"
+RDMA_SIZES="64k"
+WINDOW=""
 DURATION=1.5
 PP_DURATION=1.5
 WARMUP=0.3
@@ -100,6 +111,8 @@ while [ $# -gt 0 ]; do
 	--sizes) [ $# -ge 2 ] || die_usage "$1 needs a value"; SIZES=$2; shift 2;;
 	--pp-sizes) [ $# -ge 2 ] || die_usage "$1 needs a value"; PP_SIZES=$2; shift 2;;
 	--modes) [ $# -ge 2 ] || die_usage "$1 needs a value"; MODES=$2; shift 2;;
+	--rdma-sizes) [ $# -ge 2 ] || die_usage "$1 needs a value"; RDMA_SIZES=$2; shift 2;;
+	--window) [ $# -ge 2 ] || die_usage "$1 needs a value"; WINDOW=$2; shift 2;;
 	--duration) [ $# -ge 2 ] || die_usage "$1 needs a value"; DURATION=$2; shift 2;;
 	--pp-duration) [ $# -ge 2 ] || die_usage "$1 needs a value"; PP_DURATION=$2; shift 2;;
 	--warmup) [ $# -ge 2 ] || die_usage "$1 needs a value"; WARMUP=$2; shift 2;;
@@ -134,15 +147,26 @@ for v in "$DURATION" "$PP_DURATION" "$WARMUP" "$TIMEOUT"; do
 	is_secs "$v" || die_usage "invalid number of seconds '$v'"
 done
 for m in $MODES; do
-	case "$m" in stream|pingpong) ;; *) die_usage "unknown workload '$m'";; esac
+	case "$m" in stream|pingpong|rdma-write|rdma-read|atomic) ;; *) die_usage "unknown workload '$m'";; esac
 done
+if [ -n "$WINDOW" ] && { ! is_uint "$WINDOW" || [ "$WINDOW" -lt 1 ]; }; then
+	die_usage "invalid --window '$WINDOW'"
+fi
 [ -n "$SIZES" ] || die_usage "--sizes is empty"
+[ -n "$RDMA_SIZES" ] || die_usage "--rdma-sizes is empty"
 [ -n "$PP_SIZES" ] || PP_SIZES=$SIZES
 [ -n "$SADDR" ] || SADDR=$ADDR
 [ -n "$DADDR" ] || DADDR=$ADDR
 
 # sizes of workload $1
-sizes_of() { if [ "$1" = pingpong ]; then echo "$PP_SIZES"; else echo "$SIZES"; fi; }
+sizes_of() {
+	case "$1" in
+	pingpong) echo "$PP_SIZES";;
+	rdma-write|rdma-read) echo "$RDMA_SIZES";;
+	atomic) echo 8;;
+	*) echo "$SIZES";;
+	esac
+}
 
 # spec -> NAME FAMILY TRANSPORT (TRANSPORT may be empty), or
 # NAME perftest [events]
@@ -286,12 +310,15 @@ total=$((ncells * NSPEC * ROUNDS))
 n=0
 failed=0
 flagged=0
+unsupported=0
 
 run_one() { # spec-index mode size round
 	_side=$(sv L "$1") _spec=$(sv SPEC "$1") _prog=$(sv PROG "$1") _args=$(sv ARGS "$1") _fam=$(sv FAM "$1")
 	_mode=$2 _size=$3 _round=$4
 	n=$((n + 1))
-	if [ "$_mode" = stream ]; then _dur=$DURATION; else _dur=$PP_DURATION; fi
+	if [ "$_mode" = pingpong ]; then _dur=$PP_DURATION; else _dur=$DURATION; fi
+	_win=""
+	case "$_mode" in rdma-*|atomic) [ -z "$WINDOW" ] || _win="--window $WINDOW";; esac
 	rm -f "$TMPJ"
 	echo "### $_side $_spec $_mode $_size round $_round" >> "$LOG"
 	if [ "$_fam" = perftest ]; then
@@ -302,19 +329,25 @@ run_one() { # spec-index mode size round
 	# shellcheck disable=SC2086
 	_line=$("$_prog" "$_mode" $_args --saddr "$SADDR" --daddr "$DADDR" \
 		--size "$_size" --duration "$_dur" --json "$TMPJ" \
-		--label "$_side $_spec r$_round" $_more 2>>"$LOG")
+		--label "$_side $_spec r$_round" $_win $_more 2>>"$LOG")
 	_rc=$?
 	[ -n "$_line" ] && echo "$_line" >> "$LOG"
 	echo "rc=$_rc" >> "$LOG"
-	_what=$(printf '[%3d/%d] r%d %-8s %-4s %s' "$n" "$total" "$_round" "$_mode" "$_size" "$_side")
+	_what=$(printf '[%3d/%d] r%d %-10s %-4s %s' "$n" "$total" "$_round" "$_mode" "$_size" "$_side")
 	if [ -s "$TMPJ" ]; then
 		sed "s/^{/{\"side\":\"$_side\",\"spec\":\"$_spec\",\"round\":$_round,\"rc\":$_rc,/" "$TMPJ" >> "$RUNS"
-		if [ "$_mode" = stream ]; then
-			_v=$(sed -n 's/.*"msgs_per_s":\([0-9.e+-]*\).*"mb_per_s":\([0-9.e+-]*\).*/\1 msgs\/s \2 MB\/s/p' "$TMPJ")
-		else
-			_v=$(sed -n 's/.*"rt_per_s":\([0-9.e+-]*\).*"rtt_p50_us":\([0-9.e+-]*\).*/\1 rt\/s p50 \2 us/p' "$TMPJ")
-		fi
-		if [ $_rc -ne 0 ]; then
+		case "$_mode" in
+		stream)
+			_v=$(sed -n 's/.*"msgs_per_s":\([0-9.e+-]*\).*"mb_per_s":\([0-9.e+-]*\).*/\1 msgs\/s \2 MB\/s/p' "$TMPJ");;
+		pingpong)
+			_v=$(sed -n 's/.*"rt_per_s":\([0-9.e+-]*\).*"rtt_p50_us":\([0-9.e+-]*\).*/\1 rt\/s p50 \2 us/p' "$TMPJ");;
+		*)
+			_v=$(sed -n 's/.*"ops_per_s":\([0-9.e+-]*\).*"mb_per_s":\([0-9.e+-]*\).*/\1 ops\/s \2 MB\/s/p' "$TMPJ");;
+		esac
+		if grep -q '"supported":false' "$TMPJ"; then
+			unsupported=$((unsupported + 1))
+			echo "$_what ($_spec): unsupported: $(sed -n 's/.*"reason":"\(.*\)"}$/\1/p' "$TMPJ")"
+		elif [ $_rc -ne 0 ]; then
 			flagged=$((flagged + 1))
 			echo "$_what ($_spec): $_v  [bad messages, see $LOG]"
 		else
@@ -345,7 +378,7 @@ rm -f "$TMPJ" "$RATES"
 # Medians and ratios.  Every JSON line is flat, one object per line.
 
 awk -v specs="$SPECS" -v rounds="$ROUNDS" \
-    -v modes="$MODES" -v sizes="$SIZES" -v ppsizes="$PP_SIZES" \
+    -v modes="$MODES" -v sizes="$SIZES" -v ppsizes="$PP_SIZES" -v rdmasizes="$RDMA_SIZES" \
     -v sumtxt="$OUT/summary.txt" -v sumjson="$OUT/summary.json" \
     -v tsv="$OUT/medians.tsv" -v dat="$OUT/ratios.dat" '
 function field(line, key,    re, v) {
@@ -396,16 +429,24 @@ function tnum(x) { return x == "" ? "" : sprintf("%.10g", x) }
 {
 	side = field($0, "side"); mode = field($0, "mode"); size = field($0, "size")
 	k = side SUBSEP mode SUBSEP size
+	if (field($0, "supported") == "false") {	# no RDMA there
+		unsup[k]++
+		next
+	}
 	if (field($0, "ok") != "true") bad[k]++
 	if (mode == "stream") {
 		add(k SUBSEP "rate", field($0, "msgs_per_s"))
 		add(k SUBSEP "mb", field($0, "mb_per_s"))
 		add(k SUBSEP "retry", field($0, "enobufs") + field($0, "eagain"))
-	} else {
+	} else if (mode == "pingpong") {
 		add(k SUBSEP "rate", field($0, "rt_per_s"))
 		add(k SUBSEP "mb", field($0, "mb_per_s"))
 		add(k SUBSEP "p50", field($0, "rtt_p50_us"))
 		add(k SUBSEP "p99", field($0, "rtt_p99_us"))
+	} else {
+		add(k SUBSEP "rate", field($0, "ops_per_s"))
+		add(k SUBSEP "mb", field($0, "mb_per_s"))
+		add(k SUBSEP "retry", field($0, "enobufs") + field($0, "eagain"))
 	}
 }
 END {
@@ -417,17 +458,19 @@ END {
 	for (sd = 1; sd <= nsd; sd++)
 		printf "%s\"%s\":\"%s\"", (sd > 1 ? "," : ""), tolower(LET[sd]), SPEC[sd] > sumjson
 	print "},\"rounds\":" rounds ",\"results\":[" > sumjson
-	print "side\tspec\tmode\tsize\truns\tbad_runs\trate\tmb_per_s\trtt_p50_us\trtt_p99_us\tspread_pct\tsize_label" > tsv
+	print "side\tspec\tmode\tsize\truns\tbad_runs\trate\tmb_per_s\trtt_p50_us\trtt_p99_us\tspread_pct\tsize_label\tunsupported" > tsv
 	first = 1; noisy = 0; ndat = 0; every = ""
 	for (mi = 1; mi <= nm; mi++) {
 		mode = M[mi]
-		ns = split(mode == "pingpong" ? ppsizes : sizes, S, " ")
+		pp = mode == "pingpong"
+		unit = mode == "stream" ? "msgs/s" : pp ? "rt/s" : "ops/s"
+		ns = split(pp ? ppsizes : mode == "stream" ? sizes : mode == "atomic" ? "8" : rdmasizes, S, " ")
 		txt = ""
-		if (mode == "stream") {
-			hdr = sprintf("%-9s %-5s %13s %10s %13s %10s %8s", "workload", "size",
-				"A msgs/s", "A MB/s", "B msgs/s", "B MB/s", "A/B")
+		if (!pp) {
+			hdr = sprintf("%-10s %-5s %13s %10s %13s %10s %8s", "workload", "size",
+				"A " unit, "A MB/s", "B " unit, "B MB/s", "A/B")
 		} else {
-			hdr = sprintf("%-9s %-5s %11s %9s %9s %11s %9s %9s %8s %8s", "workload", "size",
+			hdr = sprintf("%-10s %-5s %11s %9s %9s %11s %9s %9s %8s %8s", "workload", "size",
 				"A rt/s", "A p50us", "A p99us", "B rt/s", "B p50us", "B p99us", "A/B", "p50 B/A")
 		}
 		out = hdr "\n"
@@ -444,25 +487,30 @@ END {
 				SP[side] = spread(vals[k SUBSEP "rate"])
 				N[side] = cnt[k SUBSEP "rate"] + 0
 				BAD[side] = bad[k] + 0
+				UNS[side] = unsup[k] + 0
 				if (SP[side] > 20) noisy = 1
-				printf "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f\t%s\n", side, SPEC[sd], mode, size,
-					N[side], BAD[side], tnum(R[side]), tnum(MB[side]), tnum(P50[side]), tnum(P99[side]), SP[side], S[si] > tsv
+				printf "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f\t%s\t%d\n", side, SPEC[sd], mode, size,
+					N[side], BAD[side], tnum(R[side]), tnum(MB[side]), tnum(P50[side]), tnum(P99[side]), SP[side], S[si], UNS[side] > tsv
 				if (nsd > 2)
-					every = every sprintf("%-9s %-5s %-28s %12s %-6s %9s %9s %9s %8.0f%%%s\n", mode, S[si],
-						side " " SPEC[sd], num(R[side], "%.0f"), mode == "stream" ? "msgs/s" : "rt/s",
+					every = every sprintf("%-10s %-5s %-28s %12s %-6s %9s %9s %9s %8.0f%%%s\n", mode, S[si],
+						side " " SPEC[sd], num(R[side], "%.0f"), unit,
 						num(MB[side], "%.2f"), num(P50[side], "%.1f"), num(P99[side], "%.1f"), SP[side],
-						(N[side] < rounds ? " (runs missing)" : BAD[side] ? " (bad messages)" : ""))
+						(UNS[side] ? " (unsupported)" : N[side] < rounds ? " (runs missing)" : BAD[side] ? " (bad messages)" : ""))
 			}
 			rat = ratio(R["A"], R["B"])
-			mark = (N["A"] < rounds || N["B"] < rounds) ? " (runs missing)" : ""
+			mark = ""
+			if (UNS["A"] || UNS["B"])
+				mark = " (unsupported: " (UNS["A"] ? "A" : "") (UNS["A"] && UNS["B"] ? ", " : "") (UNS["B"] ? "B" : "") ")"
+			else if (N["A"] < rounds || N["B"] < rounds)
+				mark = " (runs missing)"
 			if (BAD["A"] || BAD["B"]) mark = mark " (bad messages)"
-			if (mode == "stream") {
-				out = out sprintf("%-9s %-5s %13s %10s %13s %10s %8s%s\n", mode, S[si],
+			if (!pp) {
+				out = out sprintf("%-10s %-5s %13s %10s %13s %10s %8s%s\n", mode, S[si],
 					num(R["A"], "%.0f"), num(MB["A"], "%.2f"),
 					num(R["B"], "%.0f"), num(MB["B"], "%.2f"),
 					rat == "" ? "-" : sprintf("%.2f", rat), mark)
 			} else {
-				out = out sprintf("%-9s %-5s %11s %9s %9s %11s %9s %9s %8s %8s%s\n", mode, S[si],
+				out = out sprintf("%-10s %-5s %11s %9s %9s %11s %9s %9s %8s %8s%s\n", mode, S[si],
 					num(R["A"], "%.0f"), num(P50["A"], "%.1f"), num(P99["A"], "%.1f"),
 					num(R["B"], "%.0f"), num(P50["B"], "%.1f"), num(P99["B"], "%.1f"),
 					rat == "" ? "-" : sprintf("%.2f", rat),
@@ -476,8 +524,8 @@ END {
 			first = 0
 			for (sd = 1; sd <= nsd; sd++) {
 				side = LET[sd]
-				printf ",\"%s\":{\"runs\":%d,\"bad_runs\":%d,\"%s\":%s,\"mb_per_s\":%s,\"spread_pct\":%.1f", tolower(side), N[side], BAD[side], mode == "stream" ? "msgs_per_s" : "rt_per_s", jnum(R[side]), jnum(MB[side]), SP[side] > sumjson
-				if (mode == "stream")
+				printf ",\"%s\":{\"runs\":%d,\"bad_runs\":%d,\"unsupported_runs\":%d,\"%s\":%s,\"mb_per_s\":%s,\"spread_pct\":%.1f", tolower(side), N[side], BAD[side], UNS[side], mode == "stream" ? "msgs_per_s" : pp ? "rt_per_s" : "ops_per_s", jnum(R[side]), jnum(MB[side]), SP[side] > sumjson
+				if (!pp)
 					printf ",\"retries\":%s}", jnum(RT[side]) > sumjson
 				else
 					printf ",\"rtt_p50_us\":%s,\"rtt_p99_us\":%s}", jnum(P50[side]), jnum(P99[side]) > sumjson
@@ -488,12 +536,12 @@ END {
 		printf "%s\n", out
 	}
 	print "\n]}" > sumjson
-	note = "A = " A ", B = " B "; medians of " rounds " rounds; A/B = ratio of the median msgs/s (stream) or round trips/s (pingpong): above 1 means A is faster; p50 B/A above 1 means A has the lower latency."
+	note = "A = " A ", B = " B "; medians of " rounds " rounds; A/B = ratio of the median msgs/s (stream), round trips/s (pingpong) or operations/s (RDMA): above 1 means A is faster; p50 B/A above 1 means A has the lower latency."
 	print note > sumtxt
 	print note
 	if (every != "") {
-		every = sprintf("\nEvery spec (medians):\n%-9s %-5s %-28s %19s %9s %9s %9s %9s\n", "workload", "size", "spec",
-			"msgs/s | rt/s", "MB/s", "p50us", "p99us", "spread") every
+		every = sprintf("\nEvery spec (medians):\n%-10s %-5s %-28s %19s %9s %9s %9s %9s\n", "workload", "size", "spec",
+			"msgs/s|rt/s|ops/s", "MB/s", "p50us", "p99us", "spread") every
 		print every > sumtxt
 		print every
 	}
@@ -527,6 +575,9 @@ EOF
 fi
 
 echo "results: $OUT (runs.jsonl, summary.json, summary.txt, medians.tsv, log.txt)"
+if [ $unsupported -gt 0 ]; then
+	echo "compare.sh: $unsupported of $total runs unsupported (no RDMA on that family or transport; not counted as failures)"
+fi
 if [ $failed -gt 0 ] || [ $flagged -gt 0 ]; then
 	echo "compare.sh: $failed of $total runs failed, $flagged saw bad messages (details in $LOG)" >&2
 	exit 1

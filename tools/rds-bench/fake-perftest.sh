@@ -1,13 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
-# fake-perftest.sh: stand-in for perftest's ib_send_bw and ib_send_lat and
-# for the parts of ibv_devinfo and iproute2's rdma, ip and ss that
-# perftest-bench.sh reads, used only by selftest.sh to exercise
-# perftest-bench.sh, compare.sh and ib-compare.sh without an RDMA device.
-# Called through links named after the program it stands in for.  A server "listens" by leaving its port in
+# fake-perftest.sh: stand-in for perftest's ib_send_bw, ib_send_lat,
+# ib_write_bw, ib_read_bw and ib_atomic_bw and for the parts of
+# ibv_devinfo and iproute2's rdma, ip and ss that perftest-bench.sh reads,
+# used only by selftest.sh to exercise perftest-bench.sh, compare.sh and
+# ib-compare.sh without an RDMA device.  Called through links named after
+# the program it stands in for.  A server "listens" by leaving its port in
 # $FAKE_PERFTEST_DIR/listen; the client prints perftest's result line and
 # leaves $FAKE_PERFTEST_DIR/done, after which the server prints its own.
+# Every client's command line is appended to $FAKE_PERFTEST_DIR/args.
 #
 # FAKE_PERFTEST selects a misbehaviour:
 #   server-fails   the server fails after the transfer ("Can't produce a
@@ -17,7 +19,10 @@
 #   fail-once      the first client fails without a result
 #   fail           every client fails without a result
 # Numbers: MsgRate 0.026540 Mpps (0.030000 with -e) for ib_send_bw;
-# t_typical 88.62 us (1978.75 with -e) for ib_send_lat.
+# t_typical 88.62 us (1978.75 with -e) for ib_send_lat; MsgRate 0.000900
+# Mpps for ib_write_bw, 0.000700 (0.000600 with -e) for
+# ib_read_bw, 0.040000 (0.020000) for ib_atomic_bw.  Like perftest 4.5,
+# ib_atomic_bw refuses -s and ib_write_bw -e.
 
 set -u
 D=${FAKE_PERFTEST_DIR:-${TMPDIR:-/tmp}}
@@ -47,17 +52,31 @@ ip)
 	echo "2: d0    inet 10.11.0.1/24 scope global d0\\       valid_lft forever preferred_lft forever"
 	echo "2: d0    inet 10.11.0.2/24 scope global secondary d0\\       valid_lft forever preferred_lft forever"
 	exit 0;;
-ib_send_bw|ib_send_lat) prog=$(basename "$0");;
-*) echo "fake-perftest.sh: call me as ib_send_bw, ib_send_lat, ibv_devinfo, rdma, ip or ss" >&2; exit 2;;
+ib_send_bw|ib_send_lat|ib_write_bw|ib_read_bw|ib_atomic_bw) prog=$(basename "$0");;
+*) echo "fake-perftest.sh: call me as ib_send_bw, ib_send_lat, ib_write_bw, ib_read_bw, ib_atomic_bw, ibv_devinfo, rdma, ip or ss" >&2; exit 2;;
 esac
 
+args="$*"
 port=18515 size=2 iters=1000 ev=0 server="" gid=""
+[ "$prog" = ib_atomic_bw ] && size=8
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-p) port=$2; shift 2;;
-	-s) size=$2; shift 2;;
+	-s)
+		if [ "$prog" = ib_atomic_bw ]; then
+			echo "Message size cannot be changed for Atomic tests"
+			exit 1
+		fi
+		size=$2; shift 2;;
+	-A) [ "$2" = FETCH_AND_ADD ] || { echo "fake $prog: -A $2" >&2; exit 1; }; shift 2;;
 	-n) iters=$2; shift 2;;
-	-e) ev=1; shift;;
+	-e)
+		if [ "$prog" = ib_write_bw ]; then
+			echo " Events feature not available on WRITE verb"
+			echo " Parser function exited with Error"
+			exit 1
+		fi
+		ev=1; shift;;
 	-x) gid=$2; shift 2;;
 	-d|-t) shift 2;;
 	-*) echo "fake $prog: unsupported option $1" >&2; exit 1;;
@@ -67,10 +86,13 @@ done
 
 result() {
 	echo "---------------------------------------------------------------------------------------"
-	if [ "$prog" = ib_send_bw ]; then
+	if [ "$prog" != ib_send_lat ]; then
 		echo " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"
-		awk -v s="$size" -v n="$iters" -v ev=$ev 'BEGIN {
-			r = ev ? 0.030000 : 0.026540
+		awk -v s="$size" -v n="$iters" -v ev=$ev -v p="$prog" 'BEGIN {
+			if (p == "ib_write_bw") r = 0.000900
+			else if (p == "ib_read_bw") r = ev ? 0.000600 : 0.000700
+			else if (p == "ib_atomic_bw") r = ev ? 0.020000 : 0.040000
+			else r = ev ? 0.030000 : 0.026540
 			printf " %-10d %-16d %-18.2f %-8.2f\t   %.6f\n", s, n, 0, r * 1e6 * s / 1048576, r }'
 	else
 		echo " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] "
@@ -113,6 +135,7 @@ if [ -z "$server" ]; then
 	exit 0
 fi
 
+echo "$prog $args" >> "$D/args"
 if [ ! -f "$D/listen" ] || [ "$(cat "$D/listen")" != "$port" ]; then
 	echo "fake $prog: Couldn't connect to $server:$port" >&2
 	exit 1

@@ -3,7 +3,8 @@
 #
 # perftest-bench.sh: the raw verbs bound beside RDS sockets.  Runs one
 # perftest server/client pair on this host (ib_send_bw for "stream",
-# ib_send_lat for "pingpong"), the client's QP on --saddr's GID, the
+# ib_send_lat for "pingpong", ib_write_bw, ib_read_bw and ib_atomic_bw for
+# "rdma-write", "rdma-read" and "atomic"), the client's QP on --saddr's GID, the
 # server's on --daddr's, and reports the result like rds-bench does: one
 # result line and one JSON line with the same field names, so that
 # compare.sh can put the verbs numbers in the same table.  POSIX sh + awk;
@@ -14,15 +15,20 @@ set -u
 
 usage() {
 	cat <<'EOF'
-Usage: perftest-bench.sh [OPTIONS] stream|pingpong|probe
+Usage: perftest-bench.sh [OPTIONS] MODE
 
-  stream    ib_send_bw: one RC QP streams SENDs of --size bytes from the
-            client (--saddr) to the server (--daddr); msgs/s and MB/s as
-            the client measures them (first post to last completion)
-  pingpong  ib_send_lat: SEND ping-pong; perftest reports half of each
-            round trip, this reports the round trip (2 x perftest's)
-  probe     a 5-message ib_send_lat; exit 0 if verbs work between the
-            two addresses
+  stream      ib_send_bw: one RC QP streams SENDs of --size bytes from the
+              client (--saddr) to the server (--daddr); msgs/s and MB/s as
+              the client measures them (first post to last completion)
+  pingpong    ib_send_lat: SEND ping-pong; perftest reports half of each
+              round trip, this reports the round trip (2 x perftest's)
+  rdma-write  ib_write_bw -s SIZE -t WINDOW: RDMA writes from the client
+              into the server's buffer, WINDOW outstanding; ops/s, MB/s
+  rdma-read   ib_read_bw -s SIZE -t WINDOW: RDMA reads, likewise
+  atomic      ib_atomic_bw -A FETCH_AND_ADD -t WINDOW: 8-byte
+              fetch-and-adds; ops/s
+  probe       a 5-message ib_send_lat; exit 0 if verbs work between the
+              two addresses
 
 Options:
   --saddr A         client address: its QP uses this address's RoCE v2
@@ -32,7 +38,11 @@ Options:
                     an RDMA device)
   -s, --size BYTES  1 .. 8m; suffixes k, m (default 64)
   -d, --duration S  aim for about S seconds of traffic (default 1.5)
-  -n, --iters N     exactly N messages / round trips (overrides the above)
+  -n, --iters N     exactly N messages / round trips / operations
+                    (overrides the above)
+  -W, --window N    RDMA modes: perftest's -t (send queue depth: the
+                    operations outstanding), like rds-bench --window
+                    (default 16)
       --rates FILE  remember each cell's measured rate in FILE and size
                     later runs of that cell to --duration from it
   -e, --events      perftest -e: sleep on completion events instead of
@@ -46,7 +56,8 @@ Options:
   -l, --label TEXT  free text stored with the result
   -h, --help        this help
 
-Exit status: 0 ok, 1 the run failed, 2 bad usage.
+Exit status: 0 ok, 1 the run failed, 2 bad usage, 4 not supported
+(rdma-write with -e: ib_write_bw has no -e).
 EOF
 }
 
@@ -87,6 +98,8 @@ SADDR=""
 DADDR=""
 ADDR=""
 SIZE=64
+SIZE_SET=0
+WINDOW=16
 DURATION=1.5
 ITERS=""
 RATES=""
@@ -100,13 +113,14 @@ LABEL=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--saddr|--daddr|-a|--addr|-s|--size|-d|--duration|-n|--iters|--rates|\
-	--dev|--port|--timeout|-j|--json|-l|--label)
+	--dev|--port|--timeout|-j|--json|-l|--label|-W|--window)
 		[ $# -ge 2 ] || die_usage "$1 needs a value"
 		case "$1" in
 		--saddr) SADDR=$2;;
 		--daddr) DADDR=$2;;
 		-a|--addr) ADDR=$2;;
-		-s|--size) SIZE=$2;;
+		-s|--size) SIZE=$2; SIZE_SET=1;;
+		-W|--window) WINDOW=$2;;
 		-d|--duration) DURATION=$2;;
 		-n|--iters) ITERS=$2;;
 		--rates) RATES=$2;;
@@ -120,14 +134,14 @@ while [ $# -gt 0 ]; do
 	-e|--events) EVENTS=1; shift;;
 	-h|--help) usage; exit 0;;
 	-*) die_usage "unknown option '$1'";;
-	stream|pingpong|probe)
+	stream|pingpong|probe|rdma-write|rdma-read|atomic)
 		[ -z "$MODE" ] || die_usage "more than one mode: '$MODE' and '$1'"
 		MODE=$1; shift;;
-	*) die_usage "unknown mode '$1' (stream, pingpong or probe)";;
+	*) die_usage "unknown mode '$1' (stream, pingpong, rdma-write, rdma-read, atomic or probe)";;
 	esac
 done
 
-[ -n "$MODE" ] || die_usage "no mode given (stream, pingpong or probe)"
+[ -n "$MODE" ] || die_usage "no mode given (stream, pingpong, rdma-write, rdma-read, atomic or probe)"
 [ -n "$SADDR" ] || SADDR=$ADDR
 [ -n "$DADDR" ] || DADDR=$ADDR
 if [ -z "$SADDR" ] || [ -z "$DADDR" ]; then
@@ -136,9 +150,20 @@ fi
 for a in "$SADDR" "$DADDR"; do
 	is_ipv4 "$a" || die_usage "invalid IPv4 address '$a'"
 done
+case "$MODE" in
+rdma-write|rdma-read) [ $SIZE_SET = 1 ] || SIZE=64k;;
+atomic)
+	# ib_atomic_bw works on 8-byte words and takes no -s
+	[ $SIZE_SET = 0 ] || [ "$(to_bytes "$SIZE")" = 8 ] ||
+		die_usage "atomic works on 8-byte words: --size '$SIZE' is not 8"
+	SIZE=8;;
+esac
 BYTES=$(to_bytes "$SIZE")
 if [ -z "$BYTES" ] || [ "$BYTES" -lt 1 ] || [ "$BYTES" -gt 8388608 ]; then
 	die_usage "invalid --size '$SIZE': expected 1..8m bytes (64, 4k, 64k, 1m)"
+fi
+if ! is_uint "$WINDOW" || [ "$WINDOW" -lt 1 ] || [ "$WINDOW" -gt 4096 ]; then
+	die_usage "invalid --window '$WINDOW': expected 1..4096"
 fi
 if ! is_secs "$DURATION" || ! awk -v d="$DURATION" 'BEGIN { exit !(d > 0) }'; then
 	die_usage "invalid --duration '$DURATION'"
@@ -151,7 +176,14 @@ if ! is_uint "$PORT" || [ "$PORT" -lt 1 ] || [ "$PORT" -gt 65535 ]; then
 fi
 is_secs "$TIMEOUT" || die_usage "invalid --timeout '$TIMEOUT'"
 
-for c in ib_send_bw ib_send_lat ibv_devinfo rdma ip ss timeout stdbuf; do
+case "$MODE" in
+stream) TOOL=ib_send_bw;;
+rdma-write) TOOL=ib_write_bw;;
+rdma-read) TOOL=ib_read_bw;;
+atomic) TOOL=ib_atomic_bw;;
+*) TOOL=ib_send_lat;;
+esac
+for c in "$TOOL" ibv_devinfo rdma ip ss timeout stdbuf; do
 	command -v "$c" >/dev/null 2>&1 || fail "$c not found (perftest, ibverbs-utils, iproute2 and coreutils are needed)"
 done
 
@@ -165,10 +197,19 @@ fi
 state=$(rdma link show "$DEV/1" 2>/dev/null | awk '{ for (k = 1; k < NF; k++) if ($k == "state") { print $(k + 1); exit } }')
 [ "$state" = ACTIVE ] || fail "RDMA device $DEV port 1 is not ACTIVE (state '${state:-unknown}')"
 
-case "$MODE" in
-stream) TOOL=ib_send_bw;;
-*) TOOL=ib_send_lat;;
-esac
+# perftest's ib_write_bw has no -e ("Events feature not available on
+# WRITE verb"): say so like rds-bench does for a family without RDMA, a
+# result line and a JSON line with "supported":false, exit status 4.
+if [ "$MODE" = rdma-write ] && [ $EVENTS = 1 ]; then
+	why="ib_write_bw has no -e (perftest: Events feature not available on WRITE verb)"
+	printf '%-10s verbs %-14s size %-7d unsupported: %s\n' "$MODE" "$TOOL -e" "$BYTES" "$why"
+	if [ -n "$JSON" ]; then
+		printf '{"tool":"perftest","time":%d,"label":"%s","mode":"%s","program":"%s","events":true,"dev":"%s","saddr":"%s","daddr":"%s","size":%d,"threads":1,"window":%d,"ok":false,"supported":false,"reason":"%s"}\n' \
+			"$(date +%s)" "$(printf '%s' "$LABEL" | sed 's/[\\"]/\\&/g')" "$MODE" "$TOOL" "$DEV" "$SADDR" "$DADDR" "$BYTES" "$WINDOW" "$why" >> "$JSON" ||
+			fail "could not write $JSON"
+	fi
+	exit 4
+fi
 
 # How many iterations: exactly --iters; else the cell's last measured rate
 # (from --rates) times --duration; else a first guess, which is about
@@ -185,7 +226,7 @@ elif [ -z "$ITERS" ]; then
 	[ -n "$RATES" ] && [ -r "$RATES" ] &&
 		rate=$(awk -v k="$KEY" '$1 " " $2 " " $3 == k { r = $4 } END { print r }' "$RATES")
 	if [ -z "$rate" ]; then
-		if [ "$MODE" = stream ]; then
+		if [ "$MODE" != pingpong ]; then
 			rate=$(awk -v b="$BYTES" 'BEGIN { r = 2e7 / b; print (r > 20000 ? 20000 : r) }')
 		elif [ $EVENTS = 1 ]; then
 			rate=500
@@ -226,7 +267,14 @@ CGID=$(gid_index "$SADDR")
 # TCP; not with rdma_cm (-R): the librdmacm path of perftest 4.5-0.17 now
 # and then fails its first connection on a new rxe device and then
 # crashes with a general protection fault.
-ARGS="-d $DEV -p $PORT -s $BYTES -n $ITERS"
+# The RDMA tests keep --window operations outstanding (-t, the send
+# queue depth), as rds-bench's RDMA modes do; ib_atomic_bw has a fixed
+# size of 8 bytes and refuses -s.
+case "$MODE" in
+atomic) ARGS="-d $DEV -p $PORT -n $ITERS -A FETCH_AND_ADD -t $WINDOW";;
+rdma-*) ARGS="-d $DEV -p $PORT -s $BYTES -n $ITERS -t $WINDOW";;
+*) ARGS="-d $DEV -p $PORT -s $BYTES -n $ITERS";;
+esac
 [ "$TOOL" = ib_send_lat ] && ARGS="$ARGS -t 4"
 [ $EVENTS = 1 ] && ARGS="$ARGS -e"
 
@@ -250,7 +298,8 @@ listening() {
 }
 
 # The result line follows perftest's " #bytes" header:
-#   ib_send_bw:  bytes iterations BW-peak BW-average MsgRate
+#   ib_send_bw, ib_write_bw, ib_read_bw, ib_atomic_bw:
+#                bytes iterations BW-peak BW-average MsgRate
 #                (MB/sec = 2^20 bytes per second, MsgRate in Mpps)
 #   ib_send_lat: bytes iterations t_min t_max t_typical t_avg t_stdev
 #                99% 99.9%   (usec, each half a round trip)
@@ -359,7 +408,7 @@ ev=false
 echo "$res" | awk -v mode="$MODE" -v tool="$TOOL" -v ev="$ev" -v dev="$DEV" \
     -v saddr="$SADDR" -v daddr="$DADDR" -v dur="$DURATION" \
     -v t0="$t0" -v t1="$t1" -v label="$LABEL" -v json="$JSON" \
-    -v rates="$RATES" -v key="$KEY" '
+    -v rates="$RATES" -v key="$KEY" -v window="$WINDOW" '
 function jstr(s) {
 	gsub(/\\/, "\\\\", s)
 	gsub(/"/, "\\\"", s)
@@ -371,7 +420,7 @@ function jstr(s) {
 	head = sprintf("{\"tool\":\"perftest\",\"time\":%d,\"label\":%s,\"mode\":\"%s\",\"program\":\"%s\",\"events\":%s,\"dev\":\"%s\",\"saddr\":\"%s\",\"daddr\":\"%s\",\"size\":%d,\"threads\":1,\"duration_s\":%.3f,\"iters\":%d,\"ok\":true,\"elapsed_s\":%.3f",
 		int(t1), jstr(label), mode, tool, ev, dev, saddr, daddr, size, dur, iters, t1 - t0)
 	flag = ev == "true" ? " -e" : ""
-	if (mode == "stream") {
+	if (mode != "pingpong") {
 		# MsgRate has six decimals of Mpps, BW two of MiB/s: take
 		# whichever carries more digits
 		mib = $4 + 0; mpps = $5 + 0
@@ -382,10 +431,17 @@ function jstr(s) {
 			mbps = mib * 1048576 / 1e6
 			rate = mbps * 1e6 / size
 		}
-		printf "stream   verbs %-11s size %-7d %12.0f msgs/s %10.2f MB/s | %d msgs, perftest: BW average %.2f MiB/s, MsgRate %.6f Mpps\n",
-			tool flag, size, rate, mbps, iters, mib, mpps
-		line = sprintf("%s,\"msgs\":%d,\"bytes\":%.0f,\"msgs_per_s\":%.3f,\"mb_per_s\":%.4f,\"perftest_bw_avg_mib_s\":%s,\"perftest_msg_rate_mpps\":%s}",
-			head, iters, iters * size, rate, mbps, $4, $5)
+		if (mode == "stream") {
+			printf "stream   verbs %-11s size %-7d %12.0f msgs/s %10.2f MB/s | %d msgs, perftest: BW average %.2f MiB/s, MsgRate %.6f Mpps\n",
+				tool flag, size, rate, mbps, iters, mib, mpps
+			line = sprintf("%s,\"msgs\":%d,\"bytes\":%.0f,\"msgs_per_s\":%.3f,\"mb_per_s\":%.4f,\"perftest_bw_avg_mib_s\":%s,\"perftest_msg_rate_mpps\":%s}",
+				head, iters, iters * size, rate, mbps, $4, $5)
+		} else {
+			printf "%-10s verbs %-14s size %-7d win %-4d %12.0f ops/s %10.2f MB/s | %d ops, perftest: BW average %.2f MiB/s, MsgRate %.6f Mpps\n",
+				mode, tool flag, size, window, rate, mbps, iters, mib, mpps
+			line = sprintf("%s,\"supported\":true,\"window\":%d,\"ops\":%d,\"bytes\":%.0f,\"ops_per_s\":%.3f,\"mb_per_s\":%.4f,\"perftest_bw_avg_mib_s\":%s,\"perftest_msg_rate_mpps\":%s}",
+				head, window, iters, iters * size, rate, mbps, $4, $5)
+		}
 	} else {
 		# perftest: every value is (time between two posts) / 2
 		p99 = NF >= 8 ? 2 * $8 : 0

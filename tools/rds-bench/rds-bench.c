@@ -10,6 +10,12 @@
  *             echo; round trips/s and RTT percentiles.
  *   probe     socket() + bind() + one message to itself: tells whether a
  *             family works at all.
+ *   rdma-write, rdma-read, atomic
+ *             the passive end registers memory (RDS_GET_MR) and sends its
+ *             cookie; the active end keeps a window of RDMA writes, reads
+ *             or fetch-and-adds outstanding on it, each riding on a small
+ *             message, and counts their RDS_CMSG_RDMA_STATUS notices:
+ *             MB/s, or operations/s for atomic.
  *
  * The two ends run as separate processes by default (--inproc: threads of
  * one process).  They bind to port 0, report their port to the controlling
@@ -66,7 +72,8 @@
 #define IDLE_SLICE		(100 * MSEC)	/* longest single wait */
 #define STOP_GRACE		(3 * NSEC)	/* ends get this long to stop */
 
-enum mode { M_NONE, M_STREAM, M_PINGPONG, M_PROBE };
+enum mode { M_NONE, M_STREAM, M_PINGPONG, M_PROBE, M_RDMA_WRITE, M_RDMA_READ,
+	    M_ATOMIC };
 
 static struct config {
 	enum mode mode;
@@ -75,6 +82,8 @@ static struct config {
 	struct in_addr saddr, daddr;	/* sender/client side, receiver/server side */
 	char saddr_s[INET_ADDRSTRLEN], daddr_s[INET_ADDRSTRLEN];
 	uint32_t size;
+	bool size_set;
+	unsigned window;		/* RDMA modes: operations outstanding */
 	double duration, warmup, timeout;
 	uint64_t count;
 	int threads;
@@ -91,6 +100,7 @@ static struct config {
 	.mode = M_NONE,
 	.family = -1,
 	.size = 64,
+	.window = 16,
 	.duration = 2.0,
 	.warmup = 0.5,
 	.timeout = 10.0,
@@ -134,6 +144,21 @@ struct pp_result {
 	int valid;
 };
 
+/* RDMA modes: what the initiators measured, all of them together. */
+struct rdma_result {
+	uint64_t ops, bytes;		/* completed inside the windows */
+	uint64_t issued, completed, enobufs, eagain, bad_data;
+	double elapsed, rate;		/* rate: ops/s, summed over initiators */
+	int valid;
+};
+
+/* RDMA modes: what the target saw. */
+struct target_result {
+	uint64_t carriers, bad_len, seq_err, unknown_src, bad_data;
+	uint64_t word;			/* atomic: the word's final value */
+	int word_valid;
+};
+
 /* Lives in a MAP_SHARED mapping, so both processes see it. */
 struct shared {
 	_Atomic int abort;		/* setup failed: do not run */
@@ -145,6 +170,10 @@ struct shared {
 	struct rx_seen seen[MAX_THREADS];	/* stream in-flight window */
 	struct rx_result rx;
 	struct pp_result pp;
+	struct rdma_result rd;
+	struct target_result tg;
+	_Atomic int unsupported;	/* no RDMA: unsup_msg says why */
+	char unsup_msg[400];
 };
 
 static struct shared *shm;
@@ -774,6 +803,8 @@ struct active_arg {
 	uint64_t lost, stale, bad_len, bad_data;
 	uint64_t t_start, t_stop;
 	bool measured;
+	/* RDMA results (t_start, t_stop, measured and bad_data above too) */
+	uint64_t ops, op_bytes, issued, completed, enobufs, eagain;
 };
 
 /*
@@ -1144,32 +1175,730 @@ static void ping_summarize(struct active_arg *args, int n)
 }
 
 /* ------------------------------------------------------------------ */
+/* RDMA and atomic operations                                          */
+
+/*
+ * The passive end, the target, registers a region with RDS_GET_MR
+ * (cfg.size bytes for rdma-write and rdma-read, one 8-byte word for
+ * atomic) and sends its cookie to every initiator in a hello message.
+ * Each initiator keeps cfg.window operations outstanding: an
+ * RDS_CMSG_RDMA_ARGS (RDS_RDMA_READWRITE for a write) or an
+ * RDS_CMSG_ATOMIC_FADD of 1, with RDS_RDMA_NOTIFY_ME, riding on an 8-byte
+ * carrier message (the operation's sequence number) to the target's
+ * socket.  An operation completes when its RDS_CMSG_RDMA_STATUS notice
+ * comes back; any status but RDS_RDMA_SUCCESS fails the run.  The
+ * initiators measure completions, with the same warm-up and window as
+ * pingpong, then stop posting and wait for what is still outstanding.
+ * The target drains and checks the carriers and, at the end, its region:
+ * the pattern every write wrote, or the word the atomics counted up.
+ */
+
+#define HELLO_MAGIC		0x52445348u	/* "RDSH" */
+#define CARRIER_LEN		sizeof(uint64_t)
+#define MAX_WINDOW		4096
+#define TOKEN_SLOT_BITS		16	/* user_token: sequence << 16 | slot */
+#define NOTICE_BATCH		64	/* notices one recvmsg() may return */
+#define REGION_ALIGN		4096
+
+/* The target's cookie, in the first message it sends to an initiator. */
+struct rdma_hello {
+	uint32_t magic;
+	uint32_t mode;
+	uint64_t cookie;
+	uint64_t bytes;		/* the region's length */
+};
+
+/* The target's region (there is one target per run). */
+static struct {
+	uint8_t *buf;
+	size_t len;
+	uint64_t cookie;
+} region;
+
+static bool rdma_mode(void)
+{
+	return cfg.mode == M_RDMA_WRITE || cfg.mode == M_RDMA_READ ||
+	       cfg.mode == M_ATOMIC;
+}
+
+static const char *mode_name(void)
+{
+	switch (cfg.mode) {
+	case M_STREAM:
+		return "stream";
+	case M_PINGPONG:
+		return "pingpong";
+	case M_PROBE:
+		return "probe";
+	case M_RDMA_WRITE:
+		return "rdma-write";
+	case M_RDMA_READ:
+		return "rdma-read";
+	case M_ATOMIC:
+		return "atomic";
+	default:
+		return "?";
+	}
+}
+
+static const char *status_name(int status)
+{
+	switch (status) {
+	case RDS_RDMA_SUCCESS:
+		return "RDS_RDMA_SUCCESS";
+	case RDS_RDMA_REMOTE_ERROR:
+		return "RDS_RDMA_REMOTE_ERROR";
+	case RDS_RDMA_CANCELED:
+		return "RDS_RDMA_CANCELED";
+	case RDS_RDMA_DROPPED:
+		return "RDS_RDMA_DROPPED";
+	case RDS_RDMA_OTHER_ERROR:
+		return "RDS_RDMA_OTHER_ERROR";
+	default:
+		return "unknown status";
+	}
+}
+
+/* Errors that mean "no RDMA here" rather than "something went wrong". */
+static bool no_rdma_errno(int e)
+{
+	return e == EOPNOTSUPP || e == ENOPROTOOPT || e == ENODEV;
+}
+
+static const char *rdma_hint(int e)
+{
+	switch (e) {
+	case EOPNOTSUPP:
+	case ENOPROTOOPT:
+		return "the transport this socket is bound to offers no RDMA; "
+		       "Linux RDS has none on 127.0.0.0/8, and rds_rdma refuses "
+		       "RDS_GET_MR on Soft-RoCE";
+	case ENODEV:
+		return "no RDMA device that registers memory serves this "
+		       "address; rds_rdma answers so on Soft-RoCE";
+	case ENOMEM:
+		return "pinned memory over RLIMIT_MEMLOCK: run as root or raise "
+		       "ulimit -l";
+	case EMSGSIZE:
+		return "larger than the family allows (rds_doca: 1 MiB)";
+	case ENOTCONN:
+		return "socket not bound";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * The family or its transport has no RDMA: note why (the first reason
+ * wins) and end the run; it then reports "unsupported" instead of a
+ * result.
+ */
+static void rdma_unsupported(const char *why)
+{
+	int expect = 0;
+
+	if (atomic_compare_exchange_strong(&shm->unsupported, &expect, 2)) {
+		snprintf(shm->unsup_msg, sizeof(shm->unsup_msg), "%s", why);
+		atomic_store(&shm->unsupported, 1);
+	}
+	atomic_store(&shm->stop, 1);
+}
+
+/*
+ * Register the target's region on fd.  Returns 0, or -1 with the reason
+ * in err and *unsup telling whether the family simply has no RDMA.
+ */
+static int target_register(int fd, char *err, size_t errlen, bool *unsup)
+{
+	size_t len = cfg.mode == M_ATOMIC ? sizeof(uint64_t) : cfg.size;
+	struct rds_get_mr_args mr;
+	char what[96];
+	void *p = NULL;
+	int e;
+
+	*unsup = false;
+	e = posix_memalign(&p, REGION_ALIGN, len);
+	if (e) {
+		describe(err, errlen, "target: region", e, NULL);
+		return -1;
+	}
+	/* reads fetch the pattern; writes and atomics start from zero */
+	if (cfg.mode == M_RDMA_READ)
+		memcpy(p, pattern, len);
+	else
+		memset(p, 0, len);
+	memset(&mr, 0, sizeof(mr));
+	mr.vec.addr = (uintptr_t)p;
+	mr.vec.bytes = len;
+	mr.cookie_addr = (uintptr_t)&region.cookie;
+	if (setsockopt(fd, SOL_RDS, RDS_GET_MR, &mr, sizeof(mr)) < 0) {
+		e = errno;
+		snprintf(what, sizeof(what),
+			 "setsockopt(SOL_RDS, RDS_GET_MR, %zu bytes)", len);
+		describe(err, errlen, what, e, rdma_hint(e));
+		*unsup = no_rdma_errno(e);
+		free(p);
+		return -1;
+	}
+	region.buf = p;
+	region.len = len;
+	return 0;
+}
+
+/* Which initiator a carrier came from (-1: none of ours). */
+static int initiator_of(const struct sockaddr_in *from)
+{
+	int k;
+
+	if (from->sin_addr.s_addr != cfg.saddr.s_addr)
+		return -1;
+	for (k = 0; k < cfg.threads; k++)
+		if (shm->snd[k].port == ntohs(from->sin_port))
+			return k;
+	return -1;
+}
+
+/*
+ * Target: send the cookie to every initiator, then drain and check the
+ * carriers until the run ends; the region stays registered all along.
+ */
+static void rdma_target(int fd)
+{
+	struct target_result res = { 0 };
+	uint64_t next[MAX_THREADS] = { 0 };
+	uint64_t e1 = 0, e2 = 0;
+	uint8_t buf[64];
+	int i;
+
+	for (i = 0; i < cfg.threads; i++) {
+		struct rdma_hello h = {
+			.magic = HELLO_MAGIC,
+			.mode = (uint32_t)cfg.mode,
+			.cookie = region.cookie,
+			.bytes = region.len,
+		};
+		struct sockaddr_in dst;
+		int r;
+
+		sock_dst(&dst, cfg.saddr, shm->snd[i].port);
+		r = send_msg(fd, &h, sizeof(h), &dst, &shm->srv, &e1, &e2,
+			     now_ns() + sec2ns(cfg.timeout));
+		if (r > 0 && !stopping()) {
+			fail("target: the cookie for initiator %d was still refused "
+			     "after %.1f s", i, cfg.timeout);
+			return;
+		}
+		if (r < 0) {
+			char m[400];
+
+			describe(m, sizeof(m), "target: sendto (cookie)", -r,
+				 send_hint(-r));
+			fail("%s", m);
+			return;
+		}
+		if (r > 0)
+			return;
+	}
+	while (!stopping()) {
+		struct sockaddr_in from = { 0 };
+		int mflags = 0, k;
+		ssize_t n = recv_one(fd, buf, sizeof(buf), &from, &mflags);
+		uint64_t seq;
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				wait_fd(fd, POLLIN, IDLE_SLICE);
+				continue;
+			}
+			if (errno == EINTR)
+				continue;
+			char m[300];
+
+			describe(m, sizeof(m), "target: recvmsg", errno, NULL);
+			fail("%s", m);
+			break;
+		}
+		k = initiator_of(&from);
+		if (k < 0) {
+			res.unknown_src++;
+			continue;
+		}
+		if (n != (ssize_t)CARRIER_LEN || (mflags & MSG_TRUNC)) {
+			res.bad_len++;
+			continue;
+		}
+		memcpy(&seq, buf, sizeof(seq));
+		if (seq != next[k])
+			res.seq_err++;
+		next[k] = seq + 1;
+		res.carriers++;
+		atomic_store_explicit(&shm->srv.msgs, res.carriers,
+				      memory_order_relaxed);
+	}
+	/*
+	 * A carrier arrives after its operation ran: once one came, every
+	 * byte of a written region holds the pattern.  The word of atomic
+	 * is checked against the initiators' count (report_rdma()).
+	 */
+	if (res.carriers && cfg.mode == M_RDMA_WRITE &&
+	    memcmp(region.buf, pattern, region.len))
+		res.bad_data++;
+	if (cfg.mode == M_ATOMIC) {
+		res.word = __atomic_load_n((uint64_t *)region.buf, __ATOMIC_SEQ_CST);
+		res.word_valid = 1;
+	}
+	shm->tg = res;
+}
+
+/* Wait for the target's cookie; false (run failed or over) without it. */
+static bool rdma_hello_wait(struct active_arg *a, struct rdma_hello *h)
+{
+	uint64_t deadline = now_ns() + sec2ns(cfg.timeout);
+	uint8_t buf[sizeof(*h) + 1];
+
+	while (!stopping()) {
+		struct sockaddr_in from = { 0 };
+		int mflags = 0;
+		ssize_t n = recv_one(a->fd, buf, sizeof(buf), &from, &mflags);
+		uint64_t now;
+
+		if (n >= 0) {
+			if (n == (ssize_t)sizeof(*h) && !(mflags & MSG_TRUNC)) {
+				memcpy(h, buf, sizeof(*h));
+				if (h->magic == HELLO_MAGIC &&
+				    h->mode == (uint32_t)cfg.mode &&
+				    h->bytes >= (cfg.mode == M_ATOMIC ?
+						 sizeof(uint64_t) : cfg.size))
+					return true;
+			}
+			fail("initiator %d: the target's first message is not its "
+			     "cookie (%zd bytes)", a->idx, n);
+			return false;
+		}
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+			char m[300], w[64];
+
+			snprintf(w, sizeof(w), "initiator %d: recvmsg", a->idx);
+			describe(m, sizeof(m), w, errno, NULL);
+			fail("%s", m);
+			return false;
+		}
+		now = now_ns();
+		beat(now);
+		if (now >= deadline) {
+			fail("initiator %d: the target's cookie did not come within "
+			     "%.1f s", a->idx, cfg.timeout);
+			return false;
+		}
+		wait_fd(a->fd, POLLIN,
+			deadline - now < IDLE_SLICE ? deadline - now : IDLE_SLICE);
+	}
+	return false;
+}
+
+/*
+ * Post one operation, riding on an 8-byte carrier holding seq.  Returns
+ * 0, or -errno (EAGAIN and ENOBUFS: try again later).
+ */
+static int rdma_post(struct active_arg *a, const struct rdma_hello *h,
+		     uint64_t seq, uint32_t slot, const struct rds_iovec *lv,
+		     uint64_t *word)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(struct rds_atomic_args))];
+	} cbuf;
+	uint64_t carrier = seq;
+	struct iovec iov = { .iov_base = &carrier, .iov_len = CARRIER_LEN };
+	struct msghdr mh = {
+		.msg_name = &a->dst,
+		.msg_namelen = sizeof(a->dst),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf.buf,
+	};
+	uint64_t token = seq << TOKEN_SLOT_BITS | slot;
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	memset(&cbuf, 0, sizeof(cbuf));
+	cm = (struct cmsghdr *)cbuf.buf;
+	cm->cmsg_level = SOL_RDS;
+	if (cfg.mode == M_ATOMIC) {
+		struct rds_atomic_args at = {
+			.cookie = h->cookie,
+			.local_addr = (uintptr_t)word,
+			.remote_addr = 0,
+			.fadd.add = 1,
+			.flags = RDS_RDMA_NOTIFY_ME,
+			.user_token = token,
+		};
+
+		cm->cmsg_type = RDS_CMSG_ATOMIC_FADD;
+		cm->cmsg_len = CMSG_LEN(sizeof(at));
+		memcpy(CMSG_DATA(cm), &at, sizeof(at));
+		mh.msg_controllen = CMSG_SPACE(sizeof(at));
+	} else {
+		struct rds_rdma_args ra = {
+			.cookie = h->cookie,
+			.remote_vec = { .addr = 0, .bytes = cfg.size },
+			.local_vec_addr = (uintptr_t)lv,
+			.nr_local = 1,
+			.flags = RDS_RDMA_NOTIFY_ME |
+				 (cfg.mode == M_RDMA_WRITE ? RDS_RDMA_READWRITE : 0),
+			.user_token = token,
+		};
+
+		cm->cmsg_type = RDS_CMSG_RDMA_ARGS;
+		cm->cmsg_len = CMSG_LEN(sizeof(ra));
+		memcpy(CMSG_DATA(cm), &ra, sizeof(ra));
+		mh.msg_controllen = CMSG_SPACE(sizeof(ra));
+	}
+	n = sendmsg(a->fd, &mh, cfg.blocking ? 0 : MSG_DONTWAIT);
+	if (n == (ssize_t)CARRIER_LEN)
+		return 0;
+	if (n >= 0)
+		return -EIO;
+	return errno == ETIMEDOUT ? -EAGAIN : -errno;
+}
+
+/*
+ * One recvmsg() on an initiator's socket: up to NOTICE_BATCH notices into
+ * nv.  Returns their number (0 for a message that carried none, counted
+ * in *stray), -EAGAIN if nothing was queued, or another -errno.
+ */
+static int rdma_notices(int fd, struct rds_rdma_notify *nv, uint64_t *stray)
+{
+	union {
+		struct cmsghdr align;
+		char buf[NOTICE_BATCH * CMSG_SPACE(sizeof(struct rds_rdma_notify))];
+	} cbuf;
+	uint8_t data[64];
+	struct sockaddr_in from;
+	struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+	struct msghdr mh = {
+		.msg_name = &from,
+		.msg_namelen = sizeof(from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf.buf,
+		.msg_controllen = sizeof(cbuf.buf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
+	int k = 0;
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ?
+		       -EAGAIN : -errno;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level != SOL_RDS || cm->cmsg_type != RDS_CMSG_RDMA_STATUS ||
+		    cm->cmsg_len < CMSG_LEN(sizeof(*nv)) || k >= NOTICE_BATCH)
+			continue;
+		memcpy(&nv[k++], CMSG_DATA(cm), sizeof(*nv));
+	}
+	if (!k)
+		(*stray)++;
+	return k;
+}
+
+/* Count one successful completion at time now into the measurement. */
+static void rdma_account(struct active_arg *a, int *phase, uint64_t now,
+			 uint64_t *warm_end, uint64_t *t_end, bool *closing)
+{
+	switch (*phase) {
+	case PH_FIRST:
+		*phase = PH_WARM;
+		*warm_end = now + sec2ns(cfg.warmup);
+		if (now < *warm_end)
+			break;
+		/* fall through */
+	case PH_WARM:
+		if (now >= *warm_end) {
+			*phase = PH_MEAS;
+			a->t_start = now;
+			*t_end = now + sec2ns(cfg.duration);
+		}
+		break;
+	case PH_MEAS:
+		if (*closing)
+			break;
+		if (!cfg.count && now >= *t_end) {
+			a->t_stop = now;
+			a->measured = true;
+			*closing = true;
+			break;
+		}
+		a->ops++;
+		a->op_bytes += cfg.size;
+		if (cfg.count && a->ops >= cfg.count) {
+			a->t_stop = now;
+			a->measured = true;
+			*closing = true;
+		}
+		break;
+	}
+}
+
+/*
+ * One initiator: window after window of operations on the target's
+ * region, until its measurement is over and every operation it posted has
+ * completed.  Its buffers are left allocated if operations may still be
+ * outstanding when it gives up (they could still be written).
+ */
+static void *rdma_initiator(void *argp)
+{
+	struct active_arg *a = argp;
+	struct end_stats *st = &shm->snd[a->idx];
+	struct rds_rdma_notify nv[NOTICE_BATCH];
+	struct rds_iovec lv = { 0 };
+	struct rdma_hello h;
+	uint8_t *local = NULL;
+	uint64_t *words = NULL;		/* atomic: a word per slot */
+	uint32_t *free_slots = NULL, nfree = 0;
+	uint64_t seq = 0, inflight = 0, stray = 0;
+	uint64_t timeout = sec2ns(cfg.timeout), last_done, last_beat;
+	uint64_t warm_end = 0, t_end = 0;
+	int phase = PH_FIRST;
+	bool closing = false;
+	uint32_t i;
+
+	if (!wait_go() || !rdma_hello_wait(a, &h))
+		goto out;
+	if (cfg.mode == M_ATOMIC) {
+		words = calloc(cfg.window, sizeof(*words));
+		free_slots = calloc(cfg.window, sizeof(*free_slots));
+		if (!words || !free_slots) {
+			fail("initiator %d: out of memory", a->idx);
+			goto out;
+		}
+		for (i = 0; i < cfg.window; i++)
+			free_slots[nfree++] = cfg.window - 1 - i;
+	} else {
+		void *p = NULL;
+
+		if (posix_memalign(&p, REGION_ALIGN, cfg.size)) {
+			fail("initiator %d: out of memory", a->idx);
+			goto out;
+		}
+		local = p;
+		if (cfg.mode == M_RDMA_WRITE)
+			memcpy(local, pattern, cfg.size);
+		else
+			memset(local, 0, cfg.size);
+		lv.addr = (uintptr_t)local;
+		lv.bytes = cfg.size;
+	}
+	last_done = last_beat = now_ns();
+	beat(last_done);
+
+	while (!stopping()) {
+		bool progress = false;
+		short wait_for = POLLIN;
+		uint64_t wait_ns = IDLE_SLICE, now;
+		int k, j;
+
+		/* keep the window full */
+		while (!closing && inflight < cfg.window) {
+			uint32_t slot = cfg.mode == M_ATOMIC ? free_slots[nfree - 1] : 0;
+			int r = rdma_post(a, &h, seq, slot, &lv,
+					  words ? &words[slot] : NULL);
+
+			if (!r) {
+				if (cfg.mode == M_ATOMIC)
+					nfree--;
+				seq++;
+				inflight++;
+				progress = true;
+				continue;
+			}
+			if (r == -EAGAIN) {
+				atomic_store_explicit(&st->eagain, ++a->eagain,
+						      memory_order_relaxed);
+				wait_for |= POLLOUT;
+				wait_ns = 10 * MSEC;
+			} else if (r == -ENOBUFS) {
+				atomic_store_explicit(&st->enobufs, ++a->enobufs,
+						      memory_order_relaxed);
+				wait_for |= POLLWRBAND;
+				wait_ns = cfg.retry_us * 1000ull;
+			} else if (r != -EINTR) {
+				char m[400], w[80];
+
+				snprintf(w, sizeof(w), "initiator %d: sendmsg(%s)",
+					 a->idx, cfg.mode == M_ATOMIC ?
+					 "RDS_CMSG_ATOMIC_FADD" : "RDS_CMSG_RDMA_ARGS");
+				describe(m, sizeof(m), w, -r,
+					 no_rdma_errno(-r) ? rdma_hint(-r) : send_hint(-r));
+				if (no_rdma_errno(-r) && !seq)
+					rdma_unsupported(m);
+				else
+					fail("%s", m);
+				goto out;
+			}
+			break;
+		}
+		a->issued = seq;
+		atomic_store_explicit(&st->msgs, seq, memory_order_relaxed);
+
+		/* collect what completed */
+		k = rdma_notices(a->fd, nv, &stray);
+		now = now_ns();
+		if (k < 0 && k != -EAGAIN) {
+			char m[300], w[64];
+
+			snprintf(w, sizeof(w), "initiator %d: recvmsg", a->idx);
+			describe(m, sizeof(m), w, -k, NULL);
+			fail("%s", m);
+			goto out;
+		}
+		for (j = 0; j < k; j++) {
+			uint64_t tok = nv[j].user_token;
+			uint32_t slot = (uint32_t)(tok & ((1u << TOKEN_SLOT_BITS) - 1));
+
+			if (!inflight || tok >> TOKEN_SLOT_BITS >= seq ||
+			    slot >= cfg.window) {
+				fail("initiator %d: a notice for an operation never "
+				     "posted (user_token %#" PRIx64 ")", a->idx, tok);
+				goto out;
+			}
+			inflight--;
+			a->completed++;
+			if (cfg.mode == M_ATOMIC)
+				free_slots[nfree++] = slot;
+			if (nv[j].status != RDS_RDMA_SUCCESS) {
+				fail("initiator %d: operation %" PRIu64 " completed with "
+				     "status %d (%s)", a->idx, tok >> TOKEN_SLOT_BITS,
+				     nv[j].status, status_name(nv[j].status));
+				goto out;
+			}
+			rdma_account(a, &phase, now, &warm_end, &t_end, &closing);
+		}
+		if (k > 0) {
+			last_done = now;
+			progress = true;
+		} else if (k == 0) {
+			progress = true;	/* a message, not a notice */
+		}
+		if (now - last_beat >= 20 * MSEC || k > 0) {
+			beat(now);
+			last_beat = now;
+		}
+		if (closing && !inflight)
+			break;
+		if (progress)
+			continue;
+
+		/* nothing to do: move the clock on, then wait */
+		if (phase == PH_WARM && now >= warm_end) {
+			phase = PH_MEAS;
+			a->t_start = now;
+			t_end = now + sec2ns(cfg.duration);
+		}
+		if (phase == PH_MEAS && !cfg.count && !closing && now >= t_end) {
+			a->t_stop = now;
+			a->measured = true;
+			closing = true;
+			continue;
+		}
+		if (inflight && now - last_done >= timeout) {
+			fail("initiator %d: no operation completed for %.1f s "
+			     "(%" PRIu64 " outstanding, %" PRIu64 " completed%s)",
+			     a->idx, cfg.timeout, inflight, a->completed,
+			     phase == PH_FIRST ? ", none at all" : "");
+			goto out;
+		}
+		if (phase == PH_WARM && warm_end - now < wait_ns)
+			wait_ns = warm_end - now;
+		if (phase == PH_MEAS && !cfg.count && !closing && t_end - now < wait_ns)
+			wait_ns = t_end - now;
+		if (inflight && last_done + timeout - now < wait_ns)
+			wait_ns = last_done + timeout - now;
+		wait_fd(a->fd, wait_for, wait_ns);
+	}
+	/* every read fetched the target's pattern */
+	if (cfg.mode == M_RDMA_READ && closing && !inflight && a->completed &&
+	    memcmp(local, pattern, cfg.size))
+		a->bad_data++;
+	if (stray)
+		fprintf(stderr, PROG ": initiator %d: %" PRIu64 " messages other "
+			"than notices arrived (ignored)\n", a->idx, stray);
+out:
+	a->issued = seq;
+	if (!inflight) {
+		free(local);
+		free(words);
+	}
+	free(free_slots);
+	atomic_store(&st->done, 1);
+	return NULL;
+}
+
+static void rdma_summarize(struct active_arg *args, int n)
+{
+	struct rdma_result res = { 0 };
+	int i, measured = 0;
+
+	for (i = 0; i < n; i++) {
+		res.ops += args[i].ops;
+		res.bytes += args[i].op_bytes;
+		res.issued += args[i].issued;
+		res.completed += args[i].completed;
+		res.enobufs += args[i].enobufs;
+		res.eagain += args[i].eagain;
+		res.bad_data += args[i].bad_data;
+		if (args[i].measured && args[i].t_stop > args[i].t_start) {
+			double el = (double)(args[i].t_stop - args[i].t_start) / 1e9;
+
+			res.rate += (double)args[i].ops / el;
+			if (el > res.elapsed)
+				res.elapsed = el;
+			measured++;
+		}
+	}
+	res.valid = measured == n;
+	shm->rd = res;
+}
+
+/* ------------------------------------------------------------------ */
 /* The two ends                                                        */
 
-/* Passive end: stream receiver or echo server (one socket). */
+/* Passive end: stream receiver, echo server or RDMA target (one socket). */
 static void run_passive(void)
 {
 	char err[400];
 	uint16_t port = 0;
+	bool unsup;
 	int fd = open_sock(cfg.daddr, &port, err, sizeof(err), NULL, NULL);
 
 	if (fd < 0) {
 		send_report(0, 0, 0, 0, err);
 		return;
 	}
+	if (rdma_mode() && target_register(fd, err, sizeof(err), &unsup) < 0) {
+		if (unsup)
+			rdma_unsupported(err);
+		send_report(0, 0, 0, 0, err);
+		close(fd);
+		return;
+	}
 	send_report(0, 0, 1, port, NULL);
 	if (wait_go()) {
 		if (cfg.mode == M_STREAM)
 			stream_receiver(fd);
+		else if (rdma_mode())
+			rdma_target(fd);
 		else
 			echo_server(fd);
 	}
-	close(fd);
+	close(fd);		/* frees the region too */
+	free(region.buf);
+	region.buf = NULL;
 }
 
 /*
- * Active end: cfg.threads senders (stream) or clients (pingpong), each
- * with its own socket.  While they run, this thread forwards the end of
+ * Active end: cfg.threads senders (stream), clients (pingpong) or
+ * initiators (RDMA modes), each with its own socket.  While they run, this thread forwards the end of
  * the run to them as SIGUSR1 so that blocked sends give up.
  */
 static void run_active(uint16_t dport)
@@ -1202,6 +1931,7 @@ static void run_active(uint16_t dport)
 		for (i = 0; i < cfg.threads; i++) {
 			int e = pthread_create(&th[i], NULL,
 					       cfg.mode == M_STREAM ? stream_sender :
+					       rdma_mode() ? rdma_initiator :
 					       ping_client, &args[i]);
 			if (e) {
 				fprintf(stderr, PROG ": pthread_create: %s\n", strerror(e));
@@ -1232,6 +1962,8 @@ static void run_active(uint16_t dport)
 		atomic_store(&shm->stop, 1);
 		if (cfg.mode == M_PINGPONG && !atomic_load(&shm->failed))
 			ping_summarize(args, cfg.threads);
+		if (rdma_mode() && !atomic_load(&shm->failed))
+			rdma_summarize(args, cfg.threads);
 	}
 	for (i = 0; i < cfg.threads; i++) {
 		if (args[i].fd >= 0)
@@ -1407,7 +2139,9 @@ static bool collect_reports(struct end *e, int want, uint16_t *port)
 			return false;
 		}
 		got++;
-		if (!r.ok) {
+		if (!r.ok && !r.who && atomic_load(&shm->unsupported)) {
+			ok = false;	/* reported as "unsupported" */
+		} else if (!r.ok) {
 			if (r.who && cfg.threads > 1)
 				fprintf(stderr, PROG ": %s end, socket %d: %s\n",
 					e->name, r.idx, r.msg);
@@ -1589,6 +2323,100 @@ static int report_pingpong(void)
 	return errs ? 3 : 0;
 }
 
+static int report_rdma(void)
+{
+	struct rdma_result *rd = &shm->rd;
+	struct target_result *tg = &shm->tg;
+	uint64_t word_bad = 0;
+	char lbl[300] = "";
+	char *text = NULL;
+	size_t len = 0;
+	double mbps;
+	int errs;
+	FILE *f;
+
+	if (!rd->valid || rd->elapsed <= 0) {
+		fprintf(stderr, PROG ": %s: no measurement\n", mode_name());
+		return 1;
+	}
+	/* every fetch-and-add added 1, and every one of them completed */
+	if (cfg.mode == M_ATOMIC && tg->word_valid && tg->word != rd->completed)
+		word_bad = 1;
+	mbps = rd->rate * cfg.size / 1e6;
+	errs = rd->bad_data || tg->bad_len || tg->bad_data || tg->seq_err ||
+	       tg->unknown_src || word_bad;
+	if (cfg.label[0])
+		snprintf(lbl, sizeof(lbl), "  [%s]", cfg.label);
+	printf("%-10s fam %-2d size %-7u thr %-2d win %-4u %12.0f ops/s %10.2f MB/s | "
+	       "n %" PRIu64 " in %.3f s, issued %" PRIu64 ", completed %" PRIu64
+	       ", carriers %" PRIu64 ", ENOBUFS %" PRIu64 ", EAGAIN %" PRIu64
+	       ", bad len %" PRIu64 " data %" PRIu64 " seq %" PRIu64 "%s\n",
+	       mode_name(), cfg.family, cfg.size, cfg.threads, cfg.window, rd->rate,
+	       mbps, rd->ops, rd->elapsed, rd->issued, rd->completed, tg->carriers,
+	       rd->enobufs, rd->eagain, tg->bad_len + tg->unknown_src,
+	       rd->bad_data + tg->bad_data + word_bad, tg->seq_err, lbl);
+	fflush(stdout);
+	if (rd->bad_data || tg->bad_data || word_bad)
+		fprintf(stderr, PROG ": WARNING: wrong data: %s\n",
+			cfg.mode == M_RDMA_READ ? "the buffer read does not hold the "
+			"target's pattern" : cfg.mode == M_RDMA_WRITE ? "the target's "
+			"region does not hold the pattern written" : "the target's "
+			"word does not count every fetch-and-add");
+	if (word_bad)
+		fprintf(stderr, PROG ": WARNING: the word is %" PRIu64 " after %"
+			PRIu64 " fetch-and-adds of 1\n", tg->word, rd->completed);
+	if (tg->bad_len || tg->seq_err || tg->unknown_src)
+		fprintf(stderr, PROG ": WARNING: the target saw bad carrier messages "
+			"(length %" PRIu64 ", sequence %" PRIu64 ", unknown source %"
+			PRIu64 ")\n", tg->bad_len, tg->seq_err, tg->unknown_src);
+
+	if (cfg.json && (f = open_memstream(&text, &len))) {
+		json_common(f, mode_name());
+		fprintf(f, ",\"ok\":%s,\"supported\":true,\"elapsed_s\":%.6f,"
+			"\"window\":%u,\"ops\":%" PRIu64 ",\"bytes\":%" PRIu64
+			",\"ops_per_s\":%.3f,\"mb_per_s\":%.6f,\"issued\":%" PRIu64
+			",\"completed\":%" PRIu64 ",\"carriers\":%" PRIu64
+			",\"enobufs\":%" PRIu64 ",\"eagain\":%" PRIu64 ",\"bad_len\":%"
+			PRIu64 ",\"bad_data\":%" PRIu64 ",\"seq_errors\":%" PRIu64
+			",\"unknown_src\":%" PRIu64 "}\n",
+			errs ? "false" : "true", rd->elapsed, cfg.window, rd->ops,
+			rd->bytes, rd->rate, mbps, rd->issued, rd->completed,
+			tg->carriers, rd->enobufs, rd->eagain, tg->bad_len,
+			rd->bad_data + tg->bad_data + word_bad, tg->seq_err,
+			tg->unknown_src);
+		fclose(f);
+		json_emit(text, len);
+		free(text);
+	}
+	return errs ? 3 : 0;
+}
+
+/* No RDMA on this family or transport: a result that says so, exit 4. */
+static int report_unsupported(void)
+{
+	char lbl[300] = "";
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (cfg.label[0])
+		snprintf(lbl, sizeof(lbl), "  [%s]", cfg.label);
+	printf("%-10s fam %-2d size %-7u unsupported: %s%s\n", mode_name(),
+	       cfg.family, cfg.size, shm->unsup_msg, lbl);
+	fflush(stdout);
+	if (cfg.json && (f = open_memstream(&text, &len))) {
+		json_common(f, mode_name());
+		fprintf(f, ",\"ok\":false,\"supported\":false,\"window\":%u,"
+			"\"reason\":", cfg.window);
+		json_str(f, shm->unsup_msg);
+		fprintf(f, "}\n");
+		fclose(f);
+		json_emit(text, len);
+		free(text);
+	}
+	return 4;
+}
+
 /*
  * Check the family before starting anything: socket(), buffer sizes,
  * transport, bind on both addresses.  Returns 0 or 1 (error printed).
@@ -1604,14 +2432,15 @@ static int preflight(bool verbose)
 		fprintf(stderr, PROG ": %s\n", err);
 		return 1;
 	}
-	if (snd > 0 && (uint64_t)snd / 2 < cfg.size)
+	/* (the messages of the RDMA modes are 8-byte carriers) */
+	if (!rdma_mode() && snd > 0 && (uint64_t)snd / 2 < cfg.size)
 		fprintf(stderr, PROG ": WARNING: effective SO_SNDBUF is %d bytes; "
 			"RDS refuses messages above half of it (%u requested): run as "
 			"root or raise net.core.wmem_max\n", snd, cfg.size);
 	else if (verbose && snd > 0 && (uint64_t)snd < cfg.sndbuf)
 		fprintf(stderr, PROG ": note: SO_SNDBUF is %d, below the %" PRIu64
 			" asked for\n", snd, cfg.sndbuf);
-	if (rcv > 0 && (uint64_t)rcv / 2 < cfg.size)
+	if (!rdma_mode() && rcv > 0 && (uint64_t)rcv / 2 < cfg.size)
 		fprintf(stderr, PROG ": WARNING: effective SO_RCVBUF is %d bytes, "
 			"below one message: the receiver will be congested all the "
 			"time; run as root or raise net.core.rmem_max\n", rcv);
@@ -1707,8 +2536,12 @@ out:
 static int run_bench(void)
 {
 	bool stream = cfg.mode == M_STREAM;
-	struct end passive = { .name = stream ? "receiving" : "echo server" };
-	struct end active = { .name = stream ? "sending" : "client" };
+	struct end passive = {
+		.name = stream ? "receiving" : rdma_mode() ? "target" : "echo server",
+	};
+	struct end active = {
+		.name = stream ? "sending" : rdma_mode() ? "initiator" : "client",
+	};
 	struct end *meas, *other;
 	uint16_t dport = 0;
 	uint64_t stall = sec2ns(cfg.timeout) + 5 * NSEC;
@@ -1765,9 +2598,16 @@ static int run_bench(void)
 		atomic_store(&shm->failed, 1);
 	if (interrupted)
 		return 130;
+	if (atomic_load(&shm->unsupported))
+		return report_unsupported();
 	if (atomic_load(&shm->failed))
 		return 1;
-	rc = cfg.mode == M_STREAM ? report_stream() : report_pingpong();
+	if (cfg.mode == M_STREAM)
+		rc = report_stream();
+	else if (rdma_mode())
+		rc = report_rdma();
+	else
+		rc = report_pingpong();
 	return rc;
 
 abort:
@@ -1779,7 +2619,9 @@ abort:
 	}
 	end_stop(&passive);
 	end_stop(&active);
-	return interrupted ? 130 : 1;
+	if (interrupted)
+		return 130;
+	return atomic_load(&shm->unsupported) ? report_unsupported() : 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1797,6 +2639,13 @@ static void usage(FILE *f)
 "             the receiver, plus the senders' ENOBUFS/EAGAIN retries\n"
 "  pingpong   client(s) -> echo server; round trips/s, RTT p50/p99/p999\n"
 "  probe      socket(), bind() and one message to itself; exit 0 if it works\n"
+"  rdma-write, rdma-read\n"
+"             --threads initiators keep --window RDMA writes (reads) of\n"
+"             --size bytes (default 64k) outstanding on a region the target\n"
+"             registered with RDS_GET_MR; operations/s and MB/s, counted\n"
+"             from the RDS_CMSG_RDMA_STATUS notices\n"
+"  atomic     the same with fetch-and-adds of 1 on an 8-byte word;\n"
+"             operations/s\n"
 "\n"
 "Options:\n"
 "  -f, --family N      address family (default: " FAMILY_PARAM "\n"
@@ -1808,13 +2657,16 @@ static void usage(FILE *f)
 "                      address the receiving/server end binds, which the\n"
 "                      sending/client end sends to\n"
 "  -s, --size BYTES    message size, 1..1m; suffixes k (1024), m (1048576)\n"
-"                      (default 64)\n"
+"                      (default 64; rdma-write and rdma-read: the size of\n"
+"                      each operation, default 64k; atomic: always 8)\n"
+"  -W, --window N      RDMA modes: operations each initiator keeps\n"
+"                      outstanding, 1..%d (default 16)\n"
 "  -d, --duration T    measured time, seconds (or 500ms) (default 2)\n"
-"  -n, --count N       measure N messages (stream) or round trips (pingpong)\n"
-"                      instead of a duration\n"
+"  -n, --count N       measure N messages (stream), round trips (pingpong)\n"
+"                      or operations per initiator instead of a duration\n"
 "  -w, --warmup T      unmeasured time after the first message (default 0.5)\n"
-"  -t, --threads N     senders (stream) or clients (pingpong), each with its\n"
-"                      own socket, 1..%d (default 1)\n"
+"  -t, --threads N     senders (stream), clients (pingpong) or initiators,\n"
+"                      each with its own socket, 1..%d (default 1)\n"
 "  -j, --json FILE     append one JSON object per result to FILE\n"
 "  -l, --label TEXT    free text stored with the result\n"
 "  -T, --transport N   setsockopt(SO_RDS_TRANSPORT, N) before bind\n"
@@ -1841,8 +2693,10 @@ static void usage(FILE *f)
 "  -h, --help          show this help\n"
 "\n"
 "Exit status: 0 ok, 1 run failed, 2 bad usage, 3 finished but bad messages\n"
-"were seen (lost, damaged or out of sequence).\n",
-		AF_INET_OFFLOAD, MAX_THREADS);
+"were seen (lost, damaged or out of sequence) or RDMA moved wrong data,\n"
+"4 RDMA mode unsupported: the family or its transport has no RDMA (a result\n"
+"line says so).\n",
+		AF_INET_OFFLOAD, MAX_WINDOW, MAX_THREADS);
 }
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -1967,6 +2821,19 @@ enum {
 	O_BLOCKING, O_INPROC, O_VERIFY, O_INFLIGHT, O_INFLIGHT_MSGS,
 };
 
+static const struct {
+	const char *name;
+	enum mode mode;
+} modes[] = {
+	{ "stream", M_STREAM },
+	{ "pingpong", M_PINGPONG },
+	{ "probe", M_PROBE },
+	{ "rdma-write", M_RDMA_WRITE },
+	{ "rdma-read", M_RDMA_READ },
+	{ "atomic", M_ATOMIC },
+};
+#define MODE_LIST	"stream, pingpong, probe, rdma-write, rdma-read or atomic"
+
 static void parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1981,6 +2848,7 @@ static void parse_args(int argc, char **argv)
 		{ "count",	required_argument, NULL, 'n' },
 		{ "warmup",	required_argument, NULL, 'w' },
 		{ "threads",	required_argument, NULL, 't' },
+		{ "window",	required_argument, NULL, 'W' },
 		{ "json",	required_argument, NULL, 'j' },
 		{ "label",	required_argument, NULL, 'l' },
 		{ "transport",	required_argument, NULL, 'T' },
@@ -2004,7 +2872,7 @@ static void parse_args(int argc, char **argv)
 
 	opterr = 0;
 	inet_pton(AF_INET, "127.0.0.1", &addr);
-	while ((c = getopt_long(argc, argv, ":f:a:s:d:n:w:t:j:l:T:h", opts,
+	while ((c = getopt_long(argc, argv, ":f:a:s:d:n:w:t:W:j:l:T:h", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -2034,6 +2902,7 @@ static void parse_args(int argc, char **argv)
 					    "optionally with a k or m suffix (64, 4k, "
 					    "64k, 1m)", optarg, MAX_MSG);
 			cfg.size = (uint32_t)v;
+			cfg.size_set = true;
 			break;
 		case 'd':
 			if (!parse_secs(optarg, &cfg.duration) || cfg.duration <= 0)
@@ -2055,6 +2924,12 @@ static void parse_args(int argc, char **argv)
 				usage_error("invalid --threads '%s': expected 1..%d",
 					    optarg, MAX_THREADS);
 			cfg.threads = (int)v;
+			break;
+		case 'W':
+			if (!parse_u64(optarg, &v) || v < 1 || v > MAX_WINDOW)
+				usage_error("invalid --window '%s': expected 1..%d "
+					    "operations", optarg, MAX_WINDOW);
+			cfg.window = (unsigned)v;
 			break;
 		case 'j':
 			if (!*optarg)
@@ -2125,18 +3000,22 @@ static void parse_args(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		usage_error("no mode given: expected stream, pingpong or probe");
+		usage_error("no mode given: expected " MODE_LIST);
 	if (optind + 1 < argc)
 		usage_error("unexpected argument '%s' (only one mode)", argv[optind + 1]);
-	if (!strcmp(argv[optind], "stream"))
-		cfg.mode = M_STREAM;
-	else if (!strcmp(argv[optind], "pingpong"))
-		cfg.mode = M_PINGPONG;
-	else if (!strcmp(argv[optind], "probe"))
-		cfg.mode = M_PROBE;
-	else
-		usage_error("unknown mode '%s': expected stream, pingpong or probe",
-			    argv[optind]);
+	for (c = 0; c < (int)(sizeof(modes) / sizeof(modes[0])); c++)
+		if (!strcmp(argv[optind], modes[c].name))
+			cfg.mode = modes[c].mode;
+	if (cfg.mode == M_NONE)
+		usage_error("unknown mode '%s': expected " MODE_LIST, argv[optind]);
+	if (cfg.mode == M_ATOMIC) {
+		if (cfg.size_set && cfg.size != sizeof(uint64_t))
+			usage_error("atomic works on 8-byte words: --size %u is not 8",
+				    cfg.size);
+		cfg.size = sizeof(uint64_t);
+	} else if (rdma_mode() && !cfg.size_set) {
+		cfg.size = 64u << 10;
+	}
 
 	if (!saddr_set) {
 		cfg.saddr = addr;
@@ -2151,7 +3030,7 @@ static void parse_args(int argc, char **argv)
 		default_family();
 	if (!cfg.inflight_set)
 		cfg.max_inflight = 2 * cfg.rcvbuf;
-	if (cfg.sndbuf < cfg.size)
+	if (!rdma_mode() && cfg.sndbuf < cfg.size)
 		usage_error("--sndbuf %" PRIu64 " is smaller than one %u-byte message",
 			    cfg.sndbuf, cfg.size);
 }
