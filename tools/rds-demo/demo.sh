@@ -8,6 +8,18 @@ echo "# modprobe rdma_cm; insmod $ko"
 modprobe rdma_cm	# the IB/RoCE transport is built on it
 insmod "$ko"
 echo "# family in use: $(cat /sys/module/rds_doca/parameters/family)"
+echo "# over the loopback transport"
 tools/rds-demo/rds-demo
+echo
+echo "# over Soft-RoCE: rxe0 on a dummy interface with two addresses"
+modprobe rdma_rxe
+ip link add d0 type dummy
+ip addr add 10.11.0.1/24 dev d0
+ip addr add 10.11.0.2/24 dev d0
+ip link set d0 up
+rdma link add rxe0 type rxe netdev d0
+tools/rds-demo/rds-demo 10.11.0.1 10.11.0.2
+rdma link delete rxe0
+ip link delete d0
 rmmod rds_doca
 echo "# module unloaded"

@@ -2,8 +2,10 @@
 /*
  * rds-demo: two sockets exchange a few messages and say what happened.
  *
- * Shows the life of an rds_doca datagram: bind two sockets on the loopback
- * address, send a request from one to the other, answer it, then show the
+ * Shows the life of an rds_doca datagram: bind two sockets (on the loopback
+ * address, or on the two addresses given: "rds-demo ADDR_A ADDR_B", e.g.
+ * two addresses of a Soft-RoCE interface), send a request from one to the
+ * other, answer it, then show the
  * boundaries of messages of several sizes and what a receiver sees when
  * its buffer is too small.
  *
@@ -50,7 +52,7 @@ static const char *name(const struct sockaddr_in *sin)
 	return buf[i];
 }
 
-static int open_bound(int family, struct sockaddr_in *sin)
+static int open_bound(int family, struct sockaddr_in *sin, const char *addr)
 {
 	socklen_t len = sizeof(*sin);
 	int fd;
@@ -64,6 +66,10 @@ static int open_bound(int family, struct sockaddr_in *sin)
 	memset(sin, 0, sizeof(*sin));
 	sin->sin_family = AF_INET;
 	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (addr && !inet_aton(addr, &sin->sin_addr)) {
+		fprintf(stderr, "not an IPv4 address: %s\n", addr);
+		exit(2);
+	}
 	if (bind(fd, (struct sockaddr *)sin, sizeof(*sin)) ||
 	    getsockname(fd, (struct sockaddr *)sin, &len)) {
 		fprintf(stderr, "bind: %s\n", strerror(errno));
@@ -424,7 +430,7 @@ static void rdma_demo(int fa, const struct sockaddr_in *a, int fb,
 	free(region);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 0, 64, 4096, 65536, 1 << 20 };
 	size_t nsizes = sizeof(sizes) / sizeof(sizes[0]);
@@ -436,9 +442,13 @@ int main(void)
 	ssize_t n;
 	size_t i;
 
+	if (argc != 1 && argc != 3) {
+		fprintf(stderr, "usage: %s [ADDR_A ADDR_B]\n", argv[0]);
+		return 2;
+	}
 	printf("rds_doca demo: address family %d\n", family);
-	fa = open_bound(family, &a);
-	fb = open_bound(family, &b);
+	fa = open_bound(family, &a, argc == 3 ? argv[1] : NULL);
+	fb = open_bound(family, &b, argc == 3 ? argv[2] : NULL);
 	printf("socket A bound to %s, socket B bound to %s\n", name(&a),
 	       name(&b));
 
