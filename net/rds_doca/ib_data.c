@@ -637,8 +637,8 @@ static void rdsd_ib_rdma_info(const struct rdsd_msg *msg, bool post_op,
  * queue pair is not up or credits or send slots are short (the completion
  * or credit update that ends the wait kicks the connection).  An RDMA or
  * atomic operation riding on @msg goes first, in the same chain; the
- * message's first SEND is fenced behind a read, so the peer sees the
- * message only after the operation is done.
+ * message's first SEND is fenced behind a read or an atomic, so the peer
+ * sees the message only after the operation is done.
  */
 int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
@@ -743,12 +743,7 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 				n = 0;	/* the peer refuses the short fragment */
 		}
 		s->wr.num_sge = 1 + n;
-		/*
-		 * A responder executes writes and atomics in order with
-		 * the SENDs behind them, but may answer a read after it
-		 * delivered them: the message waits for the read.
-		 */
-		if (!i && nwr && op->kind == RDSD_OP_READ)
+		if (!i && nwr && op->kind != RDSD_OP_WRITE)
 			s->wr.send_flags |= IB_SEND_FENCE;
 		rdsd_msg_get(msg);
 		s->msg = msg;
