@@ -1581,6 +1581,25 @@ out:
 	xunmap(bbuf, PAGE);
 }
 
+/*
+ * Over IB the device invalidates a used-up region shortly after the
+ * message of the operation that used it arrived (as Linux RDS does): wait
+ * until reads through @c are refused, reading into @probe.
+ */
+static void ib_wait_used_up(struct pair *p, uint64_t c, void *probe)
+{
+	int i;
+
+	if (!over_ib())
+		return;
+	for (i = 0; i < 100; i++) {
+		if (run_read(p, c, 0, probe, 8, "probe read") !=
+		    RDS_RDMA_SUCCESS)
+			return;
+		usleep(10000);
+	}
+}
+
 static void test_remote_use_once(void)
 {
 	char *abuf = xmap(PAGE), *bbuf = xmap(PAGE);
@@ -1598,6 +1617,7 @@ static void test_remote_use_once(void)
 	is_eq(st, RDS_RDMA_SUCCESS, "first write succeeds");
 	check_pattern(abuf, 64, 91, "first write landed");
 	memset(abuf, 0x55, PAGE);
+	ib_wait_used_up(&p, c, bbuf + 2048);
 	st = run_write(&p, c, 0, bbuf, 64, "second write");
 	is_eq(st, RDS_RDMA_REMOTE_ERROR,
 	      "second write -> RDS_RDMA_REMOTE_ERROR");
@@ -1610,6 +1630,7 @@ static void test_remote_use_once(void)
 	st = run_read(&p, c, 0, bbuf, 64, "first read");
 	is_eq(st, RDS_RDMA_SUCCESS, "first read succeeds");
 	check_fill(bbuf, 64, 0x55, "first read got the region's bytes");
+	ib_wait_used_up(&p, c, bbuf + 2048);
 	st = run_read(&p, c, 0, bbuf, 64, "second read");
 	is_eq(st, RDS_RDMA_REMOTE_ERROR, "second read -> RDS_RDMA_REMOTE_ERROR");
 	is_err(free_mr(p.a, c, 0), EINVAL, "FREE_MR of the used region -> EINVAL");
