@@ -118,6 +118,25 @@ static u32 rdsd_ib_send_free(const struct rdsd_ib_conn *tp)
 	return RDSD_IB_SEND_RING - (tp->send_head - tp->send_tail);
 }
 
+/*
+ * Start a fresh work request in released slot @s: nothing attached, every
+ * field of the request (of any kind) zero but its completion entry and
+ * scatter/gather list.  send_lock held.
+ */
+static void rdsd_ib_slot_prep(struct rdsd_ib_send *s)
+{
+	s->msg = NULL;
+	s->op = NULL;
+	s->unmap = false;
+	s->op_last = false;
+	s->cong = false;
+	s->pack = -1;
+	memset(&s->atomic, 0, sizeof(s->atomic));
+	static_assert(sizeof(s->atomic) >= sizeof(s->rdma));
+	s->wr.wr_cqe = &s->cqe;
+	s->wr.sg_list = s->sge;
+}
+
 /* Encode slot @i's header and point sge[0] at it; send_lock held. */
 static void rdsd_ib_hdr_prep(struct rdsd_ib_conn *tp, u32 i,
 			     const struct rdsd_wire_info *info)
@@ -130,16 +149,10 @@ static void rdsd_ib_hdr_prep(struct rdsd_ib_conn *tp, u32 i,
 	ib_dma_sync_single_for_device(ibdev, tp->send_hdrs_dma + off,
 				      sizeof(struct rdsd_wire_hdr),
 				      DMA_TO_DEVICE);
+	rdsd_ib_slot_prep(s);
 	s->sge[0].addr = tp->send_hdrs_dma + off;
 	s->sge[0].length = sizeof(struct rdsd_wire_hdr);
 	s->sge[0].lkey = tp->dev->pd->local_dma_lkey;
-	s->msg = NULL;
-	s->unmap = false;
-	s->cong = false;
-	s->pack = -1;
-	memset(&s->wr, 0, sizeof(s->wr));
-	s->wr.wr_cqe = &s->cqe;
-	s->wr.sg_list = s->sge;
 	s->wr.num_sge = 1;
 	s->wr.opcode = IB_WR_SEND;
 }
@@ -552,16 +565,10 @@ static u32 rdsd_ib_op_prep(struct rdsd_ib_conn *tp, struct rdsd_op *op,
 		struct rdsd_ib_send *s = rdsd_ib_slot(tp, tp->send_head + i);
 		u32 n = min_t(u32, count - i * max, max), bytes = 0;
 
-		memset(&s->atomic, 0, sizeof(s->atomic));
-		s->msg = NULL;
-		s->unmap = false;
-		s->cong = false;
-		s->pack = -1;
+		rdsd_ib_slot_prep(s);
 		kref_get(&op->refs);	/* put by rdsd_ib_slot_release() */
 		s->op = op;
 		s->op_last = i + 1 == nwr;
-		s->wr.wr_cqe = &s->cqe;
-		s->wr.sg_list = s->sge;
 		for (k = 0; k < n; k++, sg = sg_next(sg)) {
 			s->sge[k].addr = sg_dma_address(sg);
 			s->sge[k].length = sg_dma_len(sg);
@@ -922,8 +929,8 @@ static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, const void *payload,
 			rdsd_mr_use_key(conn->rn, info->rdma_key, conn->faddr,
 					info->sport);
 		if (tp->rx_msg && (info->flags & RDSD_WIRE_F_SILENT))
-			rdsd_recv_silent(conn, tp->rx_msg->seq);
-		else if (tp->rx_msg)
+			set_bit(RDSD_MSG_SILENT, &tp->rx_msg->flags);
+		if (tp->rx_msg)
 			rdsd_recv_incoming(conn, tp->rx_msg);
 		else
 			rdsd_stat_inc(conn->rn, recv_drop_old_seq);

@@ -55,8 +55,9 @@ static int rdsd_loop_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
 	if (msg->op)
 		rdsd_op_exec_soft(conn->rn, msg);
-	if (!msg->op || !(msg->op->flags & RDS_RDMA_SILENT))
-		rdsd_recv_incoming(conn, msg);
+	if (msg->op && (msg->op->flags & RDS_RDMA_SILENT))
+		set_bit(RDSD_MSG_SILENT, &msg->flags);
+	rdsd_recv_incoming(conn, msg);
 	rdsd_send_acked(conn, msg->seq);
 	return 0;
 }

@@ -212,6 +212,7 @@ enum {
 	RDSD_MSG_ON_SOCK,	/* on the sender's rs->send_queue */
 	RDSD_MSG_ON_CONN,	/* on conn->send_queue or conn->retrans */
 	RDSD_MSG_SENT,		/* handed to the transport (on conn->retrans) */
+	RDSD_MSG_SILENT,	/* RDS_RDMA_SILENT: counts, is not delivered */
 };
 
 /**
@@ -428,7 +429,6 @@ int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 /* recv.c */
 int rdsd_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		 int flags);
-void rdsd_recv_silent(struct rdsd_conn *conn, u64 seq);
 void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_recv_purge(struct rdsd_sock *rs);
 

@@ -57,21 +57,6 @@ static void rdsd_rcvbuf_delta(struct rdsd_sock *rs, int delta)
 }
 
 /**
- * rdsd_recv_silent - a message arrived that is not to be delivered
- * @conn: connection it arrived on.
- * @seq: its sequence number.
- *
- * The message of an RDS_RDMA_SILENT operation: it only says the
- * operation is done, and counts as delivered.  Serialized with
- * rdsd_recv_incoming().
- */
-void rdsd_recv_silent(struct rdsd_conn *conn, u64 seq)
-{
-	if (seq >= conn->next_rx_seq)
-		WRITE_ONCE(conn->next_rx_seq, seq + 1);
-}
-
-/**
  * rdsd_recv_incoming - deliver a message that arrived on @conn
  * @conn: connection it arrived on.
  * @msg: the message; the caller keeps its own reference.
@@ -90,6 +75,9 @@ void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		return;
 	}
 	WRITE_ONCE(conn->next_rx_seq, msg->seq + 1);
+	/* it only said its RDS_RDMA_SILENT operation is done */
+	if (test_bit(RDSD_MSG_SILENT, &msg->flags))
+		return;
 
 	rs = rdsd_find_bound(rn, msg->daddr, msg->dport);
 	if (!rs) {

@@ -164,19 +164,6 @@ static int set_int(int fd, int level, int opt, int val)
 	return setsockopt(fd, level, opt, &val, sizeof(val));
 }
 
-static int get_mr(int fd, const void *addr, uint64_t len, uint64_t flags,
-		  uint64_t *cookie)
-{
-	struct rds_get_mr_args g;
-
-	memset(&g, 0, sizeof(g));
-	g.vec.addr = (uintptr_t)addr;
-	g.vec.bytes = len;
-	g.cookie_addr = (uintptr_t)cookie;
-	g.flags = flags;
-	return setsockopt(fd, SOL_RDS, RDS_GET_MR, &g, sizeof(g));
-}
-
 static int get_mr_dest(int fd, const struct sockaddr_in *dest,
 		       const void *addr, uint64_t len, uint64_t flags,
 		       uint64_t *cookie)
@@ -203,13 +190,6 @@ static int get_mr_list(int fd, const struct rds_iovec *v, uint64_t n,
 	g.cookie_addr = (uintptr_t)cookie;
 	g.flags = flags;
 	return setsockopt(fd, SOL_RDS, RDS_DOCA_GET_MR_LIST, &g, sizeof(g));
-}
-
-static int free_mr(int fd, uint64_t cookie, uint64_t flags)
-{
-	struct rds_free_mr_args f = { .cookie = cookie, .flags = flags };
-
-	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &f, sizeof(f));
 }
 
 /* Control messages for sendmsg(). */

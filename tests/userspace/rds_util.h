@@ -429,6 +429,29 @@ static inline bool stays_quiet(int fd, int ms, ssize_t *got)
 	return r < 0 && errno == ETIME;
 }
 
+/* ---- memory registration ---- */
+
+/* RDS_GET_MR of [@addr, @addr + @len); the cookie goes to @cookie. */
+static inline int get_mr(int fd, const void *addr, uint64_t len,
+			 uint64_t flags, uint64_t *cookie)
+{
+	struct rds_get_mr_args g;
+
+	memset(&g, 0, sizeof(g));
+	g.vec.addr = (uintptr_t)addr;
+	g.vec.bytes = len;
+	g.cookie_addr = (uintptr_t)cookie;
+	g.flags = flags;
+	return setsockopt(fd, SOL_RDS, RDS_GET_MR, &g, sizeof(g));
+}
+
+static inline int free_mr(int fd, uint64_t cookie, uint64_t flags)
+{
+	struct rds_free_mr_args f = { .cookie = cookie, .flags = flags };
+
+	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &f, sizeof(f));
+}
+
 /* ---- payload patterns ---- */
 
 static inline uint32_t xs32(uint32_t *s)

@@ -390,25 +390,6 @@ struct rdma_cookies {
 	uint64_t word;		/* an 8-byte word, RDMA_WORD0 */
 };
 
-static int get_mr(int fd, void *addr, uint64_t len, uint64_t flags,
-		  uint64_t *cookie)
-{
-	struct rds_get_mr_args a = {
-		.vec = { .addr = (uintptr_t)addr, .bytes = len },
-		.cookie_addr = (uintptr_t)cookie,
-		.flags = flags,
-	};
-
-	return setsockopt(fd, SOL_RDS, RDS_GET_MR, &a, sizeof(a));
-}
-
-static int free_mr(int fd, uint64_t cookie)
-{
-	struct rds_free_mr_args a = { .cookie = cookie };
-
-	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a));
-}
-
 /* Wait for the status notice of token @token; -1 if none came. */
 static int wait_status(int fd, uint64_t token)
 {
@@ -583,7 +564,7 @@ static void mode_rdma_owner(void)
 		   "rdma-owner: RDS_GET_MR of 64 KiB") ||
 	    !is_ok(get_mr(fd, once, 4096, RDS_RDMA_USE_ONCE, &ck.once),
 		   "rdma-owner: RDS_GET_MR with RDS_RDMA_USE_ONCE") ||
-	    !is_ok(get_mr(fd, (void *)word, 8, 0, &ck.word),
+	    !is_ok(get_mr(fd, (const void *)word, 8, 0, &ck.word),
 		   "rdma-owner: RDS_GET_MR of a word"))
 		goto out_fd;
 
@@ -615,9 +596,9 @@ static void mode_rdma_owner(void)
 	      RDMA_FADDS);
 	ok(once[0] == 0x22 && once[4095] == 0x22,
 	   "rdma-owner: the write into the USE_ONCE region landed");
-	is_err(free_mr(fd, ck.once), EINVAL,
+	is_err(free_mr(fd, ck.once, 0), EINVAL,
 	       "rdma-owner: the USE_ONCE region is gone after its use");
-	is_ok(free_mr(fd, ck.region), "rdma-owner: RDS_FREE_MR of the region");
+	is_ok(free_mr(fd, ck.region, 0), "rdma-owner: RDS_FREE_MR of the region");
 	memset(region, 0x33, RDMA_REGION);
 	is_eq(send_to(fd, &from, "freed", 5, 0), 5, "rdma-owner: freed sent");
 	expect_word(fd, &from, "quit");

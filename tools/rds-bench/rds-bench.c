@@ -511,6 +511,33 @@ static ssize_t recv_one(int fd, void *buf, size_t cap,
 	return n;
 }
 
+/*
+ * recv_one(), waiting while nothing is queued: the message's length, or -1
+ * once the run stops or after reporting a receive error as @who.
+ */
+static ssize_t recv_next(int fd, void *buf, size_t cap,
+			 struct sockaddr_in *from, int *mflags, const char *who)
+{
+	char m[300];
+	ssize_t n;
+
+	while (!stopping()) {
+		n = recv_one(fd, buf, cap, from, mflags);
+		if (n >= 0)
+			return n;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			wait_fd(fd, POLLIN, IDLE_SLICE);
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		describe(m, sizeof(m), who, errno, NULL);
+		fail("%s", m);
+		break;
+	}
+	return -1;
+}
+
 /* Put the header (whatever of it fits in cfg.size bytes) into buf. */
 static void put_hdr(uint8_t *buf, uint64_t seq, uint32_t idx)
 {
@@ -904,21 +931,11 @@ static void echo_server(int fd)
 	while (!stopping()) {
 		struct sockaddr_in from = { 0 };
 		int mflags, r;
-		ssize_t n = recv_one(fd, buf, (size_t)cfg.size + 1, &from, &mflags);
+		ssize_t n = recv_next(fd, buf, (size_t)cfg.size + 1, &from,
+				      &mflags, "echo server: recvmsg");
 
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				wait_fd(fd, POLLIN, IDLE_SLICE);
-				continue;
-			}
-			if (errno == EINTR)
-				continue;
-			char m[300];
-
-			describe(m, sizeof(m), "echo server: recvmsg", errno, NULL);
-			fail("%s", m);
+		if (n < 0)
 			break;
-		}
 		if (from.sin_family != AF_INET && from.sin_family != 0)
 			continue;
 		from.sin_family = AF_INET;
@@ -1402,22 +1419,12 @@ static void rdma_target(int fd)
 	while (!stopping()) {
 		struct sockaddr_in from = { 0 };
 		int mflags = 0, k;
-		ssize_t n = recv_one(fd, buf, sizeof(buf), &from, &mflags);
+		ssize_t n = recv_next(fd, buf, sizeof(buf), &from, &mflags,
+				      "target: recvmsg");
 		uint64_t seq;
 
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				wait_fd(fd, POLLIN, IDLE_SLICE);
-				continue;
-			}
-			if (errno == EINTR)
-				continue;
-			char m[300];
-
-			describe(m, sizeof(m), "target: recvmsg", errno, NULL);
-			fail("%s", m);
+		if (n < 0)
 			break;
-		}
 		k = initiator_of(&from);
 		if (k < 0) {
 			res.unknown_src++;
