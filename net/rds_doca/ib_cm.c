@@ -440,6 +440,13 @@ static void rdsd_ib_qp_event(struct ib_event *ev, void *context)
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
 	case IB_EVENT_PATH_MIG_ERR:
+		/*
+		 * Events come asynchronously: one about the queue pair of an
+		 * attempt already torn down (a peer's remote access error
+		 * does that) must not reset the attempt that followed.
+		 */
+		if (ev->element.qp != READ_ONCE(tp->qp))
+			break;
 		pr_info_ratelimited("%pI4->%pI4: %s, reconnecting\n",
 				    &tp->conn->laddr, &tp->conn->faddr,
 				    ib_event_msg(ev->event));
@@ -496,7 +503,7 @@ static int rdsd_ib_setup(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
 	ret = rdma_create_qp(id, tp->dev->pd, &attr);
 	if (ret)
 		return ret;
-	tp->qp = id->qp;
+	WRITE_ONCE(tp->qp, id->qp);
 
 	return rdsd_ib_recv_post_all(tp);
 }
@@ -533,7 +540,7 @@ static struct rdma_cm_id *rdsd_ib_teardown_locked(struct rdsd_ib_conn *tp)
 			rdma_disconnect(id);
 		ib_drain_qp(tp->qp);
 		rdma_destroy_qp(id);
-		tp->qp = NULL;
+		WRITE_ONCE(tp->qp, NULL);
 	}
 	if (tp->send_cq)
 		ib_free_cq(tp->send_cq);
