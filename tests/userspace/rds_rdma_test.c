@@ -457,10 +457,13 @@ bool expect_quiet(int fd, int ms, const char *fmt, ...)
  * reaches B afterwards travelled on the connection that followed, so what
  * the test sends next does not meet that reset.
  */
+static bool ib_after_failure;
+
 static void ib_settle(struct pair *p, int status)
 {
 	struct rx rx;
 
+	ib_after_failure = status != RDS_RDMA_SUCCESS;
 	if (!over_ib() || status == RDS_RDMA_SUCCESS)
 		return;
 	if (send_to(p->a, &p->sb, "sync", 4, 0) == 4)
@@ -472,9 +475,9 @@ static void ib_settle(struct pair *p, int status)
  * a missing notice or message are failing checks named @what.  Returns
  * the status, or -1.
  */
-static int run_rdma(struct pair *p, uint64_t cookie, uint64_t raddr,
-		    void *local, uint64_t len, uint64_t flags,
-		    const char *what)
+static int run_rdma_once(struct pair *p, uint64_t cookie, uint64_t raddr,
+			 void *local, uint64_t len, uint64_t flags,
+			 const char *what)
 {
 	struct rds_iovec lv = { (uintptr_t)local, len };
 	struct rds_rdma_notify n = { 0, 0 };
@@ -496,22 +499,9 @@ static int run_rdma(struct pair *p, uint64_t cookie, uint64_t raddr,
 	return n.status;
 }
 
-static int run_write(struct pair *p, uint64_t cookie, uint64_t raddr,
-		     void *local, uint64_t len, const char *what)
-{
-	return run_rdma(p, cookie, raddr, local, len, RDS_RDMA_READWRITE,
-			what);
-}
-
-static int run_read(struct pair *p, uint64_t cookie, uint64_t raddr,
-		    void *local, uint64_t len, const char *what)
-{
-	return run_rdma(p, cookie, raddr, local, len, 0, what);
-}
-
-/* As run_rdma() for an atomic of @type. */
-static int run_atomic(struct pair *p, int type, struct rds_atomic_args *aa,
-		      const char *what)
+/* As run_rdma_once() for an atomic of @type. */
+static int run_atomic_once(struct pair *p, int type,
+			   struct rds_atomic_args *aa, const char *what)
 {
 	struct rds_rdma_notify n = { 0, 0 };
 	struct rx rx;
@@ -529,6 +519,52 @@ static int run_atomic(struct pair *p, int type, struct rds_atomic_args *aa,
 		return ok_diag(0, what, "A got no message: %s", rx_err()), -1;
 	ib_settle(p, n.status);
 	return n.status;
+}
+
+/*
+ * Over IB the connection reset that follows a failed operation sometimes
+ * takes the next connection with it, and an operation sent in between
+ * comes back RDS_RDMA_DROPPED (Documentation/rds_doca.rst): right after a
+ * failure, such an operation is sent once more.
+ */
+static bool ib_retry(bool after_failure, int status)
+{
+	return over_ib() && after_failure && status == RDS_RDMA_DROPPED;
+}
+
+static int run_rdma(struct pair *p, uint64_t cookie, uint64_t raddr,
+		    void *local, uint64_t len, uint64_t flags, const char *what)
+{
+	bool after = ib_after_failure;
+	int st = run_rdma_once(p, cookie, raddr, local, len, flags, what);
+
+	if (ib_retry(after, st))
+		st = run_rdma_once(p, cookie, raddr, local, len, flags, what);
+	return st;
+}
+
+static int run_atomic(struct pair *p, int type, struct rds_atomic_args *aa,
+		      const char *what)
+{
+	bool after = ib_after_failure;
+	int st = run_atomic_once(p, type, aa, what);
+
+	if (ib_retry(after, st))
+		st = run_atomic_once(p, type, aa, what);
+	return st;
+}
+
+static int run_write(struct pair *p, uint64_t cookie, uint64_t raddr,
+		     void *local, uint64_t len, const char *what)
+{
+	return run_rdma(p, cookie, raddr, local, len, RDS_RDMA_READWRITE,
+			what);
+}
+
+static int run_read(struct pair *p, uint64_t cookie, uint64_t raddr,
+		    void *local, uint64_t len, const char *what)
+{
+	return run_rdma(p, cookie, raddr, local, len, 0, what);
 }
 
 /* One check: @len bytes at @p are pattern @seed. */
