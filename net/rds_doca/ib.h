@@ -280,11 +280,16 @@ struct rdsd_ib_credits {
  * @unsignaled: sends posted since the last one that asked for a completion.
  * @sig_inflight: posted sends that asked for a completion, not completed:
  *	while there is one, small messages wait in the open pack for it.
- * @pack_open: slot send_head collects small messages, not yet posted.
+ * @pack_open: small messages are collected for one SEND, not yet posted.
+ *	While it is open one send slot stays free for it: whatever posts
+ *	flushes it first or leaves that slot.
  * @pack_idx: its pack buffer.
- * @pack_len: bytes in the pack buffer (the first header is in the slot).
+ * @pack_fence: it holds the message of a read or an atomic: it waits for
+ *	their completion (IB_SEND_FENCE).
+ * @pack_hdr: its first header, copied to the slot when it is posted.
+ * @pack_len: bytes in the pack buffer (the first header is in @pack_hdr).
  * @pack_last: offset of the last header in the pack buffer, or -1 when it
- *	is the slot's own.
+ *	is @pack_hdr.
  * @pack_busy: pack buffers in use (bit per buffer).
  * @pack_buf: pack buffers, RDSD_IB_FRAG_SIZE bytes each.
  * @pack_dma: their mappings.
@@ -342,6 +347,8 @@ struct rdsd_ib_conn {
 	u32			sig_inflight;
 	bool			pack_open;
 	int			pack_idx;
+	bool			pack_fence;
+	struct rdsd_wire_hdr	pack_hdr;
 	u32			pack_len;
 	int			pack_last;
 	unsigned long		pack_busy;

@@ -137,15 +137,22 @@ static void rdsd_ib_slot_prep(struct rdsd_ib_send *s)
 	s->wr.sg_list = s->sge;
 }
 
-/* Encode slot @i's header and point sge[0] at it; send_lock held. */
-static void rdsd_ib_hdr_prep(struct rdsd_ib_conn *tp, u32 i,
-			     const struct rdsd_wire_info *info)
+/* Header of send slot @i. */
+static struct rdsd_wire_hdr *rdsd_ib_slot_hdr(struct rdsd_ib_conn *tp, u32 i)
+{
+	return tp->send_hdrs + (i & RDSD_IB_SEND_MASK) * RDSD_IB_HDR_STRIDE;
+}
+
+/*
+ * Start slot @i as a SEND of its header, already written, alone; send_lock
+ * held.
+ */
+static void rdsd_ib_hdr_set(struct rdsd_ib_conn *tp, u32 i)
 {
 	struct rdsd_ib_send *s = rdsd_ib_slot(tp, i);
 	u32 off = (i & RDSD_IB_SEND_MASK) * RDSD_IB_HDR_STRIDE;
 	struct ib_device *ibdev = tp->dev->ibdev;
 
-	rdsd_wire_encode(tp->send_hdrs + off, info);
 	ib_dma_sync_single_for_device(ibdev, tp->send_hdrs_dma + off,
 				      sizeof(struct rdsd_wire_hdr),
 				      DMA_TO_DEVICE);
@@ -155,6 +162,14 @@ static void rdsd_ib_hdr_prep(struct rdsd_ib_conn *tp, u32 i,
 	s->sge[0].lkey = tp->dev->pd->local_dma_lkey;
 	s->wr.num_sge = 1;
 	s->wr.opcode = IB_WR_SEND;
+}
+
+/* Encode slot @i's header and point sge[0] at it; send_lock held. */
+static void rdsd_ib_hdr_prep(struct rdsd_ib_conn *tp, u32 i,
+			     const struct rdsd_wire_info *info)
+{
+	rdsd_wire_encode(rdsd_ib_slot_hdr(tp, i), info);
+	rdsd_ib_hdr_set(tp, i);
 }
 
 /* Ask for a completion now and then, and always when the ring runs low. */
@@ -275,7 +290,10 @@ static void rdsd_ib_post(struct rdsd_ib_conn *tp, u32 n)
 	}
 }
 
-/* Post the open pack, if any; send_lock held. */
+/*
+ * Post the open pack, if any, in slot send_head (kept free for it);
+ * send_lock held.
+ */
 static void rdsd_ib_pack_flush(struct rdsd_ib_conn *tp)
 {
 	struct ib_device *ibdev = tp->dev->ibdev;
@@ -284,7 +302,17 @@ static void rdsd_ib_pack_flush(struct rdsd_ib_conn *tp)
 	if (!tp->pack_open)
 		return;
 	tp->pack_open = false;
+	if (WARN_ON_ONCE(!rdsd_ib_send_free(tp))) {
+		clear_bit(tp->pack_idx, &tp->pack_busy);
+		tp->tx_ready = false;
+		rdsd_ib_request_reset(tp);
+		return;
+	}
+	/* the first header may have gained RDSD_WIRE_F_MORE */
+	*rdsd_ib_slot_hdr(tp, tp->send_head) = tp->pack_hdr;
+	rdsd_ib_hdr_set(tp, tp->send_head);
 	s = rdsd_ib_slot(tp, tp->send_head);
+	s->pack = tp->pack_idx;
 	if (tp->pack_len) {
 		ib_dma_sync_single_for_device(ibdev, tp->pack_dma[s->pack],
 					      tp->pack_len, DMA_TO_DEVICE);
@@ -293,9 +321,9 @@ static void rdsd_ib_pack_flush(struct rdsd_ib_conn *tp)
 		s->sge[1].lkey = tp->dev->pd->local_dma_lkey;
 		s->wr.num_sge = 2;
 	}
-	/* the first header may have gained RDSD_WIRE_F_MORE */
-	ib_dma_sync_single_for_device(ibdev, s->sge[0].addr, s->sge[0].length,
-				      DMA_TO_DEVICE);
+	/* the operations of the messages in it are done before it leaves */
+	if (tp->pack_fence)
+		s->wr.send_flags |= IB_SEND_FENCE;
 	/* the next pack waits for this completion */
 	rdsd_ib_signal(tp, s, true);
 	rdsd_ib_post(tp, 1);
@@ -305,22 +333,19 @@ static void rdsd_ib_pack_flush(struct rdsd_ib_conn *tp)
 static void rdsd_ib_pack_drop(struct rdsd_ib_conn *tp)
 {
 	if (tp->pack_open)
-		rdsd_ib_slot_release(tp, rdsd_ib_slot(tp, tp->send_head),
-				     RDS_RDMA_DROPPED);
+		clear_bit(tp->pack_idx, &tp->pack_busy);
 	tp->pack_open = false;
 }
 
 /* Set RDSD_WIRE_F_MORE in the last header of the open pack. */
 static void rdsd_ib_pack_more(struct rdsd_ib_conn *tp)
 {
-	struct rdsd_ib_send *s = rdsd_ib_slot(tp, tp->send_head);
 	u8 *flags;
 
 	if (tp->pack_last < 0)
-		flags = tp->send_hdrs + (tp->send_head & RDSD_IB_SEND_MASK) *
-			RDSD_IB_HDR_STRIDE;
+		flags = (u8 *)&tp->pack_hdr;
 	else
-		flags = tp->pack_buf[s->pack] + tp->pack_last;
+		flags = tp->pack_buf[tp->pack_idx] + tp->pack_last;
 	/* big-endian: the flag lives in the second byte */
 	static_assert(RDSD_WIRE_F_MORE <= 0xff);
 	flags[offsetof(struct rdsd_wire_hdr, flags) + 1] |= RDSD_WIRE_F_MORE;
@@ -344,8 +369,6 @@ static int rdsd_ib_pack_add(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 		rdsd_ib_pack_flush(tp);
 
 	if (!tp->pack_open) {
-		struct rdsd_ib_send *s = rdsd_ib_slot(tp, tp->send_head);
-
 		if (!rdsd_ib_credits_ok(&tp->credits, 1) ||
 		    rdsd_ib_send_free(tp) < 2)
 			return -EAGAIN;
@@ -355,12 +378,13 @@ static int rdsd_ib_pack_add(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 		rdsd_ib_credits_take(&tp->credits, 1, &adv);
 		rdsd_ib_fill_ack(tp, info);
 		info->credits = adv;
-		rdsd_ib_hdr_prep(tp, tp->send_head, info);
+		rdsd_wire_encode(&tp->pack_hdr, info);
 		set_bit(idx, &tp->pack_busy);
-		s->pack = idx;
 		sg_copy_to_buffer(msg->sg, msg->nents, tp->pack_buf[idx],
 				  msg->len);
 		tp->pack_open = true;
+		tp->pack_idx = idx;
+		tp->pack_fence = false;
 		tp->pack_len = msg->len;
 		tp->pack_last = -1;
 		return 0;
@@ -370,7 +394,7 @@ static int rdsd_ib_pack_add(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 	rdsd_ib_fill_ack(tp, info);
 	info->credits = 0;
 	rdsd_wire_encode(&hdr, info);
-	buf = tp->pack_buf[rdsd_ib_slot(tp, tp->send_head)->pack];
+	buf = tp->pack_buf[tp->pack_idx];
 	memcpy(buf + tp->pack_len, &hdr, sizeof(hdr));
 	tp->pack_last = tp->pack_len;
 	tp->pack_len += sizeof(hdr);
@@ -635,6 +659,63 @@ static void rdsd_ib_rdma_info(const struct rdsd_msg *msg, bool post_op,
 	}
 }
 
+/*
+ * Post the operation of @msg, a small message, at once and add @msg to the
+ * open pack behind it, for rdsd_ib_xmit(); send_lock held.  The pack
+ * leaves at the next completion, fenced behind the reads and atomics
+ * whose messages it holds: the operations of a window of such messages
+ * run back to back and their messages share a SEND, and each message
+ * still reaches the peer after its operation is done.  Returns 0, -EAGAIN
+ * when credits or send slots are short, -ENOMEM when the operation's
+ * buffers could not be mapped, or -ENOSPC: send it on its own.
+ */
+static int rdsd_ib_xmit_op_packed(struct rdsd_ib_conn *tp,
+				  struct rdsd_msg *msg,
+				  struct rdsd_wire_info *info)
+{
+	struct rdsd_op *op = msg->op;
+	u32 nwr = rdsd_ib_op_wrs(tp, op, op->nents);
+	bool req = rdsd_ib_ack_req(tp, msg->len);
+	int count;
+
+	if (tp->pack_open && tp->pack_len + sizeof(struct rdsd_wire_hdr) +
+	    msg->len > RDSD_IB_FRAG_SIZE)
+		rdsd_ib_pack_flush(tp);
+	if (!tp->pack_open) {
+		if (find_first_zero_bit(&tp->pack_busy, RDSD_IB_PACKS) >=
+		    RDSD_IB_PACKS)
+			return -ENOSPC;
+		if (!rdsd_ib_credits_ok(&tp->credits, 1))
+			return -EAGAIN;
+	}
+	/* the operation, then two free for the pack as rdsd_ib_pack_add() */
+	if (rdsd_ib_send_free(tp) < nwr + 2)
+		return -EAGAIN;
+	count = ib_dma_map_sg(tp->dev->ibdev, op->sg, op->nents,
+			      rdsd_ib_op_dir(op));
+	if (unlikely(!count))
+		return -ENOMEM;
+	set_bit(RDSD_OP_POSTED, &op->state);
+	rdsd_ib_post(tp, rdsd_ib_op_prep(tp, op, count));
+	if (unlikely(!tp->tx_ready))
+		return 0;	/* rdsd_conn_up() sends it on the next path */
+
+	info->flags |= RDSD_WIRE_F_LAST_FRAG | (req ? RDSD_WIRE_F_ACK_REQ : 0);
+	info->frag_len = msg->len;
+	if (WARN_ON_ONCE(rdsd_ib_pack_add(tp, msg, info))) {
+		tp->tx_ready = false;
+		rdsd_ib_request_reset(tp);
+		return 0;
+	}
+	rdsd_ib_ack_req_sent(tp, req);
+	if (op->kind != RDSD_OP_WRITE)
+		tp->pack_fence = true;
+	/* the operation asked for a completion: the pack waits for it */
+	if (!tp->sig_inflight)
+		rdsd_ib_pack_flush(tp);
+	return 0;
+}
+
 /**
  * rdsd_ib_xmit - send a message: ->xmit of the IB transport
  * @conn: connection.
@@ -690,6 +771,26 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		}
 		info.flags &= ~(RDSD_WIRE_F_LAST_FRAG | RDSD_WIRE_F_ACK_REQ);
 		info.frag_len = 0;
+	}
+
+	/*
+	 * The operation of a small message may pass the messages waiting in
+	 * the open pack, but not a fence.  The peer cannot tell: an
+	 * operation changes its memory at a time no message of the
+	 * connection is ordered with, only its own message comes after it.
+	 */
+	if (msg->len <= RDSD_IB_PACK_MAX && post_op &&
+	    !(op->flags & RDS_RDMA_FENCE)) {
+		ret = rdsd_ib_xmit_op_packed(tp, msg, &info);
+		if (ret == -EAGAIN) {
+			tp->tx_blocked = true;
+			goto out;
+		}
+		if (ret == -ENOMEM)
+			goto out_nomap;
+		if (!ret)
+			goto out;
+		ret = -EAGAIN;
 	}
 
 	rdsd_ib_pack_flush(tp);		/* messages leave in order */
