@@ -9,6 +9,7 @@
 #   make demo            a short demonstration in a VM
 #   make bench           rds_doca against Linux RDS (loopback), and against
 #                        rds_rdma and raw verbs over Soft-RoCE, in one VM boot
+#   make install         install rdsctl (DESTDIR, PREFIX as usual)
 #
 # Modules are built in build/<kernel release>/, one directory per kernel,
 # so builds for several kernels never share objects.
@@ -22,7 +23,8 @@ RDSD_CACHE ?= $(HOME)/.cache/rds_doca
 # W=1 and C=1 may be given on the command line; they reach Kbuild as is.
 KBUILD_FLAGS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
-.PHONY: all module modules-all tools tests clean check demo bench deps
+.PHONY: all module modules-all tools tests clean check demo bench deps \
+	install
 
 all: module tools tests
 
@@ -47,6 +49,10 @@ modules-all:
 tools:
 	$(MAKE) -C tools/rds-bench
 	$(MAKE) -C tools/rds-demo
+	$(MAKE) -C tools/rdsctl
+
+install:
+	$(MAKE) -C tools/rdsctl install
 
 tests:
 	$(MAKE) -C tests/userspace
@@ -58,6 +64,7 @@ clean:
 	rm -rf build
 	-$(MAKE) -C tools/rds-bench clean
 	-$(MAKE) -C tools/rds-demo clean
+	-$(MAKE) -C tools/rdsctl clean
 	-$(MAKE) -C tests/userspace clean
 
 # The 6.12 kernel the demo and the benchmark boot.

@@ -61,9 +61,7 @@ static int rdsd_release(struct socket *sock)
 
 	sock_orphan(sk);
 	rdsd_cong_monitor_set(rs, false);
-	spin_lock_bh(&rdsd_sk_net(rs)->sock_lock);
-	list_del_init(&rs->sock_list_item);
-	spin_unlock_bh(&rdsd_sk_net(rs)->sock_lock);
+	xa_erase_bh(&rdsd_sk_net(rs)->socks, rs->id);
 	rdsd_recv_purge(rs);		/* marks it dead: no more notices */
 	rdsd_notify_purge(rs);
 	rdsd_mr_drop_all(rs);
@@ -384,7 +382,9 @@ static int rdsd_create(struct net *net, struct socket *sock, int protocol,
 		       int kern)
 {
 	struct rdsd_sock *rs;
+	struct rdsd_net *rn;
 	struct sock *sk;
+	int ret;
 
 	if (sock->type != SOCK_SEQPACKET || protocol)
 		return -ESOCKTNOSUPPORT;
@@ -392,6 +392,15 @@ static int rdsd_create(struct net *net, struct socket *sock, int protocol,
 	sk = sk_alloc(net, rdsd_family, GFP_KERNEL, &rdsd_proto, kern);
 	if (!sk)
 		return -ENOMEM;
+	rs = rdsd_sk(sk);
+	rn = rdsd_net(net);
+	/* NULL until the socket is set up; readers skip it */
+	ret = xa_alloc_cyclic_bh(&rn->socks, &rs->id, NULL, xa_limit_31b,
+				 &rn->sock_next, GFP_KERNEL);
+	if (ret < 0) {
+		sk_free(sk);
+		return ret == -EBUSY ? -ENFILE : ret;
+	}
 
 	sock_init_data(sock, sk);
 	sock->ops = &rdsd_proto_ops;
@@ -400,7 +409,6 @@ static int rdsd_create(struct net *net, struct socket *sock, int protocol,
 	/* the bind table is read under RCU */
 	sock_set_flag(sk, SOCK_RCU_FREE);
 
-	rs = rdsd_sk(sk);
 	INIT_HLIST_NODE(&rs->bind_node);
 	spin_lock_init(&rs->lock);
 	INIT_LIST_HEAD(&rs->send_queue);
@@ -410,9 +418,7 @@ static int rdsd_create(struct net *net, struct socket *sock, int protocol,
 	xa_init_flags(&rs->mrs, XA_FLAGS_LOCK_BH);
 	INIT_LIST_HEAD(&rs->cong_item);
 
-	spin_lock_bh(&rdsd_net(net)->sock_lock);
-	list_add_tail(&rs->sock_list_item, &rdsd_net(net)->sock_list);
-	spin_unlock_bh(&rdsd_net(net)->sock_lock);
+	xa_store_bh(&rn->socks, rs->id, rs, GFP_KERNEL);	/* reserved */
 	return 0;
 }
 
@@ -436,8 +442,8 @@ static int __net_init rdsd_net_init(struct net *net)
 		INIT_HLIST_HEAD(&rn->conn_hash[i]);
 	spin_lock_init(&rn->cong_lock);
 	INIT_LIST_HEAD(&rn->cong_maps);
-	spin_lock_init(&rn->sock_lock);
-	INIT_LIST_HEAD(&rn->sock_list);
+	xa_init_flags(&rn->socks, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&rn->conns, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	spin_lock_init(&rn->monitor_lock);
 	INIT_LIST_HEAD(&rn->cong_monitors);
 	atomic_set(&rn->cong_generation, 0);
@@ -455,7 +461,8 @@ static void __net_exit rdsd_net_exit(struct net *net)
 	/* sockets hold their namespace: none is left here */
 	rdsd_conn_net_exit(rn);
 	WARN_ON_ONCE(!list_empty(&rn->cong_maps));
-	WARN_ON_ONCE(!list_empty(&rn->sock_list));
+	WARN_ON_ONCE(!xa_empty(&rn->socks));
+	WARN_ON_ONCE(!xa_empty(&rn->conns));
 	rdsd_mr_net_exit(rn);
 	rdsd_stats_net_exit(rn);
 }
@@ -505,9 +512,16 @@ static int __init rdsd_init(void)
 			       rdsd_family, ret);
 		goto err_ib;
 	}
+	ret = rdsd_nl_init();
+	if (ret) {
+		pr_err("cannot register the generic netlink family: %d\n", ret);
+		goto err_sock;
+	}
 	pr_info("address family %d registered\n", rdsd_family);
 	return 0;
 
+err_sock:
+	sock_unregister(rdsd_family);
 err_ib:
 	rdsd_ib_stop_listening();
 	rdsd_ib_exit();
@@ -522,6 +536,7 @@ err_wq:
 
 static void __exit rdsd_exit(void)
 {
+	rdsd_nl_exit();
 	sock_unregister(rdsd_family);
 	rdsd_ib_stop_listening();
 	unregister_pernet_subsys(&rdsd_net_ops);	/* every connection */
@@ -536,4 +551,5 @@ module_exit(rdsd_exit);
 
 MODULE_DESCRIPTION("Reliable datagram sockets over RDMA");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDSD_VERSION);
 MODULE_ALIAS_NETPROTO(AF_INET_OFFLOAD);

@@ -95,6 +95,9 @@ void rdsd_conn_put(struct rdsd_conn *conn)
 	if (!refcount_dec_and_test(&conn->refs))
 		return;
 
+	if (conn->id)
+		xa_erase_bh(&rn->conns, conn->id);
+
 	conn->trans->conn_shutdown(conn);
 	rdsd_conn_drop_all(conn);
 	conn->trans->conn_free(conn);
@@ -133,11 +136,19 @@ static struct rdsd_conn *rdsd_conn_alloc(struct rdsd_net *rn,
 		goto err_maps;
 	}
 
+	/* reserved (NULL) until the connection is in the table */
+	ret = xa_alloc_cyclic_bh(&rn->conns, &conn->id, NULL, xa_limit_31b,
+				 &rn->conn_next, gfp);
+	if (ret < 0)
+		goto err_maps;
+
 	ret = trans->conn_alloc(conn, gfp);
 	if (ret)
-		goto err_maps;
+		goto err_id;
 	return conn;
 
+err_id:
+	xa_erase_bh(&rn->conns, conn->id);
 err_maps:
 	rdsd_cong_map_put(rn, conn->lcong);
 	rdsd_cong_map_put(rn, conn->fcong);
@@ -187,6 +198,7 @@ struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 	hlist_add_head_rcu(&new->hash_node,
 			   rdsd_conn_bucket(rn, laddr, faddr));
 	spin_unlock_bh(&rn->conn_lock);
+	xa_store_bh(&rn->conns, new->id, new, gfp);	/* reserved */
 	rdsd_stat_inc(rn, conn_created);
 	return new;
 }
@@ -240,10 +252,15 @@ struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
  */
 void rdsd_conn_down(struct rdsd_conn *conn)
 {
+	bool was_up;
+
 	spin_lock_bh(&conn->lock);
-	if (conn->state == RDSD_CONN_UP)
+	was_up = conn->state == RDSD_CONN_UP;
+	if (was_up)
 		conn->state = RDSD_CONN_CONNECTING;
 	spin_unlock_bh(&conn->lock);
+	if (was_up)
+		rdsd_nl_conn_event(conn, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_down);
 
@@ -298,12 +315,17 @@ void rdsd_conn_cong_changed(struct rdsd_net *rn, __be32 laddr)
  */
 void rdsd_conn_up(struct rdsd_conn *conn)
 {
-	bool queued;
+	bool queued, was_up;
 
 	spin_lock_bh(&conn->lock);
+	was_up = conn->state == RDSD_CONN_UP;
 	conn->state = RDSD_CONN_UP;
+	if (!was_up)
+		conn->connects++;
 	queued = !list_empty(&conn->send_queue);
 	spin_unlock_bh(&conn->lock);
+	if (!was_up)
+		rdsd_nl_conn_event(conn, true);
 	if (queued)
 		rdsd_conn_kick(conn);
 }
@@ -385,8 +407,11 @@ again:
 
 	while ((msg = rdsd_conn_next(conn))) {
 		ret = conn->trans->xmit(conn, msg);
-		if (likely(!ret))
+		if (likely(!ret)) {
+			WRITE_ONCE(conn->tx_msgs, conn->tx_msgs + 1);
+			WRITE_ONCE(conn->tx_bytes, conn->tx_bytes + msg->len);
 			continue;
+		}
 		if (ret == -EAGAIN) {
 			rdsd_conn_requeue(conn, msg);
 			rdsd_stat_inc(rn, xmit_retry);

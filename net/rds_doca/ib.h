@@ -378,6 +378,8 @@ extern const struct rdsd_transport_ops rdsd_ib_transport;
 /* ib_cm.c */
 struct rdsd_ib_dev *rdsd_ib_dev_find(__be32 addr, u32 *port);
 void rdsd_ib_dev_put(struct rdsd_ib_dev *dev);
+int rdsd_ib_dev_info(u32 *index, struct rdsd_dev_info *di);
+u16 rdsd_ib_listen_port(void);
 int rdsd_ib_init(void);
 void rdsd_ib_stop_listening(void);
 void rdsd_ib_exit(void);

@@ -52,6 +52,7 @@
 #include <linux/in.h>
 #include <linux/inetdevice.h>
 #include <linux/random.h>
+#include <linux/rds_doca.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <net/route.h>
@@ -109,9 +110,83 @@ void rdsd_ib_dev_put(struct rdsd_ib_dev *dev)
 	kref_put(&dev->kref, rdsd_ib_dev_release);
 }
 
+/*
+ * Describe @dev for the control plane; process context.  The port shown
+ * is the device's first one.
+ */
+static void rdsd_ib_dev_fill(struct rdsd_ib_dev *dev, struct rdsd_dev_info *di)
+{
+	struct ib_device *ibdev = dev->ibdev;
+	const struct ib_device_attr *a = &ibdev->attrs;
+	struct rdsd_ib_conn *tp;
+	struct ib_port_attr pa;
+	struct rdsd_ib_mr *mr;
+	union ib_gid gid;
+
+	memset(di, 0, sizeof(*di));
+	di->index = ibdev->index;
+	strscpy(di->name, dev_name(&ibdev->dev), sizeof(di->name));
+	di->port = rdma_start_port(ibdev);
+	if (!ib_query_port(ibdev, di->port, &pa))
+		di->state = pa.state;
+	if (!rdma_query_gid(ibdev, di->port, 0, &gid))
+		memcpy(di->gid, gid.raw, sizeof(di->gid));
+	di->max_msg = RDSD_MAX_MSG_SIZE;
+	di->atomic_cap = a->atomic_cap;
+	di->masked_atomic_cap = a->masked_atomic_cap;
+	di->frwr_depth = dev->max_frmr_pages;
+	di->max_sge = dev->max_send_sge;
+	di->max_rd_sge = dev->max_rd_sge;
+	/* masked atomics are not offered over this transport */
+	di->caps = RDS_DOCA_DEV_CAP_SEND | RDS_DOCA_DEV_CAP_RDMA_WRITE |
+		   RDS_DOCA_DEV_CAP_RDMA_READ | RDS_DOCA_DEV_CAP_MR_LIST;
+	if (a->atomic_cap != IB_ATOMIC_NONE)
+		di->caps |= RDS_DOCA_DEV_CAP_ATOMIC;
+
+	mutex_lock(&rdsd_ib_devs_mutex);
+	list_for_each_entry(tp, &dev->paths, dev_item)
+		di->conns++;
+	mutex_unlock(&rdsd_ib_devs_mutex);
+	mutex_lock(&dev->reg_mutex);
+	list_for_each_entry(mr, &dev->mrs, item)
+		di->mrs++;
+	mutex_unlock(&dev->reg_mutex);
+}
+
+/**
+ * rdsd_ib_dev_info - ->dev_describe of the IB transport
+ * @index: in, the lowest device index wanted; out, the one described.
+ * @di: filled in.
+ *
+ * Returns 0, or -ENOENT when no device has an index at or above *@index.
+ */
+int rdsd_ib_dev_info(u32 *index, struct rdsd_dev_info *di)
+{
+	struct rdsd_ib_dev *dev, *best = NULL;
+
+	mutex_lock(&rdsd_ib_devs_mutex);
+	list_for_each_entry(dev, &rdsd_ib_devs, node) {
+		if (dev->dying || dev->ibdev->index < *index)
+			continue;
+		if (!best || dev->ibdev->index < best->ibdev->index)
+			best = dev;
+	}
+	if (best)
+		kref_get(&best->kref);
+	mutex_unlock(&rdsd_ib_devs_mutex);
+	if (!best)
+		return -ENOENT;
+
+	rdsd_ib_dev_fill(best, di);
+	*index = di->index;
+	rdsd_ib_dev_put(best);
+	return 0;
+}
+
 static int rdsd_ib_add_one(struct ib_device *ibdev)
 {
 	const struct ib_device_attr *a = &ibdev->attrs;
+	struct rdsd_dev_info di;
 	struct rdsd_ib_dev *dev;
 	bool cm = false;
 	u32 port;
@@ -151,6 +226,9 @@ static int rdsd_ib_add_one(struct ib_device *ibdev)
 	list_add_tail(&dev->node, &rdsd_ib_devs);
 	mutex_unlock(&rdsd_ib_devs_mutex);
 	ib_set_client_data(ibdev, &rdsd_ib_client, dev);
+
+	rdsd_ib_dev_fill(dev, &di);
+	rdsd_nl_dev_event(&di, true);
 	return 0;
 }
 
@@ -164,7 +242,9 @@ static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data)
 {
 	struct rdsd_ib_dev *dev = data;
 	struct rdsd_ib_conn *tp;
+	struct rdsd_dev_info di;
 
+	rdsd_ib_dev_fill(dev, &di);
 	mutex_lock(&rdsd_ib_devs_mutex);
 	dev->dying = true;
 	list_del(&dev->node);
@@ -181,6 +261,7 @@ static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data)
 	ib_dealloc_pd(dev->pd);
 	dev->pd = NULL;
 	rdsd_ib_dev_put(dev);
+	rdsd_nl_dev_event(&di, false);
 }
 
 /**
@@ -447,6 +528,7 @@ static void rdsd_ib_qp_event(struct ib_event *ev, void *context)
 		 */
 		if (ev->element.qp != READ_ONCE(tp->qp))
 			break;
+		WRITE_ONCE(tp->conn->last_error, -EIO);
 		pr_info_ratelimited("%pI4->%pI4: %s, reconnecting\n",
 				    &tp->conn->laddr, &tp->conn->faddr,
 				    ib_event_msg(ev->event));
@@ -1010,6 +1092,44 @@ static void rdsd_ib_conn_shutdown(struct rdsd_conn *conn)
 	rdsd_ib_reap(tp);	/* dead: every id goes */
 }
 
+/**
+ * rdsd_ib_listen_port - the port rdma_cm listens on (module parameter)
+ */
+u16 rdsd_ib_listen_port(void)
+{
+	return rdsd_ib_port;
+}
+
+/* ->conn_info: the device, port and queue pair of the current attempt. */
+static void rdsd_ib_conn_info(struct rdsd_conn *conn,
+			      struct rdsd_conn_info *ci)
+{
+	struct rdsd_ib_conn *tp = conn->tp;
+
+	mutex_lock(&tp->cm_mutex);
+	if (tp->dev)
+		strscpy(ci->dev, dev_name(&tp->dev->ibdev->dev),
+			sizeof(ci->dev));
+	if (tp->cm_id && tp->qp)
+		ci->port = tp->cm_id->port_num;
+	if (tp->qp)
+		ci->qpn = tp->qp->qp_num;
+	mutex_unlock(&tp->cm_mutex);
+
+	spin_lock_bh(&tp->send_lock);
+	ci->credits = tp->credits.avail;
+	spin_unlock_bh(&tp->send_lock);
+	ci->has_credits = true;
+}
+
+/* ->conn_drop: reset the path as a failure would; it reconnects. */
+static int rdsd_ib_conn_drop(struct rdsd_conn *conn)
+{
+	WRITE_ONCE(conn->last_error, -ECONNRESET);
+	rdsd_ib_request_reset(conn->tp);
+	return 0;
+}
+
 const struct rdsd_transport_ops rdsd_ib_transport = {
 	.name		= "ib",
 	.type		= RDSD_TRANS_IB,
@@ -1024,6 +1144,9 @@ const struct rdsd_transport_ops rdsd_ib_transport = {
 	.mr_register	= rdsd_ib_mr_register,
 	.mr_unregister	= rdsd_ib_mr_unregister,
 	.mr_release	= rdsd_ib_mr_release,
+	.conn_info	= rdsd_ib_conn_info,
+	.conn_drop	= rdsd_ib_conn_drop,
+	.dev_describe	= rdsd_ib_dev_info,
 };
 EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_transport);
 

@@ -888,6 +888,7 @@ static void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	 */
 	if (unlikely(wc->status != IB_WC_SUCCESS) &&
 	    (wc->status != IB_WC_WR_FLUSH_ERR || READ_ONCE(tp->tx_ready))) {
+		WRITE_ONCE(tp->conn->last_error, -EIO);
 		pr_info_ratelimited("%pI4->%pI4: send failed: %s\n",
 				    &tp->conn->laddr, &tp->conn->faddr,
 				    ib_wc_status_msg(wc->status));

@@ -50,42 +50,18 @@ static void *rdsd_info_next(struct rdsd_info *in)
 	return p;
 }
 
-#define RDSD_COUNTER(f)	{ #f, RDSD_STAT_OFFSET(f) }
-
-static const struct {
-	const char	*name;
-	size_t		offset;
-} rdsd_counters[] = {
-	RDSD_COUNTER(send_queued),
-	RDSD_COUNTER(send_bytes),
-	RDSD_COUNTER(send_queue_full),
-	RDSD_COUNTER(send_cong_error),
-	RDSD_COUNTER(send_cong_blocked),
-	RDSD_COUNTER(xmit_retry),
-	RDSD_COUNTER(recv_delivered),
-	RDSD_COUNTER(recv_bytes),
-	RDSD_COUNTER(recv_drop_no_sock),
-	RDSD_COUNTER(recv_drop_dead_sock),
-	RDSD_COUNTER(recv_drop_old_seq),
-	RDSD_COUNTER(cong_update_received),
-	RDSD_COUNTER(conn_created),
-};
-
-static_assert(sizeof(struct rdsd_stats) ==
-	      ARRAY_SIZE(rdsd_counters) * sizeof(u64));
-
 static void rdsd_info_counters(struct rdsd_net *rn, struct rdsd_info *in)
 {
 	unsigned int i;
 
 	in->each = sizeof(struct rds_info_counter);
-	for (i = 0; i < ARRAY_SIZE(rdsd_counters); i++) {
+	for (i = 0; i < rdsd_nr_stats; i++) {
 		struct rds_info_counter *c = rdsd_info_next(in);
 
 		if (!c)
 			continue;
-		strscpy(c->name, rdsd_counters[i].name, sizeof(c->name));
-		c->value = rdsd_stat_read(rn, rdsd_counters[i].offset);
+		strscpy(c->name, rdsd_stat_descs[i].name, sizeof(c->name));
+		c->value = rdsd_stat_read(rn, rdsd_stat_descs[i].offset);
 	}
 }
 
@@ -167,11 +143,13 @@ static void rdsd_info_sockets(struct rdsd_net *rn, struct rdsd_info *in,
 {
 	struct rdsd_sock *rs;
 	struct rdsd_msg *msg;
+	unsigned long id;
 
 	in->each = what == RDS_INFO_SOCKETS ? sizeof(struct rds_info_socket) :
 		   sizeof(struct rds_info_message);
-	spin_lock_bh(&rn->sock_lock);
-	list_for_each_entry(rs, &rn->sock_list, sock_list_item) {
+	/* a socket is freed a grace period after it left the table */
+	rcu_read_lock();
+	xa_for_each(&rn->socks, id, rs) {
 		struct rds_info_socket *s;
 
 		switch (what) {
@@ -188,7 +166,7 @@ static void rdsd_info_sockets(struct rdsd_net *rn, struct rdsd_info *in,
 			s->inum = sock_i_ino(&rs->sk);
 			break;
 		case RDS_INFO_SEND_MESSAGES:
-			spin_lock(&rs->lock);
+			spin_lock_bh(&rs->lock);
 			list_for_each_entry(msg, &rs->send_queue, sock_item) {
 				struct rds_info_message *m =
 					rdsd_info_next(in);
@@ -196,10 +174,10 @@ static void rdsd_info_sockets(struct rdsd_net *rn, struct rdsd_info *in,
 				if (m)
 					rdsd_info_msg_fill(m, msg, false);
 			}
-			spin_unlock(&rs->lock);
+			spin_unlock_bh(&rs->lock);
 			break;
 		default:	/* RDS_INFO_RECV_MESSAGES */
-			spin_lock(&rs->recv_lock);
+			spin_lock_bh(&rs->recv_lock);
 			list_for_each_entry(msg, &rs->recv_queue, recv_item) {
 				struct rds_info_message *m =
 					rdsd_info_next(in);
@@ -207,11 +185,11 @@ static void rdsd_info_sockets(struct rdsd_net *rn, struct rdsd_info *in,
 				if (m)
 					rdsd_info_msg_fill(m, msg, true);
 			}
-			spin_unlock(&rs->recv_lock);
+			spin_unlock_bh(&rs->recv_lock);
 			break;
 		}
 	}
-	spin_unlock_bh(&rn->sock_lock);
+	rcu_read_unlock();
 }
 
 /**

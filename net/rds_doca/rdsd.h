@@ -21,7 +21,8 @@
  *   sk_lock (lock_sock) -> rs->recv_lock -> rn->monitor_lock -> rs->lock
  *	-> conn->lock
  *   rn->bind_lock, rn->conn_lock and rn->cong_lock take no other lock;
- *   rn->sock_lock is taken outside rs->lock and rs->recv_lock (info.c).
+ *   the lock of rn->socks and rn->conns takes no other lock either:
+ *   readers walk them under RCU and take the objects' locks after.
  * All of rs->lock, rs->recv_lock and conn->lock are taken with bottom halves
  * disabled: transports complete sends and deliver messages from softirq.
  */
@@ -43,6 +44,7 @@
 #include "mr.h"
 #include "transport.h"
 
+#define RDSD_VERSION		"1.0"
 #define RDSD_MAX_MSG_SIZE	SZ_1M		/* as Linux RDS */
 #define RDSD_PROBE_PORT		1		/* reserved for the ping responder */
 #define RDSD_NR_PORTS		65536
@@ -70,6 +72,7 @@ struct rdsd_stats {
 	u64	recv_drop_no_sock;
 	u64	recv_drop_dead_sock;
 	u64	recv_drop_old_seq;
+	u64	recv_ping;
 	u64	cong_update_received;
 	u64	conn_created;
 };
@@ -90,8 +93,13 @@ struct rdsd_stats {
  * @cong_monitors: sockets with RDS_CONG_MONITOR set.
  * @cong_generation: bumped by every congestion map update, for poll().
  * @cong_poll_waitq: poll() waiters of sockets that have seen congestion.
- * @sock_lock: protects @sock_list.
- * @sock_list: every socket of the namespace, for RDS_INFO_* (info.c).
+ * @socks: every socket of the namespace by id, from creation to release,
+ *	for RDS_INFO_* (info.c) and the netlink dumps (netlink.c).  Ids
+ *	are handed out cyclically (@sock_next), so a dump that resumes
+ *	after the last id it showed sees every socket at most once.
+ * @sock_next: next socket id to try.
+ * @conns: every connection of the namespace by id, while in @conn_hash.
+ * @conn_next: next connection id to try.
  * @mr_keys: registered regions by key (mr.c), XA_FLAGS_LOCK_BH.
  * @mr_next_key: next key to try for a region registered in software.
  * @stats: per-CPU counters.
@@ -118,9 +126,11 @@ struct rdsd_net {
 	atomic_t		cong_generation;
 	wait_queue_head_t	cong_poll_waitq;
 
-	/* protects sock_list */
-	spinlock_t		sock_lock;
-	struct list_head	sock_list;
+	/* both with their own xa_lock, bottom halves off */
+	struct xarray		socks;
+	u32			sock_next;
+	struct xarray		conns;
+	u32			conn_next;
 
 	/* regions by key; its own xa_lock protects it and mr_next_key */
 	struct xarray		mr_keys;
@@ -165,6 +175,7 @@ enum {
  * struct rdsd_conn - reliable message stream between two addresses
  * @hash_node: on rdsd_net.conn_hash, protected by rdsd_net.conn_lock.
  * @refs: the table's reference plus one per user (socket caches, work).
+ * @id: its id in rdsd_net.conns, for the control plane.
  * @rn: owning namespace.
  * @laddr: local address.
  * @faddr: peer address.
@@ -182,10 +193,20 @@ enum {
  * @retrans: messages handed to the transport and not yet acknowledged.
  * @xmit_work: runs rdsd_conn_xmit() when the transport asks for a retry.
  * @rcu: frees the connection after lockless lookups are done.
+ * @connects: times it came up (conn->lock).
+ * @last_error: the last error that took it down, a negative errno or 0.
+ * @last_acked: highest sequence number the peer acknowledged.
+ * @tx_msgs: messages handed to the transport, again after a reconnect
+ *	too; written under RDSD_CONN_IN_XMIT, read locklessly.
+ * @tx_bytes: their payload bytes.
+ * @rx_msgs: messages received and delivered or dropped by port, not
+ *	duplicates; written by rdsd_recv_incoming(), read locklessly.
+ * @rx_bytes: their payload bytes.
  */
 struct rdsd_conn {
 	struct hlist_node	hash_node;
 	refcount_t		refs;
+	u32			id;
 	struct rdsd_net		*rn;
 	__be32			laddr;
 	__be32			faddr;
@@ -205,6 +226,14 @@ struct rdsd_conn {
 
 	struct work_struct	xmit_work;
 	struct rcu_head		rcu;
+
+	u32			connects;
+	int			last_error;
+	u64			last_acked;
+	u64			tx_msgs;
+	u64			tx_bytes;
+	u64			rx_msgs;
+	u64			rx_bytes;
 };
 
 /* rdsd_msg.flags bits */
@@ -289,7 +318,7 @@ struct rdsd_msg {
  * @recv_queue: messages waiting for recvmsg().
  * @notify_queue: RDMA notices (struct rdsd_notifier) waiting for recvmsg().
  * @mrs: the socket's registered regions by key (mr.c), XA_FLAGS_LOCK_BH.
- * @sock_list_item: on rdsd_net.sock_list from creation to release.
+ * @id: its id in rdsd_net.socks.
  * @rcv_bytes: payload bytes on @recv_queue.
  * @congested: this socket's port is set in @lcong.
  * @dead: the socket is closing; nothing more is queued to it.
@@ -332,7 +361,7 @@ struct rdsd_sock {
 
 	/* regions by key; its own xa_lock (bottom halves off) protects it */
 	struct xarray		mrs;
-	struct list_head	sock_list_item;
+	u32			id;
 
 	struct list_head	cong_item;
 	bool			cong_monitor;
@@ -423,6 +452,7 @@ void rdsd_conn_net_exit(struct rdsd_net *rn);
 int rdsd_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 void rdsd_send_acked(struct rdsd_conn *conn, u64 seq);
 void rdsd_send_drop(struct rdsd_conn *conn, struct rdsd_msg *msg);
+void rdsd_send_pong(struct rdsd_conn *conn, __be16 dport);
 int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 			unsigned int optlen);
 
@@ -440,6 +470,30 @@ int rdsd_info_getsockopt(struct rdsd_sock *rs, int optname,
 int rdsd_stats_net_init(struct rdsd_net *rn);
 void rdsd_stats_net_exit(struct rdsd_net *rn);
 u64 rdsd_stat_read(struct rdsd_net *rn, size_t offset);
+void rdsd_stats_reset(struct rdsd_net *rn);
+
+/**
+ * struct rdsd_stat_desc - name of a counter of struct rdsd_stats
+ * @name: as RDS_INFO_COUNTERS and rdsctl show it.
+ * @offset: offsetof(struct rdsd_stats, field).
+ */
+struct rdsd_stat_desc {
+	const char	*name;
+	size_t		offset;
+};
+
+extern const struct rdsd_stat_desc rdsd_stat_descs[];
+extern const unsigned int rdsd_nr_stats;
+
+/* netlink.c */
+int rdsd_nl_init(void);
+void rdsd_nl_exit(void);
+void rdsd_nl_conn_event(struct rdsd_conn *conn, bool up);
+void rdsd_nl_dev_event(const struct rdsd_dev_info *di, bool add);
+int rdsd_nl_conn_fill(struct sk_buff *skb, struct rdsd_conn *conn,
+		      const struct rdsd_conn_info *ci);
+int rdsd_nl_sock_fill(struct sk_buff *skb, struct rdsd_sock *rs,
+		      struct user_namespace *uns);
 
 /* rdsd_stat_get(rn, field): one counter, summed over CPUs */
 #define RDSD_STAT_OFFSET(field)	offsetof(struct rdsd_stats, field)

@@ -75,9 +75,18 @@ void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		return;
 	}
 	WRITE_ONCE(conn->next_rx_seq, msg->seq + 1);
+	WRITE_ONCE(conn->rx_msgs, conn->rx_msgs + 1);
+	WRITE_ONCE(conn->rx_bytes, conn->rx_bytes + msg->len);
 	/* it only said its RDS_RDMA_SILENT operation is done */
 	if (test_bit(RDSD_MSG_SILENT, &msg->flags))
 		return;
+	/* a probe (rds-ping, rdsctl ping): the kernel answers */
+	if (!msg->dport) {
+		rdsd_stat_inc(rn, recv_ping);
+		if (msg->sport)
+			rdsd_send_pong(conn, msg->sport);
+		return;
+	}
 
 	rs = rdsd_find_bound(rn, msg->daddr, msg->dport);
 	if (!rs) {

@@ -200,6 +200,8 @@ void rdsd_send_acked(struct rdsd_conn *conn, u64 seq)
 	LIST_HEAD(done);
 
 	spin_lock_bh(&conn->lock);
+	if (seq > conn->last_acked)
+		WRITE_ONCE(conn->last_acked, seq);
 	list_for_each_entry_safe(msg, tmp, &conn->retrans, conn_item) {
 		if (msg->seq > seq)
 			break;
@@ -211,6 +213,41 @@ void rdsd_send_acked(struct rdsd_conn *conn, u64 seq)
 	rdsd_send_complete_list(&done);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_send_acked);
+
+/**
+ * rdsd_send_pong - answer a probe that came to port 0
+ * @conn: connection the probe came on.
+ * @dport: the probing socket's port.
+ *
+ * Any context.  Queues an empty message from port 0 back to the prober,
+ * in sequence with everything else on @conn; no socket owns it.  A probe
+ * that finds no memory goes unanswered, as a lost one would.
+ */
+void rdsd_send_pong(struct rdsd_conn *conn, __be16 dport)
+{
+	struct rdsd_msg *msg;
+
+	msg = rdsd_msg_alloc(0, GFP_ATOMIC);
+	if (!msg)
+		return;
+	msg->saddr = conn->laddr;
+	msg->daddr = conn->faddr;
+	msg->dport = dport;
+
+	spin_lock_bh(&conn->lock);
+	if (test_bit(RDSD_CONN_DEAD, &conn->flags)) {
+		spin_unlock_bh(&conn->lock);
+		rdsd_msg_put(msg);
+		return;
+	}
+	/* the allocation's reference becomes the connection's */
+	msg->conn = conn;
+	msg->seq = conn->next_tx_seq++;
+	list_add_tail(&msg->conn_item, &conn->send_queue);
+	set_bit(RDSD_MSG_ON_CONN, &msg->flags);
+	spin_unlock_bh(&conn->lock);
+	rdsd_conn_kick(conn);
+}
 
 /**
  * rdsd_send_drop - complete one message the transport can never send

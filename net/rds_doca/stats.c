@@ -11,6 +11,30 @@
 
 #include "rdsd.h"
 
+#define RDSD_STAT(f)	{ #f, offsetof(struct rdsd_stats, f) }
+
+const struct rdsd_stat_desc rdsd_stat_descs[] = {
+	RDSD_STAT(send_queued),
+	RDSD_STAT(send_bytes),
+	RDSD_STAT(send_queue_full),
+	RDSD_STAT(send_cong_error),
+	RDSD_STAT(send_cong_blocked),
+	RDSD_STAT(xmit_retry),
+	RDSD_STAT(recv_delivered),
+	RDSD_STAT(recv_bytes),
+	RDSD_STAT(recv_drop_no_sock),
+	RDSD_STAT(recv_drop_dead_sock),
+	RDSD_STAT(recv_drop_old_seq),
+	RDSD_STAT(recv_ping),
+	RDSD_STAT(cong_update_received),
+	RDSD_STAT(conn_created),
+};
+
+const unsigned int rdsd_nr_stats = ARRAY_SIZE(rdsd_stat_descs);
+
+static_assert(sizeof(struct rdsd_stats) ==
+	      ARRAY_SIZE(rdsd_stat_descs) * sizeof(u64));
+
 int rdsd_stats_net_init(struct rdsd_net *rn)
 {
 	rn->stats = alloc_percpu(struct rdsd_stats);
@@ -38,3 +62,23 @@ u64 rdsd_stat_read(struct rdsd_net *rn, size_t offset)
 	return sum;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_stat_read);
+
+/**
+ * rdsd_stats_reset - zero every counter of a namespace
+ * @rn: namespace.
+ *
+ * Process context.  A counter bumped on another CPU meanwhile may keep
+ * that one event.
+ */
+void rdsd_stats_reset(struct rdsd_net *rn)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		u64 *c = (u64 *)per_cpu_ptr(rn->stats, cpu);
+		unsigned int i;
+
+		for (i = 0; i < sizeof(struct rdsd_stats) / sizeof(u64); i++)
+			WRITE_ONCE(c[i], 0);
+	}
+}

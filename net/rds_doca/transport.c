@@ -27,6 +27,26 @@ static const struct rdsd_transport_ops *const rdsd_transports[] = {
 };
 
 /**
+ * rdsd_trans_next - walk every transport, loopback first
+ * @t: the last one returned, or NULL to start.
+ *
+ * Returns the next transport, or NULL after the last.
+ */
+const struct rdsd_transport_ops *rdsd_trans_next(const struct rdsd_transport_ops *t)
+{
+	const struct rdsd_transport_ops *const *p;
+
+	if (!t)
+		return &rdsd_loop_transport;
+	if (t == &rdsd_loop_transport)
+		return rdsd_transports[0];
+	for (p = rdsd_transports; *p; p++)
+		if (*p == t)
+			return p[1];
+	return NULL;
+}
+
+/**
  * rdsd_trans_by_type - the transport SO_RDS_TRANSPORT @type names, or NULL
  * @type: an RDS_TRANS_* number.
  */

@@ -21,6 +21,8 @@
 
 struct net;
 struct rdsd_conn;
+struct rdsd_conn_info;
+struct rdsd_dev_info;
 struct rdsd_mr;
 struct rdsd_msg;
 struct rdsd_sock;
@@ -76,6 +78,15 @@ struct rdsd_sock;
  * @mr_release: with @mr_register: the region's last reference is gone;
  *	unregister it if that did not happen yet and free the transport's
  *	part.  Process context, may sleep.
+ * @conn_info: optional: fill in what the transport knows of @conn (its
+ *	device, queue pair, credits) for the control plane.  Process
+ *	context, may sleep; the caller holds a reference.
+ * @conn_drop: optional: drop @conn's path now, as a failure would; the
+ *	transport reconnects.  Process context, may sleep.  Returns 0 or a
+ *	negative errno.
+ * @dev_describe: optional: describe the device with the lowest index not
+ *	below *@index and set *@index to it.  Process context, may sleep.
+ *	Returns 0, or -ENOENT when there is none.
  */
 struct rdsd_transport_ops {
 	const char	*name;
@@ -91,6 +102,62 @@ struct rdsd_transport_ops {
 	int		(*mr_register)(struct rdsd_sock *rs, struct rdsd_mr *mr);
 	void		(*mr_unregister)(struct rdsd_mr *mr);
 	void		(*mr_release)(struct rdsd_mr *mr);
+	void		(*conn_info)(struct rdsd_conn *conn,
+				     struct rdsd_conn_info *ci);
+	int		(*conn_drop)(struct rdsd_conn *conn);
+	int		(*dev_describe)(u32 *index, struct rdsd_dev_info *di);
+};
+
+#define RDSD_DEV_NAME_MAX	64	/* IB_DEVICE_NAME_MAX */
+
+/**
+ * struct rdsd_conn_info - a transport's view of a connection
+ * @dev: device name, "" for none.
+ * @port: device port, 0 for none.
+ * @qpn: queue pair number, 0 for none.
+ * @credits: send credits.
+ * @has_credits: @credits means something.
+ */
+struct rdsd_conn_info {
+	char	dev[RDSD_DEV_NAME_MAX];
+	u8	port;
+	u32	qpn;
+	u32	credits;
+	bool	has_credits;
+};
+
+/**
+ * struct rdsd_dev_info - a device as the control plane shows it
+ * @index: device index.
+ * @name: device name.
+ * @port: port shown.
+ * @state: its enum ib_port_state.
+ * @gid: GID index 0 of that port.
+ * @max_msg: largest message, bytes.
+ * @atomic_cap: enum ib_atomic_cap.
+ * @masked_atomic_cap: enum ib_atomic_cap of the masked forms.
+ * @frwr_depth: pages one fast registration maps.
+ * @max_sge: send scatter/gather entries used.
+ * @max_rd_sge: RDMA read entries used.
+ * @caps: RDS_DOCA_DEV_CAP_* bits.
+ * @conns: connections over the device.
+ * @mrs: regions registered on it.
+ */
+struct rdsd_dev_info {
+	u32	index;
+	char	name[RDSD_DEV_NAME_MAX];
+	u8	port;
+	u8	state;
+	u8	gid[16];
+	u32	max_msg;
+	u8	atomic_cap;
+	u8	masked_atomic_cap;
+	u32	frwr_depth;
+	u32	max_sge;
+	u32	max_rd_sge;
+	u32	caps;
+	u32	conns;
+	u32	mrs;
 };
 
 /* rdsd_transport_ops.features */
@@ -108,6 +175,7 @@ const struct rdsd_transport_ops *rdsd_trans_for_conn(struct net *net,
 						     const struct rdsd_transport_ops *bound,
 						     __be32 laddr, __be32 faddr);
 int rdsd_trans_type_available(int type);
+const struct rdsd_transport_ops *rdsd_trans_next(const struct rdsd_transport_ops *t);
 const struct rdsd_transport_ops *rdsd_trans_by_type(int type);
 
 #endif /* _RDSD_TRANSPORT_H */

@@ -6,8 +6,8 @@
 # and unloads rds, rds_doca and their dependencies.
 #
 #   1. doca:     insmod rds_doca.ko (its own family), run the suites
-#                (rds_api_test, rds_order_test, and rds_rdma_test for
-#                RDMA and atomics)
+#                (rds_api_test, rds_order_test, rds_rdma_test for RDMA
+#                and atomics, and rdsctl_test.py for the control plane)
 #   2. conflict: with rds.ko holding AF_RDS, insmod rds_doca.ko family=21
 #                must fail, with an explanation in the kernel log
 #   3. rds:      the suites against rds.ko (loopback transport only)
@@ -220,6 +220,7 @@ API=$HERE/rds_api_test
 RDMA=$HERE/rds_rdma_test
 SYNC_EVENT=$HERE/../../tools/rds-demo/rds-sync-event
 ORDER=$HERE/rds_order_test
+CTL=$HERE/rdsctl_test.py
 STREAM=$HERE/rds_stream_test
 
 # Start from a clean slate.
@@ -245,6 +246,7 @@ if want_stage doca; then
 			check "$(status eval '! loaded rds')" \
 				"doca: rds.ko was not pulled in"
 			suites doca "${fam:-25}" doca loop
+			run_suite doca-rdsctl "$CTL" --family "${fam:-25}"
 			out=$(unload rds_doca)
 			check $? "doca: rmmod rds_doca" "$out"
 		fi
@@ -322,7 +324,12 @@ if want_stage ib; then
 		out=$(insmod_doca)
 		if check $? "ib: insmod rds_doca.ko" "$out"; then
 			fam=$(family_param)
-			probe ib "$fam" doca && suites ib "$fam" doca ib
+			if probe ib "$fam" doca; then
+				suites ib "$fam" doca ib
+				run_suite ib-rdsctl "$CTL" --family "$fam" \
+					"${IB_ARGS[@]}" --netdev "$IB_NETDEV" \
+					--ibdev "$IB_DEV"
+			fi
 			out=$(unload rds_doca)
 			check $? "ib: rmmod rds_doca" "$out"
 		fi

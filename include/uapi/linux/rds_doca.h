@@ -380,4 +380,178 @@ struct rds_doca_get_mr_list_args {
  */
 #define RDS_DOCA_MR_REMOTE_READ_ONLY	0x1000
 
+/*
+ * Generic netlink family RDS_DOCA_GENL_NAME: the control plane rdsctl(8)
+ * speaks.  Every object is that of the caller's network namespace.  The
+ * GET commands are dumps (INFO and STATS answer a plain request) readable
+ * by any user; STATS_RESET and CONN_DROP need CAP_NET_ADMIN in the
+ * namespace's user namespace.  Each object has an attribute set of its
+ * own; the type of each attribute is written next to it.  Addresses are
+ * IPv4 addresses in network byte order, GIDs 16 raw bytes.  Readers must
+ * ignore attributes they do not know.
+ */
+#define RDS_DOCA_GENL_NAME		"rds_doca"
+#define RDS_DOCA_GENL_VERSION		1
+#define RDS_DOCA_GENL_MCGRP_EVENTS	"events"
+
+enum {
+	RDS_DOCA_CMD_UNSPEC,
+	RDS_DOCA_CMD_INFO_GET,		/* do: RDS_DOCA_A_INFO_* */
+	RDS_DOCA_CMD_CONN_GET,		/* dump: RDS_DOCA_A_CONN_* */
+	RDS_DOCA_CMD_SOCK_GET,		/* dump: RDS_DOCA_A_SOCK_* */
+	RDS_DOCA_CMD_MR_GET,		/* dump: RDS_DOCA_A_MR_* */
+	RDS_DOCA_CMD_DEV_GET,		/* dump: RDS_DOCA_A_DEV_* */
+	RDS_DOCA_CMD_STATS_GET,		/* do: RDS_DOCA_A_STATS_* */
+	RDS_DOCA_CMD_STATS_RESET,	/* do, admin: no attributes */
+	RDS_DOCA_CMD_CONN_DROP,		/* do, admin: A_CONN_PEER, optional
+					 * A_CONN_LADDR and A_CONN_TRANSPORT;
+					 * every match drops and reconnects
+					 */
+	RDS_DOCA_CMD_CONN_UP_NTF,	/* event: RDS_DOCA_A_CONN_* */
+	RDS_DOCA_CMD_CONN_DOWN_NTF,	/* event: RDS_DOCA_A_CONN_* */
+	RDS_DOCA_CMD_DEV_ADD_NTF,	/* event: RDS_DOCA_A_DEV_* */
+	RDS_DOCA_CMD_DEV_DEL_NTF,	/* event: RDS_DOCA_A_DEV_* */
+
+	__RDS_DOCA_CMD_MAX,
+	RDS_DOCA_CMD_MAX = __RDS_DOCA_CMD_MAX - 1
+};
+
+enum {
+	RDS_DOCA_A_INFO_UNSPEC,
+	RDS_DOCA_A_INFO_VERSION,	/* string: module version */
+	RDS_DOCA_A_INFO_FAMILY,		/* u32: address family in use */
+	RDS_DOCA_A_INFO_SOL,		/* u32: socket option level */
+	RDS_DOCA_A_INFO_IB_PORT,	/* u16: rdma_cm listener port */
+	RDS_DOCA_A_INFO_WIRE_VERSION,	/* u32: wire protocol version */
+	RDS_DOCA_A_INFO_DMA,		/* string: copy engine state */
+	RDS_DOCA_A_INFO_TRANSPORT,	/* string, repeated: transports */
+
+	__RDS_DOCA_A_INFO_MAX,
+	RDS_DOCA_A_INFO_MAX = __RDS_DOCA_A_INFO_MAX - 1
+};
+
+/* RDS_DOCA_A_CONN_STATE */
+enum {
+	RDS_DOCA_CONN_STATE_DOWN,
+	RDS_DOCA_CONN_STATE_CONNECTING,
+	RDS_DOCA_CONN_STATE_UP,
+};
+
+enum {
+	RDS_DOCA_A_CONN_UNSPEC,
+	RDS_DOCA_A_CONN_PAD,
+	RDS_DOCA_A_CONN_ID,		/* u32: connection id */
+	RDS_DOCA_A_CONN_LADDR,		/* be32: local address */
+	RDS_DOCA_A_CONN_PEER,		/* be32: peer address */
+	RDS_DOCA_A_CONN_TRANSPORT,	/* string: "loop", "ib" */
+	RDS_DOCA_A_CONN_STATE,		/* u8: RDS_DOCA_CONN_STATE_* */
+	RDS_DOCA_A_CONN_DEV,		/* string: RDMA device */
+	RDS_DOCA_A_CONN_PORT,		/* u8: its port */
+	RDS_DOCA_A_CONN_QPN,		/* u32: queue pair number */
+	RDS_DOCA_A_CONN_CREDITS,	/* u32: send credits */
+	RDS_DOCA_A_CONN_NEXT_TX_SEQ,	/* u64: next sequence number sent */
+	RDS_DOCA_A_CONN_NEXT_RX_SEQ,	/* u64: next one expected */
+	RDS_DOCA_A_CONN_LAST_ACKED,	/* u64: last acknowledged by the peer */
+	RDS_DOCA_A_CONN_SEND_QUEUE,	/* u32: messages not yet sent */
+	RDS_DOCA_A_CONN_RETRANS,	/* u32: messages sent, unacknowledged */
+	RDS_DOCA_A_CONN_CONNECTS,	/* u32: times the connection came up */
+	RDS_DOCA_A_CONN_TX_MSGS,	/* u64 */
+	RDS_DOCA_A_CONN_TX_BYTES,	/* u64 */
+	RDS_DOCA_A_CONN_RX_MSGS,	/* u64 */
+	RDS_DOCA_A_CONN_RX_BYTES,	/* u64 */
+	RDS_DOCA_A_CONN_LAST_ERROR,	/* s32: last errno that took it down */
+
+	__RDS_DOCA_A_CONN_MAX,
+	RDS_DOCA_A_CONN_MAX = __RDS_DOCA_A_CONN_MAX - 1
+};
+
+enum {
+	RDS_DOCA_A_SOCK_UNSPEC,
+	RDS_DOCA_A_SOCK_PAD,
+	RDS_DOCA_A_SOCK_ID,		/* u32: socket id */
+	RDS_DOCA_A_SOCK_INODE,		/* u64: inode number */
+	RDS_DOCA_A_SOCK_UID,		/* u32: owner, in the caller's user ns */
+	RDS_DOCA_A_SOCK_ADDR,		/* be32: bound address (absent: unbound) */
+	RDS_DOCA_A_SOCK_PORT,		/* u16: bound port, host order */
+	RDS_DOCA_A_SOCK_PEER,		/* be32: connect()ed address */
+	RDS_DOCA_A_SOCK_PEER_PORT,	/* u16: its port, host order */
+	RDS_DOCA_A_SOCK_TRANSPORT,	/* string */
+	RDS_DOCA_A_SOCK_SNDBUF,		/* u32: send buffer bytes */
+	RDS_DOCA_A_SOCK_SND_QUEUED,	/* u32: bytes sent, unacknowledged */
+	RDS_DOCA_A_SOCK_RCVBUF,		/* u32: receive buffer bytes */
+	RDS_DOCA_A_SOCK_RCV_QUEUED,	/* u32: bytes waiting for recvmsg() */
+	RDS_DOCA_A_SOCK_CONGESTED,	/* flag: its port is congested */
+	RDS_DOCA_A_SOCK_CONG_MONITOR,	/* flag: RDS_CONG_MONITOR set */
+	RDS_DOCA_A_SOCK_MRS,		/* u32: registered regions */
+
+	__RDS_DOCA_A_SOCK_MAX,
+	RDS_DOCA_A_SOCK_MAX = __RDS_DOCA_A_SOCK_MAX - 1
+};
+
+enum {
+	RDS_DOCA_A_MR_UNSPEC,
+	RDS_DOCA_A_MR_PAD,
+	RDS_DOCA_A_MR_KEY,		/* u32: region key (its id) */
+	RDS_DOCA_A_MR_COOKIE,		/* u64: the cookie handed out */
+	RDS_DOCA_A_MR_LEN,		/* u64: bytes */
+	RDS_DOCA_A_MR_PAGES,		/* u32: pinned pages */
+	RDS_DOCA_A_MR_SOCK_ID,		/* u32: owning socket */
+	RDS_DOCA_A_MR_TRANSPORT,	/* string: where it is registered */
+	RDS_DOCA_A_MR_PEER,		/* be32: RDS_GET_MR_FOR_DEST peer */
+	RDS_DOCA_A_MR_PEER_PORT,	/* u16: its port, host order */
+	RDS_DOCA_A_MR_USE_ONCE,		/* flag */
+	RDS_DOCA_A_MR_READ_ONLY,	/* flag: RDS_DOCA_MR_REMOTE_READ_ONLY */
+
+	__RDS_DOCA_A_MR_MAX,
+	RDS_DOCA_A_MR_MAX = __RDS_DOCA_A_MR_MAX - 1
+};
+
+/* RDS_DOCA_A_DEV_CAPS bits */
+#define RDS_DOCA_DEV_CAP_SEND		0x01	/* messages */
+#define RDS_DOCA_DEV_CAP_RDMA_WRITE	0x02
+#define RDS_DOCA_DEV_CAP_RDMA_READ	0x04
+#define RDS_DOCA_DEV_CAP_ATOMIC		0x08	/* FADD, CSWP */
+#define RDS_DOCA_DEV_CAP_MASKED_ATOMIC	0x10	/* the masked forms */
+#define RDS_DOCA_DEV_CAP_MR_LIST	0x20	/* RDS_DOCA_GET_MR_LIST */
+#define RDS_DOCA_DEV_CAP_MR_SG_GAPS	0x40	/* a list needs no page alignment */
+
+enum {
+	RDS_DOCA_A_DEV_UNSPEC,
+	RDS_DOCA_A_DEV_INDEX,		/* u32: RDMA device index */
+	RDS_DOCA_A_DEV_NAME,		/* string */
+	RDS_DOCA_A_DEV_PORT,		/* u8: port shown */
+	RDS_DOCA_A_DEV_STATE,		/* u8: enum ib_port_state */
+	RDS_DOCA_A_DEV_GID,		/* binary, 16 bytes: GID index 0 */
+	RDS_DOCA_A_DEV_MAX_MSG,		/* u32: largest message, bytes */
+	RDS_DOCA_A_DEV_ATOMIC_CAP,	/* u8: enum ib_atomic_cap */
+	RDS_DOCA_A_DEV_MASKED_ATOMIC_CAP, /* u8: enum ib_atomic_cap */
+	RDS_DOCA_A_DEV_FRWR_DEPTH,	/* u32: pages per fast registration */
+	RDS_DOCA_A_DEV_MAX_SGE,		/* u32: send scatter/gather entries */
+	RDS_DOCA_A_DEV_MAX_RD_SGE,	/* u32: RDMA read entries */
+	RDS_DOCA_A_DEV_CAPS,		/* u32: RDS_DOCA_DEV_CAP_* */
+	RDS_DOCA_A_DEV_CONNS,		/* u32: connections over it */
+	RDS_DOCA_A_DEV_MRS,		/* u32: regions registered on it */
+
+	__RDS_DOCA_A_DEV_MAX,
+	RDS_DOCA_A_DEV_MAX = __RDS_DOCA_A_DEV_MAX - 1
+};
+
+enum {
+	RDS_DOCA_A_STATS_UNSPEC,
+	RDS_DOCA_A_STATS_COUNTER,	/* nest, repeated: RDS_DOCA_A_COUNTER_* */
+
+	__RDS_DOCA_A_STATS_MAX,
+	RDS_DOCA_A_STATS_MAX = __RDS_DOCA_A_STATS_MAX - 1
+};
+
+enum {
+	RDS_DOCA_A_COUNTER_UNSPEC,
+	RDS_DOCA_A_COUNTER_PAD,
+	RDS_DOCA_A_COUNTER_NAME,	/* string */
+	RDS_DOCA_A_COUNTER_VALUE,	/* u64: per namespace, summed over CPUs */
+
+	__RDS_DOCA_A_COUNTER_MAX,
+	RDS_DOCA_A_COUNTER_MAX = __RDS_DOCA_A_COUNTER_MAX - 1
+};
+
 #endif /* _UAPI_LINUX_RDS_DOCA_H */

@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca generic netlink family: the control plane rdsctl speaks.
+ *
+ * Every command works on the caller's network namespace.  The GET
+ * commands dump connections, sockets, registered regions and devices, or
+ * answer with the module's settings and the namespace's counters; any
+ * user may run them.  STATS_RESET and CONN_DROP change state and need
+ * CAP_NET_ADMIN in the namespace's user namespace (GENL_UNS_ADMIN_PERM).
+ *
+ * Dumps resume by object id, never by list position: each object type
+ * lives in an xarray indexed by its id (sockets and connections by ids
+ * handed out cyclically, regions by key, devices by device index) and a
+ * dump remembers in cb->ctx the id after the last one it sent.  An object
+ * that exists for the whole dump is sent exactly once however many
+ * objects come and go meanwhile.
+ *
+ * The "events" multicast group announces connections that come up or go
+ * down (to the connection's namespace) and devices that are added or
+ * removed (to every namespace).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/rds_doca.h>
+#include <linux/xarray.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include "ib.h"
+#include "rdsd.h"
+#include "wire.h"
+
+static struct genl_family rdsd_nl_family;
+/* the family is registered: events may be sent (read under RCU) */
+static bool rdsd_nl_registered;
+
+/**
+ * struct rdsd_nl_dump_ctx - where a dump resumes, kept in cb->ctx
+ * @next: the lowest object id not sent yet.
+ * @trans: device dumps: the transport being walked (see rdsd_trans_next()),
+ *	NULL before the first and after the last.
+ * @started: device dumps: @trans was set.
+ */
+struct rdsd_nl_dump_ctx {
+	unsigned long				next;
+	const struct rdsd_transport_ops		*trans;
+	bool					started;
+};
+
+static struct rdsd_nl_dump_ctx *rdsd_nl_ctx(struct netlink_callback *cb)
+{
+	static_assert(sizeof(struct rdsd_nl_dump_ctx) <=
+		      sizeof_field(struct netlink_callback, ctx));
+	return (struct rdsd_nl_dump_ctx *)cb->ctx;
+}
+
+/*
+ * What a dump callback returns once it stopped with @err: the bytes it
+ * put in @skb to be called again, 0 when done, or the error when even
+ * the first object did not fit.
+ */
+static int rdsd_nl_dump_done(struct sk_buff *skb, int err)
+{
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ? err : skb->len;
+}
+
+static void *rdsd_nl_put_hdr(struct sk_buff *skb, u32 portid, u32 seq,
+			     int flags, u8 cmd)
+{
+	return genlmsg_put(skb, portid, seq, &rdsd_nl_family, flags, cmd);
+}
+
+/* Connections --------------------------------------------------------- */
+
+static u8 rdsd_nl_conn_state(int state)
+{
+	switch (state) {
+	case RDSD_CONN_UP:
+		return RDS_DOCA_CONN_STATE_UP;
+	case RDSD_CONN_CONNECTING:
+		return RDS_DOCA_CONN_STATE_CONNECTING;
+	default:
+		return RDS_DOCA_CONN_STATE_DOWN;
+	}
+}
+
+/**
+ * rdsd_nl_conn_fill - one connection as RDS_DOCA_A_CONN_* attributes
+ * @skb: message being built.
+ * @conn: connection, with a reference, or under RCU when !@ci.
+ * @ci: what its transport says of it, or NULL to leave that out.
+ *
+ * Returns 0 or -EMSGSIZE.
+ */
+int rdsd_nl_conn_fill(struct sk_buff *skb, struct rdsd_conn *conn,
+		      const struct rdsd_conn_info *ci)
+{
+	u32 send_queue = 0, retrans = 0, connects;
+	struct rdsd_msg *msg;
+	u64 next_tx;
+	int state;
+
+	spin_lock_bh(&conn->lock);
+	state = conn->state;
+	next_tx = conn->next_tx_seq;
+	connects = conn->connects;
+	list_for_each_entry(msg, &conn->send_queue, conn_item)
+		send_queue++;
+	list_for_each_entry(msg, &conn->retrans, conn_item)
+		retrans++;
+	spin_unlock_bh(&conn->lock);
+
+	if (nla_put_u32(skb, RDS_DOCA_A_CONN_ID, conn->id) ||
+	    nla_put_in_addr(skb, RDS_DOCA_A_CONN_LADDR, conn->laddr) ||
+	    nla_put_in_addr(skb, RDS_DOCA_A_CONN_PEER, conn->faddr) ||
+	    nla_put_string(skb, RDS_DOCA_A_CONN_TRANSPORT, conn->trans->name) ||
+	    nla_put_u8(skb, RDS_DOCA_A_CONN_STATE, rdsd_nl_conn_state(state)) ||
+	    nla_put_u64_64bit(skb, RDS_DOCA_A_CONN_NEXT_TX_SEQ, next_tx,
+			      RDS_DOCA_A_CONN_PAD) ||
+	    nla_put_u64_64bit(skb, RDS_DOCA_A_CONN_NEXT_RX_SEQ,
+			      READ_ONCE(conn->next_rx_seq),
+			      RDS_DOCA_A_CONN_PAD) ||
+	    nla_put_u64_64bit(skb, RDS_DOCA_A_CONN_LAST_ACKED,
+			      READ_ONCE(conn->last_acked),
+			      RDS_DOCA_A_CONN_PAD) ||
+	    nla_put_u32(skb, RDS_DOCA_A_CONN_SEND_QUEUE, send_queue) ||
+	    nla_put_u32(skb, RDS_DOCA_A_CONN_RETRANS, retrans) ||
+	    nla_put_u32(skb, RDS_DOCA_A_CONN_CONNECTS, connects) ||
+	    nla_put_u64_64bit(skb, RDS_DOCA_A_CONN_TX_MSGS,
+			      READ_ONCE(conn->tx_msgs), RDS_DOCA_A_CONN_PAD) ||
+	    nla_put_u64_64bit(skb, RDS_DOCA_A_CONN_TX_BYTES,
+			      READ_ONCE(conn->tx_bytes), RDS_DOCA_A_CONN_PAD) ||
+	    nla_put_u64_64bit(skb, RDS_DOCA_A_CONN_RX_MSGS,
+			      READ_ONCE(conn->rx_msgs), RDS_DOCA_A_CONN_PAD) ||
+	    nla_put_u64_64bit(skb, RDS_DOCA_A_CONN_RX_BYTES,
+			      READ_ONCE(conn->rx_bytes), RDS_DOCA_A_CONN_PAD) ||
+	    nla_put_s32(skb, RDS_DOCA_A_CONN_LAST_ERROR,
+			READ_ONCE(conn->last_error)))
+		return -EMSGSIZE;
+	if (!ci)
+		return 0;
+	if ((ci->dev[0] &&
+	     nla_put_string(skb, RDS_DOCA_A_CONN_DEV, ci->dev)) ||
+	    (ci->port && nla_put_u8(skb, RDS_DOCA_A_CONN_PORT, ci->port)) ||
+	    (ci->qpn && nla_put_u32(skb, RDS_DOCA_A_CONN_QPN, ci->qpn)) ||
+	    (ci->has_credits &&
+	     nla_put_u32(skb, RDS_DOCA_A_CONN_CREDITS, ci->credits)))
+		return -EMSGSIZE;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_nl_conn_fill);
+
+/* The connection with the lowest id not below *@id, with a reference. */
+static struct rdsd_conn *rdsd_nl_conn_next(struct rdsd_net *rn,
+					   unsigned long *id)
+{
+	struct rdsd_conn *conn;
+
+	rcu_read_lock();
+	for (;;) {
+		conn = xa_find(&rn->conns, id, ULONG_MAX, XA_PRESENT);
+		if (!conn || refcount_inc_not_zero(&conn->refs))
+			break;
+		(*id)++;	/* its last reference is going: skip it */
+	}
+	rcu_read_unlock();
+	return conn;
+}
+
+static int rdsd_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct rdsd_net *rn = rdsd_net(sock_net(skb->sk));
+	struct rdsd_nl_dump_ctx *ctx = rdsd_nl_ctx(cb);
+	struct rdsd_conn *conn;
+	int err = 0;
+
+	while ((conn = rdsd_nl_conn_next(rn, &ctx->next))) {
+		struct rdsd_conn_info ci = {};
+		void *hdr;
+
+		if (conn->trans->conn_info)
+			conn->trans->conn_info(conn, &ci);
+		hdr = rdsd_nl_put_hdr(skb, NETLINK_CB(cb->skb).portid,
+				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				      RDS_DOCA_CMD_CONN_GET);
+		err = hdr ? rdsd_nl_conn_fill(skb, conn, &ci) : -EMSGSIZE;
+		rdsd_conn_put(conn);
+		if (err) {
+			if (hdr)
+				genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		ctx->next++;
+	}
+	return rdsd_nl_dump_done(skb, err);
+}
+
+/**
+ * rdsd_nl_conn_event - announce that a connection came up or went down
+ * @conn: connection.
+ * @up: which.
+ *
+ * Any context.  Goes to the "events" group of @conn's namespace.
+ */
+void rdsd_nl_conn_event(struct rdsd_conn *conn, bool up)
+{
+	struct net *net = conn->rn->net;
+	struct sk_buff *skb;
+	void *hdr;
+
+	rcu_read_lock();
+	if (!READ_ONCE(rdsd_nl_registered) ||
+	    !genl_has_listeners(&rdsd_nl_family, net, 0))
+		goto out;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!skb)
+		goto out;
+	hdr = rdsd_nl_put_hdr(skb, 0, 0, 0, up ? RDS_DOCA_CMD_CONN_UP_NTF :
+			      RDS_DOCA_CMD_CONN_DOWN_NTF);
+	if (!hdr || rdsd_nl_conn_fill(skb, conn, NULL)) {
+		nlmsg_free(skb);
+		goto out;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast_netns(&rdsd_nl_family, net, skb, 0, 0, GFP_ATOMIC);
+out:
+	rcu_read_unlock();
+}
+
+/* Sockets ------------------------------------------------------------- */
+
+/**
+ * rdsd_nl_sock_fill - one socket as RDS_DOCA_A_SOCK_* attributes
+ * @skb: message being built.
+ * @rs: socket, under RCU (it may be closing).
+ * @uns: user namespace the owner's uid is shown in.
+ *
+ * Returns 0 or -EMSGSIZE.
+ */
+int rdsd_nl_sock_fill(struct sk_buff *skb, struct rdsd_sock *rs,
+		      struct user_namespace *uns)
+{
+	const struct rdsd_transport_ops *trans = READ_ONCE(rs->trans);
+	__be32 addr = READ_ONCE(rs->bound_addr);
+	__be32 peer = READ_ONCE(rs->conn_addr);
+	u32 snd_queued, rcv_queued, mrs = 0;
+	bool congested;
+	unsigned long key;
+	void *mr;
+
+	spin_lock_bh(&rs->lock);
+	snd_queued = rs->snd_bytes;
+	spin_unlock_bh(&rs->lock);
+	spin_lock_bh(&rs->recv_lock);
+	rcv_queued = rs->rcv_bytes;
+	congested = rs->congested;
+	spin_unlock_bh(&rs->recv_lock);
+	xa_for_each(&rs->mrs, key, mr)
+		mrs++;
+
+	if (nla_put_u32(skb, RDS_DOCA_A_SOCK_ID, rs->id) ||
+	    nla_put_u64_64bit(skb, RDS_DOCA_A_SOCK_INODE, sock_i_ino(&rs->sk),
+			      RDS_DOCA_A_SOCK_PAD) ||
+	    nla_put_u32(skb, RDS_DOCA_A_SOCK_UID,
+			from_kuid_munged(uns, sock_i_uid(&rs->sk))) ||
+	    (addr && (nla_put_in_addr(skb, RDS_DOCA_A_SOCK_ADDR, addr) ||
+		      nla_put_u16(skb, RDS_DOCA_A_SOCK_PORT,
+				  be16_to_cpu(READ_ONCE(rs->bound_port))))) ||
+	    (peer && (nla_put_in_addr(skb, RDS_DOCA_A_SOCK_PEER, peer) ||
+		      nla_put_u16(skb, RDS_DOCA_A_SOCK_PEER_PORT,
+				  be16_to_cpu(READ_ONCE(rs->conn_port))))) ||
+	    (trans &&
+	     nla_put_string(skb, RDS_DOCA_A_SOCK_TRANSPORT, trans->name)) ||
+	    nla_put_u32(skb, RDS_DOCA_A_SOCK_SNDBUF, rdsd_sndbuf(rs)) ||
+	    nla_put_u32(skb, RDS_DOCA_A_SOCK_SND_QUEUED, snd_queued) ||
+	    nla_put_u32(skb, RDS_DOCA_A_SOCK_RCVBUF, rdsd_rcvbuf(rs)) ||
+	    nla_put_u32(skb, RDS_DOCA_A_SOCK_RCV_QUEUED, rcv_queued) ||
+	    (congested && nla_put_flag(skb, RDS_DOCA_A_SOCK_CONGESTED)) ||
+	    (READ_ONCE(rs->cong_monitor) &&
+	     nla_put_flag(skb, RDS_DOCA_A_SOCK_CONG_MONITOR)) ||
+	    nla_put_u32(skb, RDS_DOCA_A_SOCK_MRS, mrs))
+		return -EMSGSIZE;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_nl_sock_fill);
+
+static int rdsd_nl_sock_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct user_namespace *uns = sk_user_ns(NETLINK_CB(cb->skb).sk);
+	struct rdsd_net *rn = rdsd_net(sock_net(skb->sk));
+	struct rdsd_nl_dump_ctx *ctx = rdsd_nl_ctx(cb);
+	struct rdsd_sock *rs;
+	unsigned long id;
+	int err = 0;
+
+	/* sockets are freed a grace period after they left the table */
+	rcu_read_lock();
+	xa_for_each_start(&rn->socks, id, rs, ctx->next) {
+		void *hdr = rdsd_nl_put_hdr(skb, NETLINK_CB(cb->skb).portid,
+					    cb->nlh->nlmsg_seq, NLM_F_MULTI,
+					    RDS_DOCA_CMD_SOCK_GET);
+
+		err = hdr ? rdsd_nl_sock_fill(skb, rs, uns) : -EMSGSIZE;
+		if (err) {
+			if (hdr)
+				genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		ctx->next = id + 1;
+	}
+	rcu_read_unlock();
+	return rdsd_nl_dump_done(skb, err);
+}
+
+/* Registered regions -------------------------------------------------- */
+
+/*
+ * One region as RDS_DOCA_A_MR_* attributes; under RCU.  Everything read
+ * here is set before the region enters the key table and never changes.
+ */
+static int rdsd_nl_mr_fill(struct sk_buff *skb, struct rdsd_mr *mr)
+{
+	struct rdsd_sock *owner = READ_ONCE(mr->owner);
+
+	if (nla_put_u32(skb, RDS_DOCA_A_MR_KEY, mr->key) ||
+	    nla_put_u64_64bit(skb, RDS_DOCA_A_MR_COOKIE,
+			      rdsd_cookie_make(mr->key, mr->cookie_off),
+			      RDS_DOCA_A_MR_PAD) ||
+	    nla_put_u64_64bit(skb, RDS_DOCA_A_MR_LEN, mr->len,
+			      RDS_DOCA_A_MR_PAD) ||
+	    nla_put_u32(skb, RDS_DOCA_A_MR_PAGES, mr->npages) ||
+	    (owner && nla_put_u32(skb, RDS_DOCA_A_MR_SOCK_ID, owner->id)) ||
+	    nla_put_string(skb, RDS_DOCA_A_MR_TRANSPORT,
+			   mr->trans ? mr->trans->name : "software") ||
+	    (mr->dest_addr &&
+	     (nla_put_in_addr(skb, RDS_DOCA_A_MR_PEER, mr->dest_addr) ||
+	      nla_put_u16(skb, RDS_DOCA_A_MR_PEER_PORT,
+			  be16_to_cpu(mr->dest_port)))) ||
+	    ((mr->flags & RDSD_MR_USE_ONCE) &&
+	     nla_put_flag(skb, RDS_DOCA_A_MR_USE_ONCE)) ||
+	    ((mr->flags & RDSD_MR_READ_ONLY) &&
+	     nla_put_flag(skb, RDS_DOCA_A_MR_READ_ONLY)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int rdsd_nl_mr_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct rdsd_net *rn = rdsd_net(sock_net(skb->sk));
+	struct rdsd_nl_dump_ctx *ctx = rdsd_nl_ctx(cb);
+	struct rdsd_mr *mr;
+	unsigned long key;
+	int err = 0;
+
+	/* regions are freed a grace period after they left the table */
+	rcu_read_lock();
+	xa_for_each_start(&rn->mr_keys, key, mr, ctx->next) {
+		void *hdr;
+
+		if (READ_ONCE(mr->dead)) {
+			ctx->next = key + 1;
+			continue;
+		}
+		hdr = rdsd_nl_put_hdr(skb, NETLINK_CB(cb->skb).portid,
+				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				      RDS_DOCA_CMD_MR_GET);
+		err = hdr ? rdsd_nl_mr_fill(skb, mr) : -EMSGSIZE;
+		if (err) {
+			if (hdr)
+				genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		ctx->next = key + 1;
+	}
+	rcu_read_unlock();
+	return rdsd_nl_dump_done(skb, err);
+}
+
+/* Devices ------------------------------------------------------------- */
+
+static int rdsd_nl_dev_fill(struct sk_buff *skb,
+			    const struct rdsd_dev_info *di)
+{
+	if (nla_put_u32(skb, RDS_DOCA_A_DEV_INDEX, di->index) ||
+	    nla_put_string(skb, RDS_DOCA_A_DEV_NAME, di->name) ||
+	    nla_put_u8(skb, RDS_DOCA_A_DEV_PORT, di->port) ||
+	    nla_put_u8(skb, RDS_DOCA_A_DEV_STATE, di->state) ||
+	    nla_put(skb, RDS_DOCA_A_DEV_GID, sizeof(di->gid), di->gid) ||
+	    nla_put_u32(skb, RDS_DOCA_A_DEV_MAX_MSG, di->max_msg) ||
+	    nla_put_u8(skb, RDS_DOCA_A_DEV_ATOMIC_CAP, di->atomic_cap) ||
+	    nla_put_u8(skb, RDS_DOCA_A_DEV_MASKED_ATOMIC_CAP,
+		       di->masked_atomic_cap) ||
+	    nla_put_u32(skb, RDS_DOCA_A_DEV_FRWR_DEPTH, di->frwr_depth) ||
+	    nla_put_u32(skb, RDS_DOCA_A_DEV_MAX_SGE, di->max_sge) ||
+	    nla_put_u32(skb, RDS_DOCA_A_DEV_MAX_RD_SGE, di->max_rd_sge) ||
+	    nla_put_u32(skb, RDS_DOCA_A_DEV_CAPS, di->caps) ||
+	    nla_put_u32(skb, RDS_DOCA_A_DEV_CONNS, di->conns) ||
+	    nla_put_u32(skb, RDS_DOCA_A_DEV_MRS, di->mrs))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int rdsd_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct rdsd_nl_dump_ctx *ctx = rdsd_nl_ctx(cb);
+	struct rdsd_dev_info di;
+	int err = 0;
+
+	if (!ctx->started) {
+		ctx->trans = rdsd_trans_next(NULL);
+		ctx->started = true;
+	}
+	for (; ctx->trans; ctx->trans = rdsd_trans_next(ctx->trans),
+	     ctx->next = 0) {
+		if (!ctx->trans->dev_describe)
+			continue;
+		for (;;) {
+			u32 index = min_t(unsigned long, ctx->next, U32_MAX);
+			void *hdr;
+
+			if (ctx->next > U32_MAX ||
+			    ctx->trans->dev_describe(&index, &di))
+				break;
+			hdr = rdsd_nl_put_hdr(skb, NETLINK_CB(cb->skb).portid,
+					      cb->nlh->nlmsg_seq, NLM_F_MULTI,
+					      RDS_DOCA_CMD_DEV_GET);
+			err = hdr ? rdsd_nl_dev_fill(skb, &di) : -EMSGSIZE;
+			if (err) {
+				if (hdr)
+					genlmsg_cancel(skb, hdr);
+				return rdsd_nl_dump_done(skb, err);
+			}
+			genlmsg_end(skb, hdr);
+			ctx->next = (unsigned long)index + 1;
+		}
+	}
+	return rdsd_nl_dump_done(skb, err);
+}
+
+/**
+ * rdsd_nl_dev_event - announce that a device was added or removed
+ * @di: the device.
+ * @add: which.
+ *
+ * Process context.  Devices serve every namespace: the event goes to the
+ * "events" group of all of them.
+ */
+void rdsd_nl_dev_event(const struct rdsd_dev_info *di, bool add)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	hdr = rdsd_nl_put_hdr(skb, 0, 0, 0, add ? RDS_DOCA_CMD_DEV_ADD_NTF :
+			      RDS_DOCA_CMD_DEV_DEL_NTF);
+	if (!hdr || rdsd_nl_dev_fill(skb, di)) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	rcu_read_lock();
+	if (READ_ONCE(rdsd_nl_registered))
+		genlmsg_multicast_allns(&rdsd_nl_family, skb, 0, 0);
+	else
+		nlmsg_free(skb);
+	rcu_read_unlock();
+}
+
+/* Settings and counters ----------------------------------------------- */
+
+static int rdsd_nl_reply(struct genl_info *info, u8 cmd,
+			 int (*fill)(struct sk_buff *skb, struct genl_info *info))
+{
+	struct sk_buff *skb;
+	void *hdr;
+	int err;
+
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(skb, info, &rdsd_nl_family, 0, cmd);
+	if (!hdr) {
+		err = -EMSGSIZE;
+		goto err_free;
+	}
+	err = fill(skb, info);
+	if (err)
+		goto err_free;
+	genlmsg_end(skb, hdr);
+	return genlmsg_reply(skb, info);
+
+err_free:
+	nlmsg_free(skb);
+	return err;
+}
+
+static int rdsd_nl_info_fill(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct rdsd_transport_ops *t;
+
+	if (nla_put_string(skb, RDS_DOCA_A_INFO_VERSION, RDSD_VERSION) ||
+	    nla_put_u32(skb, RDS_DOCA_A_INFO_FAMILY, rdsd_family) ||
+	    nla_put_u32(skb, RDS_DOCA_A_INFO_SOL, SOL_RDS) ||
+	    nla_put_u16(skb, RDS_DOCA_A_INFO_IB_PORT, rdsd_ib_listen_port()) ||
+	    nla_put_u32(skb, RDS_DOCA_A_INFO_WIRE_VERSION, RDSD_WIRE_VERSION) ||
+	    nla_put_string(skb, RDS_DOCA_A_INFO_DMA, "cpu"))
+		return -EMSGSIZE;
+	for (t = rdsd_trans_next(NULL); t; t = rdsd_trans_next(t))
+		if (nla_put_string(skb, RDS_DOCA_A_INFO_TRANSPORT, t->name))
+			return -EMSGSIZE;
+	return 0;
+}
+
+static int rdsd_nl_info_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return rdsd_nl_reply(info, RDS_DOCA_CMD_INFO_GET, rdsd_nl_info_fill);
+}
+
+static int rdsd_nl_stats_fill(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rdsd_net *rn = rdsd_net(genl_info_net(info));
+	unsigned int i;
+
+	for (i = 0; i < rdsd_nr_stats; i++) {
+		struct nlattr *nest;
+
+		nest = nla_nest_start(skb, RDS_DOCA_A_STATS_COUNTER);
+		if (!nest ||
+		    nla_put_string(skb, RDS_DOCA_A_COUNTER_NAME,
+				   rdsd_stat_descs[i].name) ||
+		    nla_put_u64_64bit(skb, RDS_DOCA_A_COUNTER_VALUE,
+				      rdsd_stat_read(rn,
+						     rdsd_stat_descs[i].offset),
+				      RDS_DOCA_A_COUNTER_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+static int rdsd_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return rdsd_nl_reply(info, RDS_DOCA_CMD_STATS_GET, rdsd_nl_stats_fill);
+}
+
+static int rdsd_nl_stats_reset(struct sk_buff *skb, struct genl_info *info)
+{
+	rdsd_stats_reset(rdsd_net(genl_info_net(info)));
+	return 0;
+}
+
+/* Drop every connection CONN_DROP's attributes select. */
+static int rdsd_nl_conn_drop(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rdsd_net *rn = rdsd_net(genl_info_net(info));
+	struct nlattr **tb = info->attrs;
+	const char *trans = NULL;
+	__be32 peer, laddr = 0;
+	unsigned long id = 0;
+	struct rdsd_conn *conn;
+	int found = 0, err = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, RDS_DOCA_A_CONN_PEER))
+		return -EINVAL;
+	peer = nla_get_in_addr(tb[RDS_DOCA_A_CONN_PEER]);
+	if (tb[RDS_DOCA_A_CONN_LADDR])
+		laddr = nla_get_in_addr(tb[RDS_DOCA_A_CONN_LADDR]);
+	if (tb[RDS_DOCA_A_CONN_TRANSPORT])
+		trans = nla_data(tb[RDS_DOCA_A_CONN_TRANSPORT]);
+
+	while ((conn = rdsd_nl_conn_next(rn, &id))) {
+		if (conn->faddr == peer && (!laddr || conn->laddr == laddr) &&
+		    (!trans || !strcmp(trans, conn->trans->name))) {
+			found++;
+			if (conn->trans->conn_drop)
+				err = conn->trans->conn_drop(conn);
+			else
+				err = -EOPNOTSUPP;
+		}
+		rdsd_conn_put(conn);
+		if (err)
+			break;
+		id++;
+	}
+	if (err == -EOPNOTSUPP)
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[RDS_DOCA_A_CONN_PEER],
+				    "its transport keeps no path to drop");
+	else if (!err && !found) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[RDS_DOCA_A_CONN_PEER],
+				    "no connection to this peer");
+		err = -ENOENT;
+	}
+	return err;
+}
+
+/* Family --------------------------------------------------------------- */
+
+static const struct nla_policy rdsd_nl_conn_drop_policy[RDS_DOCA_A_CONN_MAX + 1] = {
+	[RDS_DOCA_A_CONN_PEER]		= NLA_POLICY_EXACT_LEN(sizeof(__be32)),
+	[RDS_DOCA_A_CONN_LADDR]		= NLA_POLICY_EXACT_LEN(sizeof(__be32)),
+	[RDS_DOCA_A_CONN_TRANSPORT]	= { .type = NLA_NUL_STRING, .len = 15 },
+};
+
+static const struct genl_ops rdsd_nl_ops[] = {
+	{
+		.cmd	= RDS_DOCA_CMD_INFO_GET,
+		.doit	= rdsd_nl_info_get,
+	},
+	{
+		.cmd	= RDS_DOCA_CMD_CONN_GET,
+		.dumpit	= rdsd_nl_conn_dump,
+	},
+	{
+		.cmd	= RDS_DOCA_CMD_SOCK_GET,
+		.dumpit	= rdsd_nl_sock_dump,
+	},
+	{
+		.cmd	= RDS_DOCA_CMD_MR_GET,
+		.dumpit	= rdsd_nl_mr_dump,
+	},
+	{
+		.cmd	= RDS_DOCA_CMD_DEV_GET,
+		.dumpit	= rdsd_nl_dev_dump,
+	},
+	{
+		.cmd	= RDS_DOCA_CMD_STATS_GET,
+		.doit	= rdsd_nl_stats_get,
+	},
+	{
+		.cmd	= RDS_DOCA_CMD_STATS_RESET,
+		.doit	= rdsd_nl_stats_reset,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= RDS_DOCA_CMD_CONN_DROP,
+		.doit	= rdsd_nl_conn_drop,
+		.policy	= rdsd_nl_conn_drop_policy,
+		.maxattr = RDS_DOCA_A_CONN_MAX,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+};
+
+static const struct genl_multicast_group rdsd_nl_mcgrps[] = {
+	{ .name = RDS_DOCA_GENL_MCGRP_EVENTS },
+};
+
+static struct genl_family rdsd_nl_family __ro_after_init = {
+	.name		= RDS_DOCA_GENL_NAME,
+	.version	= RDS_DOCA_GENL_VERSION,
+	.netnsok	= true,
+	.module		= THIS_MODULE,
+	.ops		= rdsd_nl_ops,
+	.n_ops		= ARRAY_SIZE(rdsd_nl_ops),
+	.mcgrps		= rdsd_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(rdsd_nl_mcgrps),
+};
+
+/**
+ * rdsd_nl_init - register the family
+ *
+ * Called last by module init: the family is a user-visible entry point.
+ */
+int rdsd_nl_init(void)
+{
+	int ret = genl_register_family(&rdsd_nl_family);
+
+	if (!ret)
+		WRITE_ONCE(rdsd_nl_registered, true);
+	return ret;
+}
+
+/**
+ * rdsd_nl_exit - unregister the family; called first by module exit
+ */
+void rdsd_nl_exit(void)
+{
+	WRITE_ONCE(rdsd_nl_registered, false);
+	synchronize_rcu();	/* no event is being sent */
+	genl_unregister_family(&rdsd_nl_family);
+}
