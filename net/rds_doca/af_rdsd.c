@@ -512,14 +512,21 @@ static int __init rdsd_init(void)
 			       rdsd_family, ret);
 		goto err_ib;
 	}
+	ret = rdsd_sysctl_init();
+	if (ret) {
+		pr_err("cannot register the sysctl files: %d\n", ret);
+		goto err_sock;
+	}
 	ret = rdsd_nl_init();
 	if (ret) {
 		pr_err("cannot register the generic netlink family: %d\n", ret);
-		goto err_sock;
+		goto err_sysctl;
 	}
 	pr_info("address family %d registered\n", rdsd_family);
 	return 0;
 
+err_sysctl:
+	rdsd_sysctl_exit();
 err_sock:
 	sock_unregister(rdsd_family);
 err_ib:
@@ -537,6 +544,7 @@ err_wq:
 static void __exit rdsd_exit(void)
 {
 	rdsd_nl_exit();
+	rdsd_sysctl_exit();
 	sock_unregister(rdsd_family);
 	rdsd_ib_stop_listening();
 	unregister_pernet_subsys(&rdsd_net_ops);	/* every connection */

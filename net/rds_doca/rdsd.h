@@ -485,6 +485,10 @@ struct rdsd_stat_desc {
 extern const struct rdsd_stat_desc rdsd_stat_descs[];
 extern const unsigned int rdsd_nr_stats;
 
+/* sysctl.c */
+int rdsd_sysctl_init(void);
+void rdsd_sysctl_exit(void);
+
 /* netlink.c */
 int rdsd_nl_init(void);
 void rdsd_nl_exit(void);

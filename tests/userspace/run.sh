@@ -221,6 +221,7 @@ RDMA=$HERE/rds_rdma_test
 SYNC_EVENT=$HERE/../../tools/rds-demo/rds-sync-event
 ORDER=$HERE/rds_order_test
 CTL=$HERE/rdsctl_test.py
+DISCOVER=$HERE/rds_discover
 STREAM=$HERE/rds_stream_test
 
 # Start from a clean slate.
@@ -233,6 +234,30 @@ done
 
 have_ko=0
 [[ -f $KO ]] && have_ko=1
+
+# sysctl_files STAGE FAMILY: historic tools find rds_doca through
+# /proc/sys/net/rds while rds.ko is not loaded, never while it is.
+sysctl_files() {
+	local stage=$1 fam=$2 out
+
+	check "$(status test "$(cat /proc/sys/net/rds_doca/pf_rds)" = "$fam")" \
+		"$stage: /proc/sys/net/rds_doca/pf_rds holds $fam"
+	check "$(status test "$(cat /proc/sys/net/rds_doca/sol_rds)" = 276)" \
+		"$stage: /proc/sys/net/rds_doca/sol_rds holds 276"
+	run_suite "$stage-discover" "$DISCOVER" --expect-family "$fam"
+	out=$(modprobe rds 2>&1)
+	if check $? "$stage: modprobe rds beside rds_doca" "$out"; then
+		check "$(status test ! -e /proc/sys/net/rds/pf_rds)" \
+			"$stage: with rds.ko loaded, /proc/sys/net/rds/pf_rds is gone" \
+			"$(cat /proc/sys/net/rds/pf_rds 2>&1)"
+		run_suite "$stage-discover-rds" "$DISCOVER" --expect-family 21 \
+			--source fallback
+		out=$(unload rds)
+		check $? "$stage: rmmod rds" "$out"
+		check "$(status test "$(cat /proc/sys/net/rds/pf_rds 2>&1)" = "$fam")" \
+			"$stage: without rds.ko, /proc/sys/net/rds/pf_rds is back"
+	fi
+}
 
 # 1. rds_doca under its own family number
 if want_stage doca; then
@@ -247,6 +272,7 @@ if want_stage doca; then
 				"doca: rds.ko was not pulled in"
 			suites doca "${fam:-25}" doca loop
 			run_suite doca-rdsctl "$CTL" --family "${fam:-25}"
+			sysctl_files doca "${fam:-25}"
 			out=$(unload rds_doca)
 			check $? "doca: rmmod rds_doca" "$out"
 		fi
@@ -312,6 +338,7 @@ if want_stage dropin; then
 				"dropin: family parameter reads 21" \
 				"family parameter: '${fam}'"
 			suites dropin 21 doca loop
+			run_suite dropin-discover "$DISCOVER" --expect-family 21
 			out=$(unload rds_doca)
 			check $? "dropin: rmmod rds_doca" "$out"
 		fi
