@@ -76,6 +76,7 @@ check:
 demo: deps
 	$(MAKE) module KDIR=/usr/src/linux-headers-$(KVER_612)
 	$(MAKE) -C tools/rds-demo
+	$(MAKE) -C tools/rdsctl
 	tests/vm/run --kernel $(KVER_612) -- tools/rds-demo/demo.sh build/$(KVER_612)/rds_doca.ko
 
 bench: deps

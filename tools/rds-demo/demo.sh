@@ -18,7 +18,9 @@ ip addr add 10.11.0.1/24 dev d0
 ip addr add 10.11.0.2/24 dev d0
 ip link set d0 up
 rdma link add rxe0 type rxe netdev d0
-tools/rds-demo/rds-demo 10.11.0.1 10.11.0.2
+# before closing its sockets, the demo shows them with rdsctl
+RDS_DEMO_SHOW='for o in conn sock stats; do echo "# rdsctl $o show"; tools/rdsctl/rdsctl $o show || exit 1; done' \
+	tools/rds-demo/rds-demo 10.11.0.1 10.11.0.2
 rdma link delete rxe0
 ip link delete d0
 rmmod rds_doca

@@ -519,6 +519,12 @@ int main(int argc, char **argv)
 
 	rdma_demo(fa, &a, fb, &b);
 
+	/* a look at the live sockets, e.g. with rdsctl */
+	if (getenv("RDS_DEMO_SHOW")) {
+		fflush(stdout);
+		check(system(getenv("RDS_DEMO_SHOW")) == 0, "RDS_DEMO_SHOW");
+	}
+
 	close(fa);
 	close(fb);
 	printf("done\n");
