@@ -406,10 +406,13 @@ again:
 	smp_mb__after_atomic();
 
 	while ((msg = rdsd_conn_next(conn))) {
+		/* once handed over, @msg may be acknowledged and freed */
+		u32 len = msg->len;
+
 		ret = conn->trans->xmit(conn, msg);
 		if (likely(!ret)) {
 			WRITE_ONCE(conn->tx_msgs, conn->tx_msgs + 1);
-			WRITE_ONCE(conn->tx_bytes, conn->tx_bytes + msg->len);
+			WRITE_ONCE(conn->tx_bytes, conn->tx_bytes + len);
 			continue;
 		}
 		if (ret == -EAGAIN) {

@@ -287,20 +287,31 @@ int rdsd_nl_sock_fill(struct sk_buff *skb, struct rdsd_sock *rs,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_nl_sock_fill);
 
-static int rdsd_nl_sock_dump(struct sk_buff *skb, struct netlink_callback *cb)
+/**
+ * rdsd_nl_sock_dump_from - put sockets in a dump message, resuming by id
+ * @rn: namespace.
+ * @skb: dump message being built.
+ * @next: in, the lowest socket id to send; out, the one after the last
+ *	sent.
+ * @portid: netlink port of the requester.
+ * @seq: its request's sequence number.
+ * @uns: user namespace owners are shown in.
+ *
+ * Returns 0 when every socket from *@next on was sent, or -EMSGSIZE when
+ * @skb is full (call again with a fresh one).
+ */
+int rdsd_nl_sock_dump_from(struct rdsd_net *rn, struct sk_buff *skb,
+			   unsigned long *next, u32 portid, u32 seq,
+			   struct user_namespace *uns)
 {
-	struct user_namespace *uns = sk_user_ns(NETLINK_CB(cb->skb).sk);
-	struct rdsd_net *rn = rdsd_net(sock_net(skb->sk));
-	struct rdsd_nl_dump_ctx *ctx = rdsd_nl_ctx(cb);
 	struct rdsd_sock *rs;
 	unsigned long id;
 	int err = 0;
 
 	/* sockets are freed a grace period after they left the table */
 	rcu_read_lock();
-	xa_for_each_start(&rn->socks, id, rs, ctx->next) {
-		void *hdr = rdsd_nl_put_hdr(skb, NETLINK_CB(cb->skb).portid,
-					    cb->nlh->nlmsg_seq, NLM_F_MULTI,
+	xa_for_each_start(&rn->socks, id, rs, *next) {
+		void *hdr = rdsd_nl_put_hdr(skb, portid, seq, NLM_F_MULTI,
 					    RDS_DOCA_CMD_SOCK_GET);
 
 		err = hdr ? rdsd_nl_sock_fill(skb, rs, uns) : -EMSGSIZE;
@@ -310,9 +321,22 @@ static int rdsd_nl_sock_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 		}
 		genlmsg_end(skb, hdr);
-		ctx->next = id + 1;
+		*next = id + 1;
 	}
 	rcu_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_nl_sock_dump_from);
+
+static int rdsd_nl_sock_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct rdsd_nl_dump_ctx *ctx = rdsd_nl_ctx(cb);
+	int err;
+
+	err = rdsd_nl_sock_dump_from(rdsd_net(sock_net(skb->sk)), skb,
+				     &ctx->next, NETLINK_CB(cb->skb).portid,
+				     cb->nlh->nlmsg_seq,
+				     sk_user_ns(NETLINK_CB(cb->skb).sk));
 	return rdsd_nl_dump_done(skb, err);
 }
 

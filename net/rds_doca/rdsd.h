@@ -452,7 +452,7 @@ void rdsd_conn_net_exit(struct rdsd_net *rn);
 int rdsd_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 void rdsd_send_acked(struct rdsd_conn *conn, u64 seq);
 void rdsd_send_drop(struct rdsd_conn *conn, struct rdsd_msg *msg);
-void rdsd_send_pong(struct rdsd_conn *conn, __be16 dport);
+void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe);
 int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 			unsigned int optlen);
 
@@ -498,6 +498,9 @@ int rdsd_nl_conn_fill(struct sk_buff *skb, struct rdsd_conn *conn,
 		      const struct rdsd_conn_info *ci);
 int rdsd_nl_sock_fill(struct sk_buff *skb, struct rdsd_sock *rs,
 		      struct user_namespace *uns);
+int rdsd_nl_sock_dump_from(struct rdsd_net *rn, struct sk_buff *skb,
+			   unsigned long *next, u32 portid, u32 seq,
+			   struct user_namespace *uns);
 
 /* rdsd_stat_get(rn, field): one counter, summed over CPUs */
 #define RDSD_STAT_OFFSET(field)	offsetof(struct rdsd_stats, field)

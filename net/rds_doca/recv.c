@@ -84,7 +84,7 @@ void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	if (!msg->dport) {
 		rdsd_stat_inc(rn, recv_ping);
 		if (msg->sport)
-			rdsd_send_pong(conn, msg->sport);
+			rdsd_send_pong(conn, msg);
 		return;
 	}
 

@@ -217,36 +217,50 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_send_acked);
 /**
  * rdsd_send_pong - answer a probe that came to port 0
  * @conn: connection the probe came on.
- * @dport: the probing socket's port.
+ * @probe: the probe.
  *
- * Any context.  Queues an empty message from port 0 back to the prober,
- * in sequence with everything else on @conn; no socket owns it.  A probe
- * that finds no memory goes unanswered, as a lost one would.
+ * Any context.  Queues an empty message from port 0 of the probed
+ * address back to the prober, in sequence with everything else on the
+ * connection that leads there; no socket owns it.  That is @conn, except
+ * on the loopback transport between two addresses, which delivers on the
+ * sender's connection.  A probe that finds no memory goes unanswered, as
+ * a lost one would.
  */
-void rdsd_send_pong(struct rdsd_conn *conn, __be16 dport)
+void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe)
 {
+	struct rdsd_conn *back = conn;
 	struct rdsd_msg *msg;
 
+	if (conn->laddr != probe->daddr) {
+		back = rdsd_conn_get_outgoing(conn->rn, conn->trans,
+					      probe->daddr, probe->saddr,
+					      GFP_ATOMIC);
+		if (IS_ERR(back))
+			return;
+	}
 	msg = rdsd_msg_alloc(0, GFP_ATOMIC);
 	if (!msg)
-		return;
-	msg->saddr = conn->laddr;
-	msg->daddr = conn->faddr;
-	msg->dport = dport;
+		goto out;
+	msg->saddr = probe->daddr;
+	msg->daddr = probe->saddr;
+	msg->dport = probe->sport;
 
-	spin_lock_bh(&conn->lock);
-	if (test_bit(RDSD_CONN_DEAD, &conn->flags)) {
-		spin_unlock_bh(&conn->lock);
+	spin_lock_bh(&back->lock);
+	if (test_bit(RDSD_CONN_DEAD, &back->flags)) {
+		spin_unlock_bh(&back->lock);
 		rdsd_msg_put(msg);
-		return;
+		goto out;
 	}
 	/* the allocation's reference becomes the connection's */
-	msg->conn = conn;
-	msg->seq = conn->next_tx_seq++;
-	list_add_tail(&msg->conn_item, &conn->send_queue);
+	msg->conn = back;
+	msg->seq = back->next_tx_seq++;
+	list_add_tail(&msg->conn_item, &back->send_queue);
 	set_bit(RDSD_MSG_ON_CONN, &msg->flags);
-	spin_unlock_bh(&conn->lock);
-	rdsd_conn_kick(conn);
+	spin_unlock_bh(&back->lock);
+	rdsd_conn_kick(back);
+out:
+	if (back != conn)
+		rdsd_conn_put(back);
 }
 
 /**

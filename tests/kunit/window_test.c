@@ -166,6 +166,7 @@ static int win_init(struct kunit *test)
 	/* what the connection and congestion code use of a namespace */
 	rn->net = &init_net;
 	spin_lock_init(&rn->conn_lock);
+	xa_init_flags(&rn->conns, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++)
 		INIT_HLIST_HEAD(&rn->conn_hash[i]);
 	spin_lock_init(&rn->cong_lock);

@@ -31,6 +31,7 @@ set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BARRIER=$HERE/../vm/pair-barrier
 XHOST=$HERE/rds_xhost_test
+RDSCTL=$HERE/../../tools/rdsctl/rdsctl
 ORDER=$HERE/rds_order_test
 KO=build/$(uname -r)/rds_doca.ko
 STAGES=()
@@ -213,6 +214,27 @@ test_rdma() {
 	fi
 }
 
+# test_ctl: each host pings the other's kernel with rdsctl, and shows
+# the connection between them.
+test_ctl() {
+	local out rc
+
+	sync_peer ctl || return
+	out=$("$RDSCTL" ping "$PEER" -I "$ADDR" -c 3 -W 10 2>&1)
+	rc=$?
+	check "$(status test "$rc" = 0 -a "$(grep -c 'reply from' <<<"$out")" = 3)" \
+		"$stage: rdsctl ping $PEER: 3 replies" "exit $rc: $out"
+	out=$("$RDSCTL" -j conn show peer "$PEER" state up 2>&1)
+	check "$(status python3 -c '
+import json, sys
+c = json.loads(sys.argv[1])
+sys.exit(not (len(c) == 1 and c[0]["transport"] == "ib" and
+              c[0]["tx_msgs"] > 0 and c[0]["qpn"] > 0))' "$out")" \
+		"$stage: rdsctl shows the connection to $PEER up, over ib" \
+		"$out"
+	sync_peer ctl-done
+}
+
 # order_test NAME RECEIVING-ROLES PORT ARGS...: rds_order_test's first
 # phase split over the hosts; receivers on the roles named.
 order_test() {
@@ -306,6 +328,7 @@ run_stage() {
 	timed reload_test reload-a a "$PORT_RELOAD_A"
 	timed reload_test reload-b b "$PORT_RELOAD_B"
 	[[ $stage != doca ]] || timed test_rdma
+	[[ $stage != doca ]] || timed test_ctl
 
 	sync_peer end || return
 	# shellcheck disable=SC2046 # a list of module names

@@ -672,6 +672,7 @@ def main():
         test_loop_drop("127.0.0.2")
         test_netns(args.family)
         test_ping("127.0.0.1", "127.0.0.1")
+        test_ping("127.0.0.1", "127.0.0.2")
         test_ping_unreachable()
         test_big_dump(args.family, args.sockets)
     return T.close()

@@ -443,7 +443,7 @@ enum {
 	RDS_DOCA_A_CONN_ID,		/* u32: connection id */
 	RDS_DOCA_A_CONN_LADDR,		/* be32: local address */
 	RDS_DOCA_A_CONN_PEER,		/* be32: peer address */
-	RDS_DOCA_A_CONN_TRANSPORT,	/* string: "loop", "ib" */
+	RDS_DOCA_A_CONN_TRANSPORT,	/* string: "loopback", "ib" */
 	RDS_DOCA_A_CONN_STATE,		/* u8: RDS_DOCA_CONN_STATE_* */
 	RDS_DOCA_A_CONN_DEV,		/* string: RDMA device */
 	RDS_DOCA_A_CONN_PORT,		/* u8: its port */
