@@ -790,7 +790,6 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 			goto out_nomap;
 		if (!ret)
 			goto out;
-		ret = -EAGAIN;
 	}
 
 	rdsd_ib_pack_flush(tp);		/* messages leave in order */

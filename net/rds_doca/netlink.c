@@ -66,10 +66,35 @@ static int rdsd_nl_dump_done(struct sk_buff *skb, int err)
 	return err ? err : skb->len;
 }
 
+/* Start a message of @cmd in @skb; NULL when even its header does not fit. */
 static void *rdsd_nl_put_hdr(struct sk_buff *skb, u32 portid, u32 seq,
 			     int flags, u8 cmd)
 {
 	return genlmsg_put(skb, portid, seq, &rdsd_nl_family, flags, cmd);
+}
+
+/* Start the next message of dump @cb. */
+static void *rdsd_nl_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb,
+			      u8 cmd)
+{
+	return rdsd_nl_put_hdr(skb, NETLINK_CB(cb->skb).portid,
+			       cb->nlh->nlmsg_seq, NLM_F_MULTI, cmd);
+}
+
+/*
+ * Close the message @hdr started, given @err, what filling it returned:
+ * end it, or take it back out of @skb.  Returns @err, or -EMSGSIZE when
+ * there was no header.
+ */
+static int rdsd_nl_msg_finish(struct sk_buff *skb, void *hdr, int err)
+{
+	if (!hdr)
+		return -EMSGSIZE;
+	if (err)
+		genlmsg_cancel(skb, hdr);
+	else
+		genlmsg_end(skb, hdr);
+	return err;
 }
 
 /* Connections --------------------------------------------------------- */
@@ -182,17 +207,12 @@ static int rdsd_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 		if (conn->trans->conn_info)
 			conn->trans->conn_info(conn, &ci);
-		hdr = rdsd_nl_put_hdr(skb, NETLINK_CB(cb->skb).portid,
-				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
-				      RDS_DOCA_CMD_CONN_GET);
-		err = hdr ? rdsd_nl_conn_fill(skb, conn, &ci) : -EMSGSIZE;
+		hdr = rdsd_nl_dump_hdr(skb, cb, RDS_DOCA_CMD_CONN_GET);
+		err = rdsd_nl_msg_finish(skb, hdr, hdr ?
+					 rdsd_nl_conn_fill(skb, conn, &ci) : 0);
 		rdsd_conn_put(conn);
-		if (err) {
-			if (hdr)
-				genlmsg_cancel(skb, hdr);
+		if (err)
 			break;
-		}
-		genlmsg_end(skb, hdr);
 		ctx->next++;
 	}
 	return rdsd_nl_dump_done(skb, err);
@@ -220,11 +240,11 @@ void rdsd_nl_conn_event(struct rdsd_conn *conn, bool up)
 		goto out;
 	hdr = rdsd_nl_put_hdr(skb, 0, 0, 0, up ? RDS_DOCA_CMD_CONN_UP_NTF :
 			      RDS_DOCA_CMD_CONN_DOWN_NTF);
-	if (!hdr || rdsd_nl_conn_fill(skb, conn, NULL)) {
+	if (rdsd_nl_msg_finish(skb, hdr, hdr ?
+			       rdsd_nl_conn_fill(skb, conn, NULL) : 0)) {
 		nlmsg_free(skb);
 		goto out;
 	}
-	genlmsg_end(skb, hdr);
 	genlmsg_multicast_netns(&rdsd_nl_family, net, skb, 0, 0, GFP_ATOMIC);
 out:
 	rcu_read_unlock();
@@ -314,13 +334,10 @@ int rdsd_nl_sock_dump_from(struct rdsd_net *rn, struct sk_buff *skb,
 		void *hdr = rdsd_nl_put_hdr(skb, portid, seq, NLM_F_MULTI,
 					    RDS_DOCA_CMD_SOCK_GET);
 
-		err = hdr ? rdsd_nl_sock_fill(skb, rs, uns) : -EMSGSIZE;
-		if (err) {
-			if (hdr)
-				genlmsg_cancel(skb, hdr);
+		err = rdsd_nl_msg_finish(skb, hdr, hdr ?
+					 rdsd_nl_sock_fill(skb, rs, uns) : 0);
+		if (err)
 			break;
-		}
-		genlmsg_end(skb, hdr);
 		*next = id + 1;
 	}
 	rcu_read_unlock();
@@ -389,16 +406,11 @@ static int rdsd_nl_mr_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			ctx->next = key + 1;
 			continue;
 		}
-		hdr = rdsd_nl_put_hdr(skb, NETLINK_CB(cb->skb).portid,
-				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
-				      RDS_DOCA_CMD_MR_GET);
-		err = hdr ? rdsd_nl_mr_fill(skb, mr) : -EMSGSIZE;
-		if (err) {
-			if (hdr)
-				genlmsg_cancel(skb, hdr);
+		hdr = rdsd_nl_dump_hdr(skb, cb, RDS_DOCA_CMD_MR_GET);
+		err = rdsd_nl_msg_finish(skb, hdr, hdr ?
+					 rdsd_nl_mr_fill(skb, mr) : 0);
+		if (err)
 			break;
-		}
-		genlmsg_end(skb, hdr);
 		ctx->next = key + 1;
 	}
 	rcu_read_unlock();
@@ -450,16 +462,11 @@ static int rdsd_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			if (ctx->next > U32_MAX ||
 			    ctx->trans->dev_describe(&index, &di))
 				break;
-			hdr = rdsd_nl_put_hdr(skb, NETLINK_CB(cb->skb).portid,
-					      cb->nlh->nlmsg_seq, NLM_F_MULTI,
-					      RDS_DOCA_CMD_DEV_GET);
-			err = hdr ? rdsd_nl_dev_fill(skb, &di) : -EMSGSIZE;
-			if (err) {
-				if (hdr)
-					genlmsg_cancel(skb, hdr);
+			hdr = rdsd_nl_dump_hdr(skb, cb, RDS_DOCA_CMD_DEV_GET);
+			err = rdsd_nl_msg_finish(skb, hdr, hdr ?
+						 rdsd_nl_dev_fill(skb, &di) : 0);
+			if (err)
 				return rdsd_nl_dump_done(skb, err);
-			}
-			genlmsg_end(skb, hdr);
 			ctx->next = (unsigned long)index + 1;
 		}
 	}
@@ -484,11 +491,10 @@ void rdsd_nl_dev_event(const struct rdsd_dev_info *di, bool add)
 		return;
 	hdr = rdsd_nl_put_hdr(skb, 0, 0, 0, add ? RDS_DOCA_CMD_DEV_ADD_NTF :
 			      RDS_DOCA_CMD_DEV_DEL_NTF);
-	if (!hdr || rdsd_nl_dev_fill(skb, di)) {
+	if (rdsd_nl_msg_finish(skb, hdr, hdr ? rdsd_nl_dev_fill(skb, di) : 0)) {
 		nlmsg_free(skb);
 		return;
 	}
-	genlmsg_end(skb, hdr);
 	rcu_read_lock();
 	if (READ_ONCE(rdsd_nl_registered))
 		genlmsg_multicast_allns(&rdsd_nl_family, skb, 0, 0);

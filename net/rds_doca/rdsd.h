@@ -175,7 +175,9 @@ enum {
  * struct rdsd_conn - reliable message stream between two addresses
  * @hash_node: on rdsd_net.conn_hash, protected by rdsd_net.conn_lock.
  * @refs: the table's reference plus one per user (socket caches, work).
- * @id: its id in rdsd_net.conns, for the control plane.
+ * @id: its id in rdsd_net.conns, for the control plane: reserved (NULL)
+ *	at allocation, pointing here once in the table, erased by the last
+ *	rdsd_conn_put(); readers take a reference with refcount_inc_not_zero().
  * @rn: owning namespace.
  * @laddr: local address.
  * @faddr: peer address.
@@ -318,7 +320,9 @@ struct rdsd_msg {
  * @recv_queue: messages waiting for recvmsg().
  * @notify_queue: RDMA notices (struct rdsd_notifier) waiting for recvmsg().
  * @mrs: the socket's registered regions by key (mr.c), XA_FLAGS_LOCK_BH.
- * @id: its id in rdsd_net.socks.
+ * @id: its id in rdsd_net.socks: reserved (NULL) by rdsd_create(),
+ *	pointing here once the socket is set up, erased by release; readers
+ *	walk under RCU (SOCK_RCU_FREE) without a reference.
  * @rcv_bytes: payload bytes on @recv_queue.
  * @congested: this socket's port is set in @lcong.
  * @dead: the socket is closing; nothing more is queued to it.

@@ -121,6 +121,18 @@ VISIBLE_IF_KUNIT int rdsd_cmsg_parse(struct msghdr *m, struct rdsd_cmsgs *cm)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_cmsg_parse);
 
+/*
+ * Give @msg the connection's next sequence number and queue it there,
+ * with the reference the caller hands over; conn->lock held.
+ */
+static void rdsd_conn_enqueue(struct rdsd_conn *conn, struct rdsd_msg *msg)
+{
+	msg->conn = conn;
+	msg->seq = conn->next_tx_seq++;
+	list_add_tail(&msg->conn_item, &conn->send_queue);
+	set_bit(RDSD_MSG_ON_CONN, &msg->flags);
+}
+
 /* Queue @msg on the socket and the connection if the send buffer allows. */
 static bool rdsd_send_queue(struct rdsd_sock *rs, struct rdsd_conn *conn,
 			    struct rdsd_msg *msg)
@@ -142,10 +154,7 @@ static bool rdsd_send_queue(struct rdsd_sock *rs, struct rdsd_conn *conn,
 
 		rdsd_msg_get(msg);	/* the connection's, put on completion */
 		spin_lock(&conn->lock);
-		msg->conn = conn;
-		msg->seq = conn->next_tx_seq++;
-		list_add_tail(&msg->conn_item, &conn->send_queue);
-		set_bit(RDSD_MSG_ON_CONN, &msg->flags);
+		rdsd_conn_enqueue(conn, msg);
 		spin_unlock(&conn->lock);
 		queued = true;
 	}
@@ -219,12 +228,13 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_send_acked);
  * @conn: connection the probe came on.
  * @probe: the probe.
  *
- * Any context.  Queues an empty message from port 0 of the probed
- * address back to the prober, in sequence with everything else on the
- * connection that leads there; no socket owns it.  That is @conn, except
- * on the loopback transport between two addresses, which delivers on the
- * sender's connection.  A probe that finds no memory goes unanswered, as
- * a lost one would.
+ * Queues an empty message from port 0 of the probed address back to the
+ * prober, in sequence with everything else on the connection that leads
+ * there; no socket owns it.  That is @conn (any context), except on the
+ * loopback transport between two addresses, which delivers on the
+ * sender's connection: then the connection back is looked up or made,
+ * which needs process context, where that transport delivers.  A probe
+ * that finds no memory goes unanswered, as a lost one would.
  */
 void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe)
 {
@@ -252,10 +262,7 @@ void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe)
 		goto out;
 	}
 	/* the allocation's reference becomes the connection's */
-	msg->conn = back;
-	msg->seq = back->next_tx_seq++;
-	list_add_tail(&msg->conn_item, &back->send_queue);
-	set_bit(RDSD_MSG_ON_CONN, &msg->flags);
+	rdsd_conn_enqueue(back, msg);
 	spin_unlock_bh(&back->lock);
 	rdsd_conn_kick(back);
 out:

@@ -252,38 +252,32 @@ def test_info(family):
          "info as text names the family and the version", out)
 
 
+def info_rows(s, opt, fmt):
+    """An RDS_INFO_* snapshot as tuples: each entry's leading fields."""
+    data, each = s.info(opt)
+    size = struct.calcsize(fmt)
+    return [struct.unpack(fmt, data[off:off + size])
+            for off in range(0, len(data), each)]
+
+
 def info_sockets(s):
-    data, each = s.info(RDS_INFO_SOCKETS)
-    res = []
-    for off in range(0, len(data), each):
-        sndbuf, baddr, caddr, bport, cport, rcvbuf, inum = struct.unpack(
-            "=I4s4sHHIQ", data[off:off + 28])
-        res.append({"sndbuf": sndbuf, "addr": socket.inet_ntoa(baddr),
-                    "port": socket.ntohs(bport), "rcvbuf": rcvbuf,
-                    "inode": inum})
-    return res
+    return [{"sndbuf": sndbuf, "addr": socket.inet_ntoa(baddr),
+             "port": socket.ntohs(bport), "rcvbuf": rcvbuf, "inode": inum}
+            for sndbuf, baddr, _caddr, bport, _cport, rcvbuf, inum
+            in info_rows(s, RDS_INFO_SOCKETS, "=I4s4sHHIQ")]
 
 
 def info_conns(s):
-    data, each = s.info(RDS_INFO_CONNECTIONS)
-    res = []
-    for off in range(0, len(data), each):
-        tx, rx, la, fa, tr, flags, _tos = struct.unpack(
-            "=QQ4s4s16sBB", data[off:off + 42])
-        res.append({"next_tx_seq": tx, "next_rx_seq": rx,
-                    "laddr": socket.inet_ntoa(la),
-                    "peer": socket.inet_ntoa(fa),
-                    "transport": tr.split(b"\0")[0].decode()})
-    return res
+    return [{"next_tx_seq": tx, "next_rx_seq": rx,
+             "laddr": socket.inet_ntoa(la), "peer": socket.inet_ntoa(fa),
+             "transport": tr.split(b"\0")[0].decode()}
+            for tx, rx, la, fa, tr in
+            info_rows(s, RDS_INFO_CONNECTIONS, "=QQ4s4s16s")]
 
 
 def info_counters(s):
-    data, each = s.info(RDS_INFO_COUNTERS)
-    res = {}
-    for off in range(0, len(data), each):
-        name, value = struct.unpack("=32sQ", data[off:off + 40])
-        res[name.split(b"\0")[0].decode()] = value
-    return res
+    return {name.split(b"\0")[0].decode(): value
+            for name, value in info_rows(s, RDS_INFO_COUNTERS, "=32sQ")}
 
 
 def counters_of(stats):
@@ -446,12 +440,92 @@ def test_objects(family, addr, peer, transport):
 
 def test_loop_drop(peer):
     rc, _, err = rdsctl("conn", "drop", "peer", peer)
-    T.ok(rc == 1 and err.strip(),
-         "loopback: conn drop is refused with a message", f"{rc}: {err}")
-    rc, _, err = rdsctl("conn", "drop", "peer", "192.0.2.77")
-    T.ok(rc == 1 and err.strip(),
-         "conn drop of an unknown peer: exit 1 with a message",
+    T.ok(rc == 1 and os.strerror(errno.EOPNOTSUPP) in err,
+         "loopback: conn drop is refused (EOPNOTSUPP) with a message",
          f"{rc}: {err}")
+    rc, _, err = rdsctl("conn", "drop", "peer", "192.0.2.77")
+    T.ok(rc == 1 and "no such connection" in err,
+         "conn drop of an unknown peer: exit 1, no such connection (ENOENT)",
+         f"{rc}: {err}")
+
+
+class Genl:
+    """Bare generic netlink, to send what rdsctl never would."""
+
+    NETLINK_GENERIC = 16
+    GENL_ID_CTRL = 0x10
+    CTRL_CMD_GETFAMILY = 3
+    CTRL_ATTR_FAMILY_ID = 1
+    CTRL_ATTR_FAMILY_NAME = 2
+    NLM_F_REQUEST = 1
+    NLM_F_ACK = 4
+    NLMSG_ERROR = 2
+
+    def __init__(self):
+        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                               self.NETLINK_GENERIC)
+        self.s.bind((0, 0))
+        self.seq = 0
+        name = b"rds_doca\0"
+        reply = self.request(self.GENL_ID_CTRL, self.CTRL_CMD_GETFAMILY,
+                             self.attr(self.CTRL_ATTR_FAMILY_NAME, name),
+                             ack=False)
+        self.family = struct.unpack(
+            "=H", self.attrs(reply[20:])[self.CTRL_ATTR_FAMILY_ID][:2])[0]
+
+    @staticmethod
+    def attr(kind, data):
+        a = struct.pack("=HH", 4 + len(data), kind) + data
+        return a + bytes(-len(a) % 4)
+
+    @staticmethod
+    def attrs(data):
+        res = {}
+        while len(data) >= 4:
+            ln, kind = struct.unpack("=HH", data[:4])
+            res[kind & 0x3fff] = data[4:ln]
+            data = data[(ln + 3) & ~3:]
+        return res
+
+    def request(self, family, cmd, payload=b"", ack=True):
+        """Send one request; the first reply message (the ack if any)."""
+        self.seq += 1
+        body = struct.pack("=BBH", cmd, 1, 0) + payload
+        flags = self.NLM_F_REQUEST | (self.NLM_F_ACK if ack else 0)
+        self.s.send(struct.pack("=IHHII", 16 + len(body), family, flags,
+                                self.seq, 0) + body)
+        return self.s.recv(65536)
+
+    def errno_of(self, cmd, payload=b""):
+        """The errno the kernel answers @cmd with (0: accepted)."""
+        reply = self.request(self.family, cmd, payload)
+        kind = struct.unpack("=H", reply[4:6])[0]
+        if kind != self.NLMSG_ERROR:
+            return None
+        return -struct.unpack("=i", reply[16:20])[0]
+
+
+def test_genl_refusals():
+    """What the kernel refuses, sent past rdsctl's own checks."""
+    CMD_INFO_GET, CMD_CONN_DROP = 1, 8
+    A_CONN_PEER, A_CONN_TRANSPORT, A_INFO_FAMILY = 4, 5, 2
+    g = Genl()
+    peer = socket.inet_aton("192.0.2.77")
+    T.eq(g.errno_of(CMD_CONN_DROP), errno.EINVAL,
+         "genl: CONN_DROP without a peer -> EINVAL")
+    # the netlink core's answer to a length outside the policy's range
+    T.eq(g.errno_of(CMD_CONN_DROP, Genl.attr(A_CONN_PEER, peer[:3])),
+         errno.ERANGE, "genl: CONN_DROP with a 3-byte peer -> ERANGE")
+    T.eq(g.errno_of(CMD_CONN_DROP, Genl.attr(A_CONN_PEER, peer) +
+                    Genl.attr(A_CONN_TRANSPORT, b"x" * 40 + b"\0")),
+         errno.EINVAL, "genl: CONN_DROP with a 40-byte transport -> EINVAL")
+    T.eq(g.errno_of(CMD_CONN_DROP, Genl.attr(A_CONN_PEER, peer)),
+         errno.ENOENT, "genl: CONN_DROP of an unknown peer -> ENOENT")
+    T.eq(g.errno_of(CMD_INFO_GET, Genl.attr(A_INFO_FAMILY,
+                                            struct.pack("=I", 1))),
+         errno.EINVAL, "genl: INFO_GET takes no attributes -> EINVAL")
+    T.eq(g.errno_of(99), errno.EOPNOTSUPP,
+         "genl: an unknown command -> EOPNOTSUPP")
 
 
 def test_netns(family):
@@ -670,6 +744,7 @@ def main():
         test_info(args.family)
         test_objects(args.family, "127.0.0.1", "127.0.0.2", "loopback")
         test_loop_drop("127.0.0.2")
+        test_genl_refusals()
         test_netns(args.family)
         test_ping("127.0.0.1", "127.0.0.1")
         test_ping("127.0.0.1", "127.0.0.2")

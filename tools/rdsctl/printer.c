@@ -428,17 +428,23 @@ void pr_array_end(void)
 
 /* values */
 
+/* A number, written the same way as JSON and as text. */
+static void pr_number(const char *key, const char *num)
+{
+	if (pr.json) {
+		json_member(key);
+		fputs(num, pr.out);
+	} else {
+		text_value(key, num);
+	}
+}
+
 void pr_u64(const char *key, uint64_t val)
 {
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%" PRIu64, val);
-	if (pr.json) {
-		json_member(key);
-		fputs(buf, pr.out);
-	} else {
-		text_value(key, buf);
-	}
+	pr_number(key, buf);
 }
 
 void pr_s64(const char *key, int64_t val)
@@ -446,12 +452,7 @@ void pr_s64(const char *key, int64_t val)
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%" PRId64, val);
-	if (pr.json) {
-		json_member(key);
-		fputs(buf, pr.out);
-	} else {
-		text_value(key, buf);
-	}
+	pr_number(key, buf);
 }
 
 void pr_hex64(const char *key, uint64_t val)
@@ -471,12 +472,7 @@ void pr_float(const char *key, double val)
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%.3f", val);
-	if (pr.json) {
-		json_member(key);
-		fputs(buf, pr.out);
-	} else {
-		text_value(key, buf);
-	}
+	pr_number(key, buf);
 }
 
 void pr_str(const char *key, const char *val)

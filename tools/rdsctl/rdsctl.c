@@ -508,34 +508,37 @@ static int cmd_conn(int argc, char **argv)
 	return show("conn show", RDS_DOCA_CMD_CONN_GET, &conn_type, &f);
 }
 
-static int cmd_sock(int argc, char **argv)
+/* OBJECT [show|list] [FILTERS] for an object that only shows. */
+static int show_only(const char *object, int argc, char **argv, uint8_t cmd,
+		     const struct object_type *type,
+		     const struct filter_key *keys)
 {
 	static const char *const cmds[] = { "show", "list", NULL };
+	char what[32];
 	struct filters f;
 
-	get_command("sock", &argc, &argv, cmds);
-	parse_filters("sock show", argc, argv, sock_keys, &f);
-	return show("sock show", RDS_DOCA_CMD_SOCK_GET, &sock_type, &f);
+	snprintf(what, sizeof(what), "%s show", object);
+	get_command(object, &argc, &argv, cmds);
+	parse_filters(what, argc, argv, keys, &f);
+	return show(what, cmd, type, &f);
+}
+
+static int cmd_sock(int argc, char **argv)
+{
+	return show_only("sock", argc, argv, RDS_DOCA_CMD_SOCK_GET, &sock_type,
+			 sock_keys);
 }
 
 static int cmd_mr(int argc, char **argv)
 {
-	static const char *const cmds[] = { "show", "list", NULL };
-	struct filters f;
-
-	get_command("mr", &argc, &argv, cmds);
-	parse_filters("mr show", argc, argv, mr_keys, &f);
-	return show("mr show", RDS_DOCA_CMD_MR_GET, &mr_type, &f);
+	return show_only("mr", argc, argv, RDS_DOCA_CMD_MR_GET, &mr_type,
+			 mr_keys);
 }
 
 static int cmd_dev(int argc, char **argv)
 {
-	static const char *const cmds[] = { "show", "list", NULL };
-	struct filters f;
-
-	get_command("dev", &argc, &argv, cmds);
-	parse_filters("dev show", argc, argv, dev_keys, &f);
-	return show("dev show", RDS_DOCA_CMD_DEV_GET, &dev_type, &f);
+	return show_only("dev", argc, argv, RDS_DOCA_CMD_DEV_GET, &dev_type,
+			 dev_keys);
 }
 
 static int stats_cb(struct nl_msg *msg, void *arg)
