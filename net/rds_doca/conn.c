@@ -157,6 +157,30 @@ err_maps:
 }
 
 /**
+ * rdsd_conn_get_next - the connection with the lowest id not below *@id
+ * @rn: namespace.
+ * @id: in, where to start; out, the id of the connection returned.
+ *
+ * Returns it with a reference the caller drops with rdsd_conn_put(), or
+ * NULL when there is none.  Connections whose last reference is going
+ * are skipped.  Any context.
+ */
+struct rdsd_conn *rdsd_conn_get_next(struct rdsd_net *rn, unsigned long *id)
+{
+	struct rdsd_conn *conn;
+
+	rcu_read_lock();
+	for (;;) {
+		conn = xa_find(&rn->conns, id, ULONG_MAX, XA_PRESENT);
+		if (!conn || refcount_inc_not_zero(&conn->refs))
+			break;
+		(*id)++;
+	}
+	rcu_read_unlock();
+	return conn;
+}
+
+/**
  * rdsd_conn_find_create - the connection from @laddr to @faddr over @trans
  * @rn: namespace.
  * @trans: transport.

@@ -1112,8 +1112,23 @@ static void rdsd_ib_conn_info(struct rdsd_conn *conn,
 			sizeof(ci->dev));
 	if (tp->cm_id && tp->qp)
 		ci->port = tp->cm_id->port_num;
-	if (tp->qp)
+	if (tp->qp) {
+		union ib_gid sgid, dgid;
+
 		ci->qpn = tp->qp->qp_num;
+		ci->max_send_wr = RDSD_IB_SEND_RING;
+		ci->max_recv_wr = RDSD_IB_RECV_RING;
+		ci->max_send_sge = tp->dev->max_send_sge;
+		ci->mr_max = tp->dev->ibdev->attrs.max_mr;
+		ci->mr_size = tp->dev->max_frmr_pages;
+		if (tp->cm_id) {
+			rdma_read_gids(tp->cm_id, &sgid, &dgid);
+			memcpy(ci->sgid, sgid.raw, sizeof(ci->sgid));
+			memcpy(ci->dgid, dgid.raw, sizeof(ci->dgid));
+			if (tp->cm_id->route.path_rec)
+				ci->sl = tp->cm_id->route.path_rec->sl;
+		}
+	}
 	mutex_unlock(&tp->cm_mutex);
 
 	spin_lock_bh(&tp->send_lock);

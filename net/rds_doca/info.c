@@ -12,12 +12,18 @@
  *
  * Every object is that of the caller's network namespace.  A snapshot is
  * built in a zeroed kernel buffer under the locks of the objects it
- * reads, then copied out, so no byte leaves uninitialised.
+ * reads, then copied out, so no byte leaves uninitialised (padding
+ * included).
+ *
+ * The RDS6_INFO_* forms list the same objects with IPv4-mapped IPv6
+ * addresses, as Linux lists IPv4 objects in them; rds_doca has no IPv6
+ * objects of its own.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/rds_doca.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <linux/uaccess.h>
 
 #include "rdsd.h"
@@ -31,12 +37,14 @@
  * @cap: bytes of room.
  * @each: size of one entry.
  * @nr: entries seen; those past @cap are counted, not stored.
+ * @v6: the RDS6_INFO_* form.
  */
 struct rdsd_info {
 	u8	*data;
 	size_t	cap;
 	size_t	each;
 	u32	nr;
+	bool	v6;
 };
 
 /* The next entry to fill, or NULL when it only counts. */
@@ -65,51 +73,163 @@ static void rdsd_info_counters(struct rdsd_net *rn, struct rdsd_info *in)
 	}
 }
 
+static u8 rdsd_info_conn_flags(struct rdsd_conn *conn)
+{
+	u8 flags;
+
+	spin_lock_bh(&conn->lock);
+	flags = conn->state == RDSD_CONN_UP ?
+		RDS_INFO_CONNECTION_FLAG_CONNECTED :
+		conn->state == RDSD_CONN_CONNECTING ?
+		RDS_INFO_CONNECTION_FLAG_CONNECTING : 0;
+	spin_unlock_bh(&conn->lock);
+	if (test_bit(RDSD_CONN_IN_XMIT, &conn->flags))
+		flags |= RDS_INFO_CONNECTION_FLAG_SENDING;
+	return flags;
+}
+
 static void rdsd_info_connections(struct rdsd_net *rn, struct rdsd_info *in)
 {
 	struct rdsd_conn *conn;
 	unsigned int b;
 
-	in->each = sizeof(struct rds_info_connection);
+	in->each = in->v6 ? sizeof(struct rds6_info_connection) :
+		   sizeof(struct rds_info_connection);
 	rcu_read_lock();
 	for (b = 0; b < ARRAY_SIZE(rn->conn_hash); b++) {
 		hlist_for_each_entry_rcu(conn, &rn->conn_hash[b], hash_node) {
-			struct rds_info_connection *c = rdsd_info_next(in);
+			struct rds6_info_connection *c6;
+			struct rds_info_connection *c;
+			void *p = rdsd_info_next(in);
 
-			if (!c)
+			if (!p)
 				continue;
-			spin_lock_bh(&conn->lock);
-			c->next_tx_seq = conn->next_tx_seq;
-			c->flags = conn->state == RDSD_CONN_UP ?
-				   RDS_INFO_CONNECTION_FLAG_CONNECTED :
-				   conn->state == RDSD_CONN_CONNECTING ?
-				   RDS_INFO_CONNECTION_FLAG_CONNECTING : 0;
-			spin_unlock_bh(&conn->lock);
-			if (test_bit(RDSD_CONN_IN_XMIT, &conn->flags))
-				c->flags |= RDS_INFO_CONNECTION_FLAG_SENDING;
+			if (in->v6) {
+				c6 = p;
+				c6->next_tx_seq = READ_ONCE(conn->next_tx_seq);
+				c6->next_rx_seq = READ_ONCE(conn->next_rx_seq);
+				ipv6_addr_set_v4mapped(conn->laddr, &c6->laddr);
+				ipv6_addr_set_v4mapped(conn->faddr, &c6->faddr);
+				strscpy(c6->transport, conn->trans->name,
+					sizeof(c6->transport));
+				c6->flags = rdsd_info_conn_flags(conn);
+				continue;
+			}
+			c = p;
+			c->next_tx_seq = READ_ONCE(conn->next_tx_seq);
 			c->next_rx_seq = READ_ONCE(conn->next_rx_seq);
 			c->laddr = conn->laddr;
 			c->faddr = conn->faddr;
 			strscpy(c->transport, conn->trans->name,
 				sizeof(c->transport));
+			c->flags = rdsd_info_conn_flags(conn);
 		}
 	}
 	rcu_read_unlock();
+}
+
+/* Both forms of an IB connection share their layout from the GIDs on. */
+#define RDSD_INFO_RDMA_TAIL	(sizeof(struct rds_info_rdma_connection) - \
+				 offsetof(struct rds_info_rdma_connection, \
+					  src_gid))
+static_assert(sizeof(struct rds6_info_rdma_connection) -
+	      offsetof(struct rds6_info_rdma_connection, src_gid) ==
+	      RDSD_INFO_RDMA_TAIL);
+static_assert(offsetof(struct rds6_info_rdma_connection, cache_allocs) -
+	      offsetof(struct rds6_info_rdma_connection, src_gid) ==
+	      offsetof(struct rds_info_rdma_connection, cache_allocs) -
+	      offsetof(struct rds_info_rdma_connection, src_gid));
+static_assert(offsetof(struct rds6_info_rdma_connection, sl) -
+	      offsetof(struct rds6_info_rdma_connection, src_gid) ==
+	      offsetof(struct rds_info_rdma_connection, sl) -
+	      offsetof(struct rds_info_rdma_connection, src_gid));
+
+/* The IB connections and what their queue pairs are made of. */
+static void rdsd_info_ib_connections(struct rdsd_net *rn,
+				     struct rdsd_info *in)
+{
+	struct rdsd_conn *conn;
+	unsigned long id = 0;
+
+	in->each = in->v6 ? sizeof(struct rds6_info_rdma_connection) :
+		   sizeof(struct rds_info_rdma_connection);
+	/* ->conn_info sleeps: hold each connection by reference */
+	for (; (conn = rdsd_conn_get_next(rn, &id)); id++) {
+		struct rds_info_rdma_connection r = {};
+		struct rds6_info_rdma_connection *r6;
+		struct rdsd_conn_info ci = {};
+		void *p;
+
+		if (conn->trans->type != RDSD_TRANS_IB ||
+		    !conn->trans->conn_info) {
+			rdsd_conn_put(conn);
+			continue;
+		}
+		p = rdsd_info_next(in);
+		if (!p) {
+			rdsd_conn_put(conn);
+			continue;
+		}
+		conn->trans->conn_info(conn, &ci);
+		r.src_addr = conn->laddr;
+		r.dst_addr = conn->faddr;
+		memcpy(r.src_gid, ci.sgid, sizeof(r.src_gid));
+		memcpy(r.dst_gid, ci.dgid, sizeof(r.dst_gid));
+		r.max_send_wr = ci.max_send_wr;
+		r.max_recv_wr = ci.max_recv_wr;
+		r.max_send_sge = ci.max_send_sge;
+		r.rdma_mr_max = ci.mr_max;
+		r.rdma_mr_size = ci.mr_size;
+		r.sl = ci.sl;
+		if (in->v6) {
+			/* the same fields from the GIDs on, padding included */
+			r6 = p;
+			ipv6_addr_set_v4mapped(r.src_addr, &r6->src_addr);
+			ipv6_addr_set_v4mapped(r.dst_addr, &r6->dst_addr);
+			memcpy((u8 *)r6 + offsetof(typeof(*r6), src_gid),
+			       (u8 *)&r + offsetof(typeof(r), src_gid),
+			       RDSD_INFO_RDMA_TAIL);
+		} else {
+			memcpy(p, &r, sizeof(r));
+		}
+		rdsd_conn_put(conn);
+	}
 }
 
 /*
  * One message; as in Linux, "local" is the sender for queued sends and
  * the receiving socket for received messages (@received).
  */
-static void rdsd_info_msg_fill(struct rds_info_message *m,
+static void rdsd_info_msg_fill(struct rdsd_info *in,
 			       const struct rdsd_msg *msg, bool received)
 {
+	__be32 laddr = received ? msg->daddr : msg->saddr;
+	__be32 faddr = received ? msg->saddr : msg->daddr;
+	__be16 lport = received ? msg->dport : msg->sport;
+	__be16 fport = received ? msg->sport : msg->dport;
+	struct rds6_info_message *m6;
+	struct rds_info_message *m;
+	void *p = rdsd_info_next(in);
+
+	if (!p)
+		return;
+	if (in->v6) {
+		m6 = p;
+		m6->seq = msg->seq;
+		m6->len = msg->len;
+		ipv6_addr_set_v4mapped(laddr, &m6->laddr);
+		ipv6_addr_set_v4mapped(faddr, &m6->faddr);
+		m6->lport = lport;
+		m6->fport = fport;
+		return;
+	}
+	m = p;
 	m->seq = msg->seq;
 	m->len = msg->len;
-	m->laddr = received ? msg->daddr : msg->saddr;
-	m->faddr = received ? msg->saddr : msg->daddr;
-	m->lport = received ? msg->dport : msg->sport;
-	m->fport = received ? msg->sport : msg->dport;
+	m->laddr = laddr;
+	m->faddr = faddr;
+	m->lport = lport;
+	m->fport = fport;
 }
 
 /* Messages waiting on each connection for the peer's acknowledgment. */
@@ -119,25 +239,55 @@ static void rdsd_info_retrans(struct rdsd_net *rn, struct rdsd_info *in)
 	struct rdsd_msg *msg;
 	unsigned int b;
 
-	in->each = sizeof(struct rds_info_message);
+	in->each = in->v6 ? sizeof(struct rds6_info_message) :
+		   sizeof(struct rds_info_message);
 	rcu_read_lock();
 	for (b = 0; b < ARRAY_SIZE(rn->conn_hash); b++) {
 		hlist_for_each_entry_rcu(conn, &rn->conn_hash[b], hash_node) {
 			spin_lock_bh(&conn->lock);
-			list_for_each_entry(msg, &conn->retrans, conn_item) {
-				struct rds_info_message *m =
-					rdsd_info_next(in);
-
-				if (m)
-					rdsd_info_msg_fill(m, msg, false);
-			}
+			list_for_each_entry(msg, &conn->retrans, conn_item)
+				rdsd_info_msg_fill(in, msg, false);
 			spin_unlock_bh(&conn->lock);
 		}
 	}
 	rcu_read_unlock();
 }
 
-/* Sockets, or the messages on their send or receive queues. */
+static void rdsd_info_sock_fill(struct rdsd_info *in, struct rdsd_sock *rs)
+{
+	struct rds6_info_socket *s6;
+	struct rds_info_socket *s;
+	void *p = rdsd_info_next(in);
+
+	if (!p)
+		return;
+	if (in->v6) {
+		s6 = p;
+		s6->sndbuf = rdsd_sndbuf(rs);
+		s6->rcvbuf = rdsd_rcvbuf(rs);
+		ipv6_addr_set_v4mapped(READ_ONCE(rs->bound_addr),
+				       &s6->bound_addr);
+		s6->bound_port = READ_ONCE(rs->bound_port);
+		ipv6_addr_set_v4mapped(READ_ONCE(rs->conn_addr),
+				       &s6->connected_addr);
+		s6->connected_port = READ_ONCE(rs->conn_port);
+		s6->inum = sock_i_ino(&rs->sk);
+		return;
+	}
+	s = p;
+	s->sndbuf = rdsd_sndbuf(rs);
+	s->rcvbuf = rdsd_rcvbuf(rs);
+	s->bound_addr = READ_ONCE(rs->bound_addr);
+	s->bound_port = READ_ONCE(rs->bound_port);
+	s->connected_addr = READ_ONCE(rs->conn_addr);
+	s->connected_port = READ_ONCE(rs->conn_port);
+	s->inum = sock_i_ino(&rs->sk);
+}
+
+/*
+ * Sockets, or the messages on their send or receive queues; @what is
+ * the IPv4 form of the snapshot.
+ */
 static void rdsd_info_sockets(struct rdsd_net *rn, struct rdsd_info *in,
 			      int what)
 {
@@ -145,51 +295,53 @@ static void rdsd_info_sockets(struct rdsd_net *rn, struct rdsd_info *in,
 	struct rdsd_msg *msg;
 	unsigned long id;
 
-	in->each = what == RDS_INFO_SOCKETS ? sizeof(struct rds_info_socket) :
-		   sizeof(struct rds_info_message);
+	if (what == RDS_INFO_SOCKETS)
+		in->each = in->v6 ? sizeof(struct rds6_info_socket) :
+			   sizeof(struct rds_info_socket);
+	else
+		in->each = in->v6 ? sizeof(struct rds6_info_message) :
+			   sizeof(struct rds_info_message);
 	/* a socket is freed a grace period after it left the table */
 	rcu_read_lock();
 	xa_for_each(&rn->socks, id, rs) {
-		struct rds_info_socket *s;
-
 		switch (what) {
 		case RDS_INFO_SOCKETS:
-			s = rdsd_info_next(in);
-			if (!s)
-				break;
-			s->sndbuf = rdsd_sndbuf(rs);
-			s->rcvbuf = rdsd_rcvbuf(rs);
-			s->bound_addr = READ_ONCE(rs->bound_addr);
-			s->bound_port = READ_ONCE(rs->bound_port);
-			s->connected_addr = READ_ONCE(rs->conn_addr);
-			s->connected_port = READ_ONCE(rs->conn_port);
-			s->inum = sock_i_ino(&rs->sk);
+			rdsd_info_sock_fill(in, rs);
 			break;
 		case RDS_INFO_SEND_MESSAGES:
 			spin_lock_bh(&rs->lock);
-			list_for_each_entry(msg, &rs->send_queue, sock_item) {
-				struct rds_info_message *m =
-					rdsd_info_next(in);
-
-				if (m)
-					rdsd_info_msg_fill(m, msg, false);
-			}
+			list_for_each_entry(msg, &rs->send_queue, sock_item)
+				rdsd_info_msg_fill(in, msg, false);
 			spin_unlock_bh(&rs->lock);
 			break;
 		default:	/* RDS_INFO_RECV_MESSAGES */
 			spin_lock_bh(&rs->recv_lock);
-			list_for_each_entry(msg, &rs->recv_queue, recv_item) {
-				struct rds_info_message *m =
-					rdsd_info_next(in);
-
-				if (m)
-					rdsd_info_msg_fill(m, msg, true);
-			}
+			list_for_each_entry(msg, &rs->recv_queue, recv_item)
+				rdsd_info_msg_fill(in, msg, true);
 			spin_unlock_bh(&rs->recv_lock);
 			break;
 		}
 	}
 	rcu_read_unlock();
+}
+
+/* The IPv4 snapshot an RDS6_INFO_* one lists in its own structures. */
+static int rdsd_info_v4_form(int optname)
+{
+	switch (optname) {
+	case RDS6_INFO_CONNECTIONS:
+		return RDS_INFO_CONNECTIONS;
+	case RDS6_INFO_SEND_MESSAGES:
+		return RDS_INFO_SEND_MESSAGES;
+	case RDS6_INFO_RETRANS_MESSAGES:
+		return RDS_INFO_RETRANS_MESSAGES;
+	case RDS6_INFO_RECV_MESSAGES:
+		return RDS_INFO_RECV_MESSAGES;
+	case RDS6_INFO_SOCKETS:
+		return RDS_INFO_SOCKETS;
+	default:
+		return RDS_INFO_IB_CONNECTIONS;
+	}
 }
 
 /**
@@ -200,9 +352,9 @@ static void rdsd_info_sockets(struct rdsd_net *rn, struct rdsd_info *in,
  * @optlen: in, its length; out, the snapshot's.
  *
  * Returns the size of one entry, -ENOSPC with *optlen the length needed,
- * -ENOPROTOOPT for a snapshot rds_doca does not provide (IPv6 and
- * transport specific ones), -EINVAL for a negative length, -EFAULT or
- * -ENOMEM.
+ * -ENOPROTOOPT for a snapshot rds_doca does not provide (those of the
+ * TCP and iWARP transports, the per-connection statistics), -EINVAL for
+ * a negative length, -EFAULT or -ENOMEM.
  */
 int rdsd_info_getsockopt(struct rdsd_sock *rs, int optname,
 			 char __user *optval, int __user *optlen)
@@ -213,12 +365,22 @@ int rdsd_info_getsockopt(struct rdsd_sock *rs, int optname,
 	int len, ret;
 
 	switch (optname) {
+	case RDS6_INFO_CONNECTIONS:
+	case RDS6_INFO_SEND_MESSAGES:
+	case RDS6_INFO_RETRANS_MESSAGES:
+	case RDS6_INFO_RECV_MESSAGES:
+	case RDS6_INFO_SOCKETS:
+	case RDS6_INFO_IB_CONNECTIONS:
+		in.v6 = true;
+		optname = rdsd_info_v4_form(optname);
+		break;
 	case RDS_INFO_COUNTERS:
 	case RDS_INFO_CONNECTIONS:
 	case RDS_INFO_SEND_MESSAGES:
 	case RDS_INFO_RETRANS_MESSAGES:
 	case RDS_INFO_RECV_MESSAGES:
 	case RDS_INFO_SOCKETS:
+	case RDS_INFO_IB_CONNECTIONS:
 		break;
 	default:
 		return -ENOPROTOOPT;
@@ -244,6 +406,9 @@ int rdsd_info_getsockopt(struct rdsd_sock *rs, int optname,
 		break;
 	case RDS_INFO_RETRANS_MESSAGES:
 		rdsd_info_retrans(rn, &in);
+		break;
+	case RDS_INFO_IB_CONNECTIONS:
+		rdsd_info_ib_connections(rn, &in);
 		break;
 	default:
 		rdsd_info_sockets(rn, &in, optname);

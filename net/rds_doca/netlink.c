@@ -177,23 +177,6 @@ int rdsd_nl_conn_fill(struct sk_buff *skb, struct rdsd_conn *conn,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_nl_conn_fill);
 
-/* The connection with the lowest id not below *@id, with a reference. */
-static struct rdsd_conn *rdsd_nl_conn_next(struct rdsd_net *rn,
-					   unsigned long *id)
-{
-	struct rdsd_conn *conn;
-
-	rcu_read_lock();
-	for (;;) {
-		conn = xa_find(&rn->conns, id, ULONG_MAX, XA_PRESENT);
-		if (!conn || refcount_inc_not_zero(&conn->refs))
-			break;
-		(*id)++;	/* its last reference is going: skip it */
-	}
-	rcu_read_unlock();
-	return conn;
-}
-
 static int rdsd_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct rdsd_net *rn = rdsd_net(sock_net(skb->sk));
@@ -201,7 +184,7 @@ static int rdsd_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct rdsd_conn *conn;
 	int err = 0;
 
-	while ((conn = rdsd_nl_conn_next(rn, &ctx->next))) {
+	while ((conn = rdsd_conn_get_next(rn, &ctx->next))) {
 		struct rdsd_conn_info ci = {};
 		void *hdr;
 
@@ -605,7 +588,7 @@ static int rdsd_nl_conn_drop(struct sk_buff *skb, struct genl_info *info)
 	if (tb[RDS_DOCA_A_CONN_TRANSPORT])
 		trans = nla_data(tb[RDS_DOCA_A_CONN_TRANSPORT]);
 
-	while ((conn = rdsd_nl_conn_next(rn, &id))) {
+	while ((conn = rdsd_conn_get_next(rn, &id))) {
 		if (conn->faddr == peer && (!laddr || conn->laddr == laddr) &&
 		    (!trans || !strcmp(trans, conn->trans->name))) {
 			found++;

@@ -117,6 +117,17 @@ struct rdsd_transport_ops {
  * @qpn: queue pair number, 0 for none.
  * @credits: send credits.
  * @has_credits: @credits means something.
+ * @sgid: local GID of the path.
+ * @dgid: peer's GID.
+ * @sl: service level of the path.
+ * @max_send_wr: send work requests the queue pair holds.
+ * @max_recv_wr: receive work requests it holds.
+ * @max_send_sge: scatter/gather entries per send.
+ * @mr_max: regions the device can register.
+ * @mr_size: pages one registration maps.
+ *
+ * The fields after @has_credits are those of RDS_INFO_IB_CONNECTIONS;
+ * they stay zero while the path has no queue pair.
  */
 struct rdsd_conn_info {
 	char	dev[RDSD_DEV_NAME_MAX];
@@ -124,6 +135,14 @@ struct rdsd_conn_info {
 	u32	qpn;
 	u32	credits;
 	bool	has_credits;
+	u8	sgid[16];
+	u8	dgid[16];
+	u8	sl;
+	u32	max_send_wr;
+	u32	max_recv_wr;
+	u32	max_send_sge;
+	u32	mr_max;
+	u32	mr_size;
 };
 
 /**

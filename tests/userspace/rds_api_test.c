@@ -1955,6 +1955,139 @@ static int info_get(int fd, int opt, void **buf, socklen_t *len)
 	return -ENOSPC;
 }
 
+/* @a is the IPv4-mapped form of @v4. */
+static bool mapped_is(struct in6_addr a, in_addr_t v4)
+{
+	return IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr32[3] == v4;
+}
+
+/*
+ * The RDS6_INFO_* forms list IPv4 objects too, with mapped addresses:
+ * A's socket, its connection to B and the message waiting at B.
+ */
+static void test_info_v6(int a, const struct sockaddr_in *sa,
+			 const struct sockaddr_in *sb, ino_t ino_a)
+{
+	bool found = false;
+	socklen_t len;
+	void *buf;
+	size_t i;
+	int r;
+
+	r = info_get(a, RDS6_INFO_SOCKETS, &buf, &len);
+	is_eq(r, (int)sizeof(struct rds6_info_socket),
+	      "RDS6_INFO_SOCKETS returns the entry size");
+	for (i = 0; r > 0 && i < len / r; i++) {
+		struct rds6_info_socket *s = (struct rds6_info_socket *)buf + i;
+
+		if (s->inum == ino_a && s->bound_port == sa->sin_port &&
+		    mapped_is(s->bound_addr, sa->sin_addr.s_addr))
+			found = true;
+	}
+	ok(found, "RDS6_INFO_SOCKETS lists A with its IPv4-mapped address");
+	free(buf);
+
+	found = false;
+	r = info_get(a, RDS6_INFO_CONNECTIONS, &buf, &len);
+	is_eq(r, (int)sizeof(struct rds6_info_connection),
+	      "RDS6_INFO_CONNECTIONS returns the entry size");
+	for (i = 0; r > 0 && i < len / r; i++) {
+		struct rds6_info_connection *c =
+			(struct rds6_info_connection *)buf + i;
+
+		if (mapped_is(c->laddr, sa->sin_addr.s_addr) &&
+		    mapped_is(c->faddr, sb->sin_addr.s_addr) &&
+		    c->next_tx_seq > 0 &&
+		    memchr(c->transport, 0, sizeof(c->transport)))
+			found = true;
+	}
+	ok(found, "RDS6_INFO_CONNECTIONS lists A -> B, mapped");
+	free(buf);
+
+	r = info_get(a, RDS6_INFO_SEND_MESSAGES, &buf, &len);
+	is_eq(r, (int)sizeof(struct rds6_info_message),
+	      "RDS6_INFO_SEND_MESSAGES returns the entry size");
+	free(buf);
+	r = info_get(a, RDS6_INFO_RETRANS_MESSAGES, &buf, &len);
+	is_eq(r, (int)sizeof(struct rds6_info_message),
+	      "RDS6_INFO_RETRANS_MESSAGES returns the entry size");
+	free(buf);
+	found = false;
+	r = info_get(a, RDS6_INFO_RECV_MESSAGES, &buf, &len);
+	for (i = 0; r > 0 && i < len / r; i++) {
+		struct rds6_info_message *m =
+			(struct rds6_info_message *)buf + i;
+
+		if (m->len == 4 && m->lport == sb->sin_port &&
+		    mapped_is(m->laddr, sb->sin_addr.s_addr) &&
+		    mapped_is(m->faddr, sa->sin_addr.s_addr) &&
+		    m->fport == sa->sin_port)
+			found = true;
+	}
+	is_eq(r, (int)sizeof(struct rds6_info_message),
+	      "RDS6_INFO_RECV_MESSAGES returns the entry size");
+	ok(found, "RDS6_INFO_RECV_MESSAGES lists the waiting message, mapped");
+	free(buf);
+}
+
+/*
+ * RDS_INFO_IB_CONNECTIONS lists the IB connection A -> B with its GIDs
+ * and queue pair sizes over IB, and nothing over loopback.
+ */
+static void test_info_ib(int a, const struct sockaddr_in *sa,
+			 const struct sockaddr_in *sb)
+{
+	static const uint8_t zero[RDS_IB_GID_LEN];
+	bool ib = cfg.transport == RDS_TRANS_IB;
+	size_t i, n, hits = 0, hits6 = 0;
+	socklen_t len;
+	void *buf;
+	int r;
+
+	r = info_get(a, RDS_INFO_IB_CONNECTIONS, &buf, &len);
+	is_eq(r, (int)sizeof(struct rds_info_rdma_connection),
+	      "RDS_INFO_IB_CONNECTIONS returns the entry size");
+	n = r > 0 ? len / r : 0;
+	for (i = 0; i < n; i++) {
+		struct rds_info_rdma_connection *c =
+			(struct rds_info_rdma_connection *)buf + i;
+
+		if (c->src_addr == sa->sin_addr.s_addr &&
+		    c->dst_addr == sb->sin_addr.s_addr &&
+		    memcmp(c->src_gid, zero, sizeof(zero)) &&
+		    memcmp(c->dst_gid, zero, sizeof(zero)) &&
+		    c->max_send_wr > 0 && c->max_recv_wr > 0 &&
+		    c->max_send_sge > 0 && c->rdma_mr_size > 0 &&
+		    !c->cache_allocs)
+			hits++;
+	}
+	if (ib)
+		ok_diag(hits == 1, "RDS_INFO_IB_CONNECTIONS lists A -> B: GIDs, queue sizes",
+			"%zu entries, %zu match", n, hits);
+	else
+		ok_diag(n == 0, "RDS_INFO_IB_CONNECTIONS lists no loopback connection",
+			"%zu entries", n);
+	free(buf);
+
+	r = info_get(a, RDS6_INFO_IB_CONNECTIONS, &buf, &len);
+	is_eq(r, (int)sizeof(struct rds6_info_rdma_connection),
+	      "RDS6_INFO_IB_CONNECTIONS returns the entry size");
+	for (i = 0; r > 0 && i < len / r; i++) {
+		struct rds6_info_rdma_connection *c =
+			(struct rds6_info_rdma_connection *)buf + i;
+
+		if (mapped_is(c->src_addr, sa->sin_addr.s_addr) &&
+		    mapped_is(c->dst_addr, sb->sin_addr.s_addr) &&
+		    memcmp(c->src_gid, zero, sizeof(zero)) &&
+		    c->max_send_wr > 0)
+			hits6++;
+	}
+	ok_diag(hits6 == (ib ? 1 : 0),
+		"RDS6_INFO_IB_CONNECTIONS agrees, with mapped addresses",
+		"%zu match", hits6);
+	free(buf);
+}
+
 /* RDS_INFO_* getsockopts: Linux's structures and length protocol. */
 static void test_info(void)
 {
@@ -1996,14 +2129,17 @@ static void test_info(void)
 	len = -1;
 	is_err(getsockopt(a, SOL_RDS, RDS_INFO_COUNTERS, NULL, &len), EINVAL,
 	       "negative length -> EINVAL");
-	/* no IB transport module answers here (run.sh checks none is loaded) */
-	len = 0;
-	is_err(getsockopt(a, SOL_RDS, RDS_INFO_IB_CONNECTIONS, NULL, &len),
-	       ENOPROTOOPT, "RDS_INFO_IB_CONNECTIONS -> ENOPROTOOPT");
+	if (!cfg.impl_doca) {
+		/* no IB module answers here (run.sh checks none is loaded) */
+		len = 0;
+		is_err(getsockopt(a, SOL_RDS, RDS_INFO_IB_CONNECTIONS, NULL,
+				  &len), ENOPROTOOPT,
+		       "RDS_INFO_IB_CONNECTIONS -> ENOPROTOOPT");
+	}
 	if (cfg.impl_doca) {
 		len = 0;
-		is_err(getsockopt(a, SOL_RDS, RDS6_INFO_CONNECTIONS, NULL, &len),
-		       ENOPROTOOPT, "RDS6_INFO_CONNECTIONS -> ENOPROTOOPT");
+		is_err(getsockopt(a, SOL_RDS, RDS_INFO_TCP_SOCKETS, NULL, &len),
+		       ENOPROTOOPT, "RDS_INFO_TCP_SOCKETS (no TCP transport) -> ENOPROTOOPT");
 		/* net/rds pins the buffer first and answers EAGAIN */
 		len = 4096;
 		is_err(getsockopt(a, SOL_RDS, RDS_INFO_COUNTERS, (void *)8,
@@ -2114,6 +2250,10 @@ static void test_info(void)
 	is_eq(r, (int)sizeof(struct rds_info_message),
 	      "RDS_INFO_RETRANS_MESSAGES returns the entry size");
 	free(buf);
+
+	test_info_v6(a, &sa, &sb, st_a.st_ino);
+	if (cfg.impl_doca)
+		test_info_ib(a, &sa, &sb);
 
 	recv_expect(b, "info", 4, a, "the message is still delivered");
 	close(a);
