@@ -35,10 +35,12 @@ module:
 	@mkdir -p $(BUILD)/tests
 	@cp -rs $(CURDIR)/net $(CURDIR)/include $(BUILD)/
 	@cp -rs $(CURDIR)/tests/kunit $(BUILD)/tests/
+	@cp -rs $(CURDIR)/tests/dma $(BUILD)/tests/
 	@ln -sf $(CURDIR)/Kbuild $(BUILD)/Kbuild
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) $(KBUILD_FLAGS) modules
 	@cp $(BUILD)/net/rds_doca/rds_doca.ko $(BUILD)/rds_doca.ko
 	@if [ -f $(BUILD)/tests/kunit/rds_doca_kunit.ko ]; then cp $(BUILD)/tests/kunit/rds_doca_kunit.ko $(BUILD)/; fi
+	@cp $(BUILD)/tests/dma/rdsd_test_dma.ko $(BUILD)/
 
 modules-all:
 	. $(RDSD_CACHE)/kernels.env && \

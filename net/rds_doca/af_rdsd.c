@@ -489,9 +489,13 @@ static int __init rdsd_init(void)
 	if (!rdsd_wq)
 		return -ENOMEM;
 
-	ret = proto_register(&rdsd_proto, 1);
+	ret = rdsd_dma_init();
 	if (ret)
 		goto err_wq;
+
+	ret = proto_register(&rdsd_proto, 1);
+	if (ret)
+		goto err_dma;
 
 	ret = register_pernet_subsys(&rdsd_net_ops);
 	if (ret)
@@ -536,6 +540,8 @@ err_pernet:
 	unregister_pernet_subsys(&rdsd_net_ops);
 err_proto:
 	proto_unregister(&rdsd_proto);
+err_dma:
+	rdsd_dma_exit();
 err_wq:
 	destroy_workqueue(rdsd_wq);
 	return ret;
@@ -549,6 +555,7 @@ static void __exit rdsd_exit(void)
 	rdsd_ib_stop_listening();
 	unregister_pernet_subsys(&rdsd_net_ops);	/* every connection */
 	rdsd_ib_exit();
+	rdsd_dma_exit();	/* no socket is left to copy */
 	rcu_barrier();	/* connections are freed after a grace period */
 	proto_unregister(&rdsd_proto);
 	destroy_workqueue(rdsd_wq);

@@ -119,48 +119,33 @@ static bool rdsd_msg_is_inline(struct rdsd_msg *msg)
 
 /**
  * rdsd_msg_copy_from_iter - fill the payload from @from
+ * @rn: namespace whose copy counters count it, or NULL.
  * @msg: message of msg->len bytes.
  * @from: source; must hold at least msg->len bytes.
  *
- * Returns 0 or -EFAULT.
+ * Through the copy engine.  Process context.  Returns 0 or -EFAULT.
  */
-int rdsd_msg_copy_from_iter(struct rdsd_msg *msg, struct iov_iter *from)
+int rdsd_msg_copy_from_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
+			    struct iov_iter *from)
 {
-	unsigned int i;
-
-	for (i = 0; i < msg->nents; i++) {
-		struct scatterlist *sg = &msg->sg[i];
-
-		if (copy_from_iter(sg_virt(sg), sg->length, from) != sg->length)
-			return -EFAULT;
-	}
-	return 0;
+	return rdsd_dma_from_iter(rn, msg->sg, msg->nents, from, msg->len);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_copy_from_iter);
 
 /**
  * rdsd_msg_copy_to_iter - copy the first @len payload bytes to @to
+ * @rn: namespace whose copy counters count it, or NULL.
  * @msg: the message; only read, so several readers may copy at once.
  * @to: destination.
  * @len: bytes to copy, at most msg->len.
  *
- * Returns the number of bytes copied or -EFAULT.
+ * Through the copy engine.  Process context.  Returns the number of bytes
+ * copied or -EFAULT.
  */
-int rdsd_msg_copy_to_iter(struct rdsd_msg *msg, struct iov_iter *to,
-			  size_t len)
+int rdsd_msg_copy_to_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
+			  struct iov_iter *to, size_t len)
 {
-	size_t done = 0;
-	unsigned int i;
-
-	for (i = 0; i < msg->nents && done < len; i++) {
-		struct scatterlist *sg = &msg->sg[i];
-		size_t n = min_t(size_t, sg->length, len - done);
-
-		if (copy_to_iter(sg_virt(sg), n, to) != n)
-			return -EFAULT;
-		done += n;
-	}
-	return done;
+	return rdsd_dma_to_iter(rn, msg->sg, msg->nents, to, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_copy_to_iter);
 

@@ -7,6 +7,8 @@
  * answer with the module's settings and the namespace's counters; any
  * user may run them.  STATS_RESET and CONN_DROP change state and need
  * CAP_NET_ADMIN in the namespace's user namespace (GENL_UNS_ADMIN_PERM).
+ * SET changes module-wide settings (the copy engine's) and needs
+ * CAP_NET_ADMIN in the initial user namespace (GENL_ADMIN_PERM).
  *
  * Dumps resume by object id, never by list position: each object type
  * lives in an xarray indexed by its id (sockets and connections by ids
@@ -514,6 +516,38 @@ err_free:
 	return err;
 }
 
+/* The copy engine's mode, channels and thresholds. */
+static int rdsd_nl_dma_fill(struct sk_buff *skb)
+{
+	struct rdsd_dma_state *st;
+	int err = -EMSGSIZE;
+	u32 i;
+
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	rdsd_dma_get_state(st);
+	if (nla_put_string(skb, RDS_DOCA_A_INFO_DMA, !st->enabled ? "off" :
+			   st->nr ? "engine" : "cpu") ||
+	    nla_put_u8(skb, RDS_DOCA_A_INFO_DMA_MODE, st->enabled ?
+		       RDS_DOCA_DMA_AUTO : RDS_DOCA_DMA_OFF) ||
+	    nla_put_u32(skb, RDS_DOCA_A_INFO_DMA_SEND_MIN,
+			st->min[RDSD_COPY_SEND]) ||
+	    nla_put_u32(skb, RDS_DOCA_A_INFO_DMA_RECV_MIN,
+			st->min[RDSD_COPY_RECV]) ||
+	    nla_put_u32(skb, RDS_DOCA_A_INFO_DMA_RDMA_MIN,
+			st->min[RDSD_COPY_RDMA]))
+		goto out;
+	for (i = 0; i < st->nr; i++)
+		if (nla_put_string(skb, RDS_DOCA_A_INFO_DMA_CHANNEL,
+				   st->chans[i]))
+			goto out;
+	err = 0;
+out:
+	kfree(st);
+	return err;
+}
+
 static int rdsd_nl_info_fill(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct rdsd_transport_ops *t;
@@ -522,13 +556,12 @@ static int rdsd_nl_info_fill(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(skb, RDS_DOCA_A_INFO_FAMILY, rdsd_family) ||
 	    nla_put_u32(skb, RDS_DOCA_A_INFO_SOL, SOL_RDS) ||
 	    nla_put_u16(skb, RDS_DOCA_A_INFO_IB_PORT, rdsd_ib_listen_port()) ||
-	    nla_put_u32(skb, RDS_DOCA_A_INFO_WIRE_VERSION, RDSD_WIRE_VERSION) ||
-	    nla_put_string(skb, RDS_DOCA_A_INFO_DMA, "cpu"))
+	    nla_put_u32(skb, RDS_DOCA_A_INFO_WIRE_VERSION, RDSD_WIRE_VERSION))
 		return -EMSGSIZE;
 	for (t = rdsd_trans_next(NULL); t; t = rdsd_trans_next(t))
 		if (nla_put_string(skb, RDS_DOCA_A_INFO_TRANSPORT, t->name))
 			return -EMSGSIZE;
-	return 0;
+	return rdsd_nl_dma_fill(skb);
 }
 
 static int rdsd_nl_info_get(struct sk_buff *skb, struct genl_info *info)
@@ -613,7 +646,44 @@ static int rdsd_nl_conn_drop(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* Module-wide settings: the copy engine's mode and thresholds. */
+static int rdsd_nl_set(struct sk_buff *skb, struct genl_info *info)
+{
+	static const int attr[RDSD_COPY_NR] = {
+		[RDSD_COPY_SEND] = RDS_DOCA_A_INFO_DMA_SEND_MIN,
+		[RDSD_COPY_RECV] = RDS_DOCA_A_INFO_DMA_RECV_MIN,
+		[RDSD_COPY_RDMA] = RDS_DOCA_A_INFO_DMA_RDMA_MIN,
+	};
+	struct nlattr **tb = info->attrs;
+	s64 min[RDSD_COPY_NR];
+	int mode = -1, i;
+	bool any = false;
+
+	for (i = 0; i < RDSD_COPY_NR; i++) {
+		min[i] = tb[attr[i]] ? nla_get_u32(tb[attr[i]]) : -1;
+		any |= !!tb[attr[i]];
+	}
+	if (tb[RDS_DOCA_A_INFO_DMA_MODE]) {
+		mode = nla_get_u8(tb[RDS_DOCA_A_INFO_DMA_MODE]) ==
+		       RDS_DOCA_DMA_AUTO;
+		any = true;
+	}
+	if (!any) {
+		NL_SET_ERR_MSG(info->extack, "nothing to set");
+		return -EINVAL;
+	}
+	return rdsd_dma_set(mode, min);
+}
+
 /* Family --------------------------------------------------------------- */
+
+static const struct nla_policy rdsd_nl_set_policy[RDS_DOCA_A_INFO_MAX + 1] = {
+	[RDS_DOCA_A_INFO_DMA_MODE]	= NLA_POLICY_MAX(NLA_U8,
+							 RDS_DOCA_DMA_AUTO),
+	[RDS_DOCA_A_INFO_DMA_SEND_MIN]	= { .type = NLA_U32 },
+	[RDS_DOCA_A_INFO_DMA_RECV_MIN]	= { .type = NLA_U32 },
+	[RDS_DOCA_A_INFO_DMA_RDMA_MIN]	= { .type = NLA_U32 },
+};
 
 static const struct nla_policy rdsd_nl_conn_drop_policy[RDS_DOCA_A_CONN_MAX + 1] = {
 	[RDS_DOCA_A_CONN_PEER]		= NLA_POLICY_EXACT_LEN(sizeof(__be32)),
@@ -657,6 +727,13 @@ static const struct genl_ops rdsd_nl_ops[] = {
 		.policy	= rdsd_nl_conn_drop_policy,
 		.maxattr = RDS_DOCA_A_CONN_MAX,
 		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= RDS_DOCA_CMD_SET,
+		.doit	= rdsd_nl_set,
+		.policy	= rdsd_nl_set_policy,
+		.maxattr = RDS_DOCA_A_INFO_MAX,
+		.flags	= GENL_ADMIN_PERM,
 	},
 };
 

@@ -377,45 +377,6 @@ int rdsd_op_parse(struct rdsd_sock *rs, struct rdsd_conn *conn,
 /* Software execution ------------------------------------------------------ */
 
 /**
- * rdsd_copy_mr - copy between a region and an operation's local buffers
- * @mr: region.
- * @off: offset of the first byte from the region's first page.
- * @op: operation; its sg describes op->bytes local bytes.
- * @to_mr: write the region (else read it).
- *
- * The CPU copy path of operations executed without a device.
- */
-static void rdsd_copy_mr(struct rdsd_mr *mr, u64 off, struct rdsd_op *op,
-			 bool to_mr)
-{
-	struct scatterlist *sg;
-	unsigned int i;
-
-	for_each_sg(op->sg, sg, op->nents, i) {
-		u32 done = 0;
-
-		while (done < sg->length) {
-			struct page *mp = mr->pages[off >> PAGE_SHIFT];
-			u32 moff = offset_in_page(off);
-			u32 n = min_t(u32, sg->length - done,
-				      PAGE_SIZE - moff);
-			u8 *m = kmap_local_page(mp);
-			u8 *l = kmap_local_page(sg_page(sg));
-
-			if (to_mr)
-				memcpy(m + moff, l + sg->offset + done, n);
-			else
-				memcpy(l + sg->offset + done, m + moff, n);
-			kunmap_local(l);
-			kunmap_local(m);
-			flush_dcache_page(to_mr ? mp : sg_page(sg));
-			done += n;
-			off += n;
-		}
-	}
-}
-
-/**
  * rdsd_atomic_apply - the new value of an atomic's target word
  * @kind: enum rdsd_op_kind, an atomic.
  * @args: the operands (see struct rdsd_op).
@@ -486,7 +447,8 @@ static void rdsd_atomic_soft(struct rdsd_mr *mr, u64 off, struct rdsd_op *op)
  * @msg: message whose operation is still to run.
  *
  * Looks the region up by key, checks the peer's right to the range and
- * moves the data with the CPU.  Completes the operation.  Must not sleep.
+ * moves the data through the copy engine (dma.c).  Completes the
+ * operation.  Process context: an engine copy sleeps.
  */
 void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg)
 {
@@ -506,10 +468,10 @@ void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg)
 	    (!rdsd_op_is_atomic(op->kind) || IS_ALIGNED(off, 8))) {
 		switch (op->kind) {
 		case RDSD_OP_READ:
-			rdsd_copy_mr(mr, off, op, false);
-			break;
 		case RDSD_OP_WRITE:
-			rdsd_copy_mr(mr, off, op, true);
+			rdsd_dma_copy_pages(rn, mr->pages, off, op->sg,
+					    op->nents, op->bytes,
+					    op->kind == RDSD_OP_WRITE);
 			break;
 		default:
 			rdsd_atomic_soft(mr, off, op);

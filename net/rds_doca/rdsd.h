@@ -41,6 +41,7 @@
 #include <net/sock.h>
 #include <kunit/visibility.h>
 
+#include "dma.h"
 #include "mr.h"
 #include "transport.h"
 
@@ -58,7 +59,8 @@ extern struct workqueue_struct *rdsd_wq;
 /**
  * struct rdsd_stats - per-CPU counters of one namespace
  *
- * Summed over CPUs when read (rdsd_stat_get()).
+ * Summed over CPUs when read (rdsd_stat_get()).  @copy counts the copy
+ * engine's copies (dma.c) by where they were made and who made them.
  */
 struct rdsd_stats {
 	u64	send_queued;
@@ -75,6 +77,10 @@ struct rdsd_stats {
 	u64	recv_ping;
 	u64	cong_update_received;
 	u64	conn_created;
+	struct {
+		u64	ops;
+		u64	bytes;
+	} copy[RDSD_COPY_NR][RDSD_COPY_PATH_NR];
 };
 
 #define rdsd_stat_add(rn, field, n)	this_cpu_add((rn)->stats->field, (n))
@@ -399,9 +405,10 @@ static inline struct rdsd_net *rdsd_sk_net(const struct rdsd_sock *rs)
 
 /* message.c */
 struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp);
-int rdsd_msg_copy_from_iter(struct rdsd_msg *msg, struct iov_iter *from);
-int rdsd_msg_copy_to_iter(struct rdsd_msg *msg, struct iov_iter *to,
-			  size_t len);
+int rdsd_msg_copy_from_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
+			    struct iov_iter *from);
+int rdsd_msg_copy_to_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
+			  struct iov_iter *to, size_t len);
 void rdsd_msg_put(struct rdsd_msg *msg);
 
 static inline void rdsd_msg_get(struct rdsd_msg *msg)

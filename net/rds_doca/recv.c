@@ -302,7 +302,7 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 			return timeo ? timeo : -ETIMEDOUT;
 	}
 
-	ret = rdsd_msg_copy_to_iter(msg, &m->msg_iter,
+	ret = rdsd_msg_copy_to_iter(rdsd_sk_net(rs), msg, &m->msg_iter,
 				    min_t(size_t, size, msg->len));
 	if (ret < 0) {
 		/* as Linux RDS: the message stays queued */

@@ -419,7 +419,7 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 	msg = rdsd_msg_alloc(payload_len, sk->sk_allocation);
 	if (!msg)
 		goto out_conn;
-	ret = rdsd_msg_copy_from_iter(msg, &m->msg_iter);
+	ret = rdsd_msg_copy_from_iter(rn, msg, &m->msg_iter);
 	if (ret)
 		goto out_msg;
 	ret = rdsd_op_parse(rs, conn, &cm, msg);

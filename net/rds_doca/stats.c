@@ -12,6 +12,8 @@
 #include "rdsd.h"
 
 #define RDSD_STAT(f)	{ #f, offsetof(struct rdsd_stats, f) }
+#define RDSD_COPY_STAT(name, d, p, what) \
+	{ "copy_" name "_" #what, offsetof(struct rdsd_stats, copy[d][p].what) }
 
 const struct rdsd_stat_desc rdsd_stat_descs[] = {
 	RDSD_STAT(send_queued),
@@ -28,6 +30,25 @@ const struct rdsd_stat_desc rdsd_stat_descs[] = {
 	RDSD_STAT(recv_ping),
 	RDSD_STAT(cong_update_received),
 	RDSD_STAT(conn_created),
+	/* copy_<send|recv|rdma>_<engine|cpu|fallback>_<ops|bytes> */
+	RDSD_COPY_STAT("send_engine", RDSD_COPY_SEND, RDSD_COPY_ENGINE, ops),
+	RDSD_COPY_STAT("send_engine", RDSD_COPY_SEND, RDSD_COPY_ENGINE, bytes),
+	RDSD_COPY_STAT("send_cpu", RDSD_COPY_SEND, RDSD_COPY_CPU, ops),
+	RDSD_COPY_STAT("send_cpu", RDSD_COPY_SEND, RDSD_COPY_CPU, bytes),
+	RDSD_COPY_STAT("send_fallback", RDSD_COPY_SEND, RDSD_COPY_FALLBACK, ops),
+	RDSD_COPY_STAT("send_fallback", RDSD_COPY_SEND, RDSD_COPY_FALLBACK, bytes),
+	RDSD_COPY_STAT("recv_engine", RDSD_COPY_RECV, RDSD_COPY_ENGINE, ops),
+	RDSD_COPY_STAT("recv_engine", RDSD_COPY_RECV, RDSD_COPY_ENGINE, bytes),
+	RDSD_COPY_STAT("recv_cpu", RDSD_COPY_RECV, RDSD_COPY_CPU, ops),
+	RDSD_COPY_STAT("recv_cpu", RDSD_COPY_RECV, RDSD_COPY_CPU, bytes),
+	RDSD_COPY_STAT("recv_fallback", RDSD_COPY_RECV, RDSD_COPY_FALLBACK, ops),
+	RDSD_COPY_STAT("recv_fallback", RDSD_COPY_RECV, RDSD_COPY_FALLBACK, bytes),
+	RDSD_COPY_STAT("rdma_engine", RDSD_COPY_RDMA, RDSD_COPY_ENGINE, ops),
+	RDSD_COPY_STAT("rdma_engine", RDSD_COPY_RDMA, RDSD_COPY_ENGINE, bytes),
+	RDSD_COPY_STAT("rdma_cpu", RDSD_COPY_RDMA, RDSD_COPY_CPU, ops),
+	RDSD_COPY_STAT("rdma_cpu", RDSD_COPY_RDMA, RDSD_COPY_CPU, bytes),
+	RDSD_COPY_STAT("rdma_fallback", RDSD_COPY_RDMA, RDSD_COPY_FALLBACK, ops),
+	RDSD_COPY_STAT("rdma_fallback", RDSD_COPY_RDMA, RDSD_COPY_FALLBACK, bytes),
 };
 
 const unsigned int rdsd_nr_stats = ARRAY_SIZE(rdsd_stat_descs);

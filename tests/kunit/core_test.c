@@ -590,11 +590,12 @@ static void rdsd_msg_copy_round_trip(struct kunit *test)
 	in_vec.iov_base = in;
 	in_vec.iov_len = len;
 	iov_iter_kvec(&it, ITER_SOURCE, &in_vec, 1, len);
-	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_from_iter(msg, &it), 0);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_from_iter(NULL, msg, &it), 0);
 	out_vec.iov_base = out;
 	out_vec.iov_len = len;
 	iov_iter_kvec(&it, ITER_DEST, &out_vec, 1, len);
-	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_to_iter(msg, &it, len), (int)len);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_to_iter(NULL, msg, &it, len),
+			(int)len);
 
 	/* Assert */
 	KUNIT_EXPECT_EQ(test, msg->len, (u32)len);
@@ -618,7 +619,7 @@ static void rdsd_msg_copy_to_iter_truncates(struct kunit *test)
 	vec.iov_base = out;
 	vec.iov_len = 100;
 	iov_iter_kvec(&it, ITER_DEST, &vec, 1, 100);
-	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_to_iter(msg, &it, 100), 100);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_to_iter(NULL, msg, &it, 100), 100);
 	KUNIT_EXPECT_EQ(test, iov_iter_count(&it), (size_t)0);
 	rdsd_msg_put(msg);
 }
@@ -636,7 +637,7 @@ static void rdsd_msg_copy_from_short_iter_faults(struct kunit *test)
 	vec.iov_base = in;
 	vec.iov_len = 100;
 	iov_iter_kvec(&it, ITER_SOURCE, &vec, 1, 100);
-	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_from_iter(msg, &it), -EFAULT);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_from_iter(NULL, msg, &it), -EFAULT);
 	rdsd_msg_put(msg);
 }
 

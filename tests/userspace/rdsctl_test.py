@@ -252,6 +252,43 @@ def test_info(family):
          "info as text names the family and the version", out)
 
 
+def test_dma(family):
+    """The copy engine's settings: shown to all, changed by root only."""
+    info = rdsctl_json("info")
+    dma = rdsctl_json("dma", "show")
+    T.ok(dma.get("dma") in ("engine", "cpu", "off") and
+         dma.get("dma_mode") in ("auto", "off") and
+         isinstance(dma.get("dma_channels"), list) and
+         all(isinstance(dma.get(k), int)
+             for k in ("dma_send_min", "dma_recv_min", "dma_rdma_min")),
+         "dma show: state, mode, channels and thresholds", dma)
+    T.ok(all(info.get(k) == v for k, v in dma.items()),
+         "info shows the same copy engine state", f"{info} / {dma}")
+    rc, _, err = rdsctl("dma", "set", "send-min", "1234", user=65534)
+    T.ok(rc == 1 and "not permitted" in err,
+         "nobody cannot change the copy engine (exit 1, EPERM)",
+         f"exit {rc}: {err}")
+    rc, _, err = rdsctl("dma", "set", "send-min", "4k", "recv-min", "1m",
+                        "rdma-min", "0")
+    now = rdsctl_json("dma", "show")
+    T.ok(rc == 0 and now.get("dma_send_min") == 4096 and
+         now.get("dma_recv_min") == 1 << 20 and now.get("dma_rdma_min") == 0,
+         "root sets the thresholds; they read back", f"exit {rc}: {err} {now}")
+    rc, _, err = rdsctl("dma", "set", "mode", "off")
+    now = rdsctl_json("dma", "show")
+    T.ok(rc == 0 and now.get("dma") == "off" and now.get("dma_mode") == "off"
+         and now.get("dma_channels") == [],
+         "mode off: no channel is held", f"exit {rc}: {err} {now}")
+    rc, _, err = rdsctl("dma", "set", "mode", dma.get("dma_mode", "auto"),
+                        "send-min", str(dma.get("dma_send_min", 65536)),
+                        "recv-min", str(dma.get("dma_recv_min", 65536)),
+                        "rdma-min", str(dma.get("dma_rdma_min", 65536)))
+    now = rdsctl_json("dma", "show")
+    T.ok(rc == 0 and now.get("dma_mode") == dma.get("dma_mode") and
+         now.get("dma_send_min") == dma.get("dma_send_min"),
+         "the settings are restored", f"exit {rc}: {err} {now}")
+
+
 def info_rows(s, opt, fmt):
     """An RDS_INFO_* snapshot as tuples: each entry's leading fields."""
     data, each = s.info(opt)
@@ -742,6 +779,7 @@ def main():
     else:
         test_usage()
         test_info(args.family)
+        test_dma(args.family)
         test_objects(args.family, "127.0.0.1", "127.0.0.2", "loopback")
         test_loop_drop("127.0.0.2")
         test_genl_refusals()

@@ -12,15 +12,21 @@
 #                must fail, with an explanation in the kernel log
 #   3. rds:      the suites against rds.ko (loopback transport only)
 #   4. dropin:   rds_doca.ko family=21 in place of rds.ko, the suites
+#   5. dma:      rds_doca with every copy on a software DMA engine
+#                (rdsd_test_dma.ko, thresholds 0): the suites, then the
+#                order and RDMA suites under each fault the engine can
+#                inject (failed descriptors, failed preparation, slow and
+#                reversed completions), then the engine released at run
+#                time and the provider unloaded
 #
 # and, when named with --stage, over Soft-RoCE: an rxe device on a dummy
 # interface that carries two addresses, the suites run between them.
 #
-#   5. ib:        rds_doca (its own family) over its IB transport
-#   6. ib-faults: rds_doca while the link and the rxe device go away and
+#   6. ib:        rds_doca (its own family) over its IB transport
+#   7. ib-faults: rds_doca while the link and the rxe device go away and
 #                 come back under a stream of messages (ib_faults.sh);
 #                 then rds_doca must unload with its connections up
-#   7. rds-ib:    the in-tree rds_rdma (family 21), the reference
+#   8. rds-ib:    the in-tree rds_rdma (family 21), the reference
 #
 # Output is TAP; every module operation is a check, and the suites'
 # checks are renumbered and prefixed with their stage.  The last line is
@@ -36,8 +42,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 KO=build/$(uname -r)/rds_doca.ko
 STAGES=()
-DEFAULT_STAGES=(doca conflict rds dropin)
-ALL_STAGES=(doca conflict rds dropin ib ib-faults rds-ib)
+DEFAULT_STAGES=(doca conflict rds dropin dma)
+ALL_STAGES=(doca conflict rds dropin dma ib ib-faults rds-ib)
 ORDER_ARGS=${ORDER_ARGS:-}
 FAULTS_ARGS=${FAULTS_ARGS:-}
 
@@ -53,7 +59,8 @@ usage() {
 usage: ${0##*/} [--ko PATH] [--stage NAME]...
   --ko PATH     rds_doca module (default: build/\$(uname -r)/rds_doca.ko)
   --stage NAME  run only the named stages (repeatable): doca, conflict,
-                rds, dropin (these four by default), ib, ib-faults, rds-ib;
+                rds, dropin, dma (these five by default), ib, ib-faults,
+                rds-ib;
                 all: every one of them
 environment: SUITE_TIMEOUT (seconds per suite, default 900),
              ORDER_ARGS (extra rds_order_test arguments),
@@ -80,7 +87,7 @@ done
 [[ ${#STAGES[@]} -eq 0 ]] && STAGES=("${DEFAULT_STAGES[@]}")
 for s in "${STAGES[@]}"; do
 	case $s in
-	doca|conflict|rds|dropin|ib|ib-faults|rds-ib) ;;
+	doca|conflict|rds|dropin|dma|ib|ib-faults|rds-ib) ;;
 	*) echo "${0##*/}: unknown stage '$s'" >&2; usage >&2; exit 2 ;;
 	esac
 done
@@ -221,6 +228,9 @@ RDMA=$HERE/rds_rdma_test
 SYNC_EVENT=$HERE/../../tools/rds-demo/rds-sync-event
 ORDER=$HERE/rds_order_test
 CTL=$HERE/rdsctl_test.py
+RDSCTL=$HERE/../../tools/rdsctl/rdsctl
+TEST_DMA_KO=$(dirname "$KO")/rdsd_test_dma.ko
+TEST_DMA=/sys/module/rdsd_test_dma/parameters
 DISCOVER=$HERE/rds_discover
 STREAM=$HERE/rds_stream_test
 
@@ -345,7 +355,96 @@ if want_stage dropin; then
 	fi
 fi
 
-# 5. rds_doca over its IB transport
+# counter NAME: one of rds_doca's counters in this namespace
+counter() {
+	"$RDSCTL" -j stats show |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["counters"].get(sys.argv[1], -1))' "$1"
+}
+
+# dma_fault STAGE PARAM VALUE WHAT: the order and RDMA suites while the
+# test engine injects PARAM=VALUE; every copy must still be whole.
+dma_fault() {
+	local stage=$1 param=$2 value=$3 what=$4 out
+
+	out=$({ echo "$value" > "$TEST_DMA/$param"; } 2>&1)
+	check $? "$stage: engine fault $param=$value ($what)" "$out"
+	run_suite "$stage-order" "$ORDER" --family "$fam" --impl doca \
+		--messages 5000 --max-size 131072
+	run_suite "$stage-rdma" "$RDMA" --family "$fam" --impl doca
+	echo 0 > "$TEST_DMA/$param"
+}
+
+# 5. every copy through a DMA engine, with and without faults
+if want_stage dma; then
+	if check $((1 - have_ko)) "dma: module $KO exists" &&
+	   check "$(status test -f "$TEST_DMA_KO")" \
+		"dma: test engine $TEST_DMA_KO exists"; then
+		out=$(insmod "$TEST_DMA_KO" 2>&1)
+		check $? "dma: insmod rdsd_test_dma.ko" "$out"
+		out=$(insmod_doca dma_send_min=0 dma_recv_min=0 dma_rdma_min=0)
+		if check $? "dma: insmod rds_doca.ko, every copy to the engine" "$out"; then
+			fam=$(family_param)
+			info=$("$RDSCTL" info 2>&1)
+			check "$(status grep -qE '^dma +engine' <<<"$info")" \
+				"dma: rdsctl info: the engine is in use" "$info"
+			suites dma "$fam" doca loop
+			for c in send recv rdma; do
+				n=$(counter "copy_${c}_engine_bytes")
+				check "$(status test "${n:-0}" -gt 0)" \
+					"dma: $c copies went through the engine" \
+					"copy_${c}_engine_bytes: $n"
+				diag "dma: copy_${c}_engine: $(counter "copy_${c}_engine_ops") ops, $n bytes"
+			done
+			n=$(cat "$TEST_DMA/stat_bytes")
+			check "$(status test "${n:-0}" -gt 0)" \
+				"dma: the test engine copied bytes" "stat_bytes: $n"
+			n=$(counter copy_send_fallback_ops)
+			check "$(status test "$n" = 0)" \
+				"dma: no fallback without a fault" "copy_send_fallback_ops: $n"
+
+			dma_fault dma-fail fail_every 3 "every third descriptor fails half copied"
+			n=$(counter copy_send_fallback_ops)
+			m=$(counter copy_rdma_fallback_ops)
+			check "$(status test "$n" -gt 0 -a "$m" -gt 0)" \
+				"dma: failed descriptors fell back to the CPU" \
+				"copy_send_fallback_ops $n, copy_rdma_fallback_ops $m"
+			dma_fault dma-prep fail_prep 4 "every fourth preparation fails"
+			dma_fault dma-slow delay_us 300 "each completion 300 us late"
+			dma_fault dma-reorder reorder 1 "completions in reverse order"
+			diag "dma: test engine: $(cat "$TEST_DMA/stat_copies") copies," \
+			     "$(cat "$TEST_DMA/stat_failed") failed," \
+			     "$(cat "$TEST_DMA/stat_prep_failed") refused"
+
+			# released at run time: the provider can go
+			out=$(rmmod rdsd_test_dma 2>&1)
+			check "$(status test $? != 0)" \
+				"dma: the engine's provider is held while in use" "$out"
+			out=$("$RDSCTL" dma set mode off 2>&1)
+			check $? "dma: rdsctl dma set mode off" "$out"
+			out=$(unload rdsd_test_dma)
+			check $? "dma: rmmod rdsd_test_dma once released" "$out"
+			before=$(counter copy_send_engine_ops)
+			run_suite dma-off-order "$ORDER" --family "$fam" \
+				--impl doca --messages 20000
+			n=$(counter copy_send_engine_ops)
+			check "$(status test "$n" = "$before")" \
+				"dma: mode off, no copy reaches an engine" \
+				"copy_send_engine_ops $before -> $n"
+			out=$(insmod "$TEST_DMA_KO" 2>&1) &&
+				out=$("$RDSCTL" dma set mode auto 2>&1)
+			check $? "dma: a provider loaded again is taken" "$out"
+			info=$("$RDSCTL" info 2>&1)
+			check "$(status grep -qE '^dma +engine' <<<"$info")" \
+				"dma: rdsctl info: the engine is in use again" "$info"
+			out=$(unload rds_doca)
+			check $? "dma: rmmod rds_doca" "$out"
+		fi
+		out=$(unload rdsd_test_dma)
+		check $? "dma: rmmod rdsd_test_dma" "$out"
+	fi
+fi
+
+# 6. rds_doca over its IB transport
 if want_stage ib; then
 	if check $((1 - have_ko)) "ib: module $KO exists" && rxe_setup ib; then
 		out=$(insmod_doca)
@@ -365,7 +464,7 @@ if want_stage ib; then
 	check $? "ib: remove $IB_DEV and $IB_NETDEV" "$out"
 fi
 
-# 6. rds_doca across link and device faults
+# 7. rds_doca across link and device faults
 if want_stage ib-faults; then
 	if check $((1 - have_ko)) "ib-faults: module $KO exists" &&
 	   rxe_setup ib-faults; then
@@ -395,7 +494,7 @@ if want_stage ib-faults; then
 	fi
 fi
 
-# 7. the in-tree rds_rdma over the same device, the reference
+# 8. the in-tree rds_rdma over the same device, the reference
 if want_stage rds-ib; then
 	if rxe_setup rds-ib; then
 		out=$(modprobe rds_rdma 2>&1)

@@ -42,7 +42,7 @@ stage kunit tests/kunit/run.sh "$dir"
 # reference, which the stock kernels already run
 stage userspace tests/userspace/run.sh --ko "$dir/rds_doca.ko" \
 	--stage doca --stage conflict --stage rds --stage dropin \
-	--stage ib --stage ib-faults
+	--stage dma --stage ib --stage ib-faults
 stage kmemleak tests/vm/kmemleak-check.sh
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -8,13 +8,17 @@
 #     10.11.0.2; rds_doca over IB, Linux RDS over rds_rdma and raw verbs
 #     (perftest) on that device, interleaved (ib-compare.sh): messages,
 #     and RDMA write, read and fetch-and-add against ib_write_bw,
-#     ib_read_bw and ib_atomic_bw.
-# Results go to $RDSD_BENCH_OUT (default build/bench-<date>), in loopback/
-# and ib/.  RDSD_BENCH_ROUNDS (3) and RDSD_BENCH_DURATION (1.5 s per run)
+#     ib_read_bw and ib_atomic_bw;
+#  3. the copy engine: loopback streaming and RDMA with every copy on the
+#     test DMA provider (rdsd_test_dma.ko) against the CPU
+#     (dma-compare.sh).
+# Results go to $RDSD_BENCH_OUT (default build/bench-<date>), in loopback/,
+# ib/ and dma/.  RDSD_BENCH_ROUNDS (3) and RDSD_BENCH_DURATION (1.5 s per run)
 # set the length, RDSD_BENCH_IB_SIZES ("64 4k 64k 1m") the stream sizes of
 # the IB part; RDSD_BENCH_IB=0 skips it, RDSD_BENCH_RDMA=0 the RDMA
 # workloads of both parts, RDSD_BENCH_WINDOW (16) sets the operations
-# they keep outstanding.
+# they keep outstanding; RDSD_BENCH_DMA=0 skips the copy engine part
+# (dma-compare.sh with the test DMA provider, in dma/).
 set -euo pipefail
 ko=${1:-build/$(uname -r)/rds_doca.ko}
 cd "$(dirname "$0")/../.."
@@ -36,6 +40,18 @@ echo "# loopback: rds_doca on family $family, Linux RDS on family 21, 127.0.0.1"
 tools/rds-bench/compare.sh "${len[@]}" --out "$out/loopback" \
 	--modes "stream pingpong $rdma_modes" --window "$window" \
 	"rds_doca:$family" "linux-rds:21" || rc=$?
+
+# the copy engine: a software DMA_MEMCPY provider, engine against CPU
+dma_ko=$(dirname "$ko")/rdsd_test_dma.ko
+if [[ ${RDSD_BENCH_DMA:-1} == 1 && -f $dma_ko ]]; then
+	insmod "$dma_ko"
+	echo
+	echo "# copy engine: rdsd_test_dma against the CPU, loopback"
+	tools/rds-bench/dma-compare.sh --rounds "$rounds" --duration "$dur" \
+		--out "$out/dma" || { r=$?; ((r > rc)) && rc=$r; }
+	tools/rdsctl/rdsctl dma set mode off
+	rmmod rdsd_test_dma
+fi
 
 if [[ ${RDSD_BENCH_IB:-1} == 1 ]]; then
 	modprobe rds_rdma

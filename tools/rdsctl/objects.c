@@ -111,14 +111,24 @@ static const struct field dev_fields[] = {
 	F("mrs",		RDS_DOCA_A_DEV_MRS,		FT_U32),
 };
 
-/* The transports, a repeated attribute, are printed after these. */
+/* info: these, then the fields of dma */
 static const struct field info_fields[] = {
 	F("version",		RDS_DOCA_A_INFO_VERSION,	FT_STR),
 	F("family",		RDS_DOCA_A_INFO_FAMILY,		FT_U32),
 	F("sol",		RDS_DOCA_A_INFO_SOL,		FT_U32),
 	F("ib_port",		RDS_DOCA_A_INFO_IB_PORT,	FT_U16),
 	F("wire_version",	RDS_DOCA_A_INFO_WIRE_VERSION,	FT_U32),
+	F("transports",		RDS_DOCA_A_INFO_TRANSPORT,	FT_STRS),
+};
+
+/* The copy engine's part of the info object. */
+static const struct field dma_fields[] = {
 	F("dma",		RDS_DOCA_A_INFO_DMA,		FT_STR),
+	F("dma_mode",		RDS_DOCA_A_INFO_DMA_MODE,	FT_DMA_MODE),
+	F("dma_channels",	RDS_DOCA_A_INFO_DMA_CHANNEL,	FT_STRS),
+	F("dma_send_min",	RDS_DOCA_A_INFO_DMA_SEND_MIN,	FT_BYTES),
+	F("dma_recv_min",	RDS_DOCA_A_INFO_DMA_RECV_MIN,	FT_BYTES),
+	F("dma_rdma_min",	RDS_DOCA_A_INFO_DMA_RDMA_MIN,	FT_BYTES),
 };
 
 const struct object_type conn_type =
@@ -131,11 +141,18 @@ const struct object_type dev_type =
 	OBJECT("dev", RDS_DOCA_A_DEV_MAX, dev_fields);
 const struct object_type info_type =
 	OBJECT("info", RDS_DOCA_A_INFO_MAX, info_fields);
+const struct object_type dma_type =
+	OBJECT("dma", RDS_DOCA_A_INFO_MAX, dma_fields);
 
 static const char *const conn_states[] = {
 	[RDS_DOCA_CONN_STATE_DOWN]	 = "down",
 	[RDS_DOCA_CONN_STATE_CONNECTING] = "connecting",
 	[RDS_DOCA_CONN_STATE_UP]	 = "up",
+};
+
+static const char *const dma_modes[] = {
+	[RDS_DOCA_DMA_OFF]	= "off",
+	[RDS_DOCA_DMA_AUTO]	= "auto",
 };
 
 /* enum ib_port_state */
@@ -162,6 +179,16 @@ int conn_state_from_name(const char *name)
 	return -1;
 }
 
+int dma_mode_from_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dma_modes); i++)
+		if (!strcmp(name, dma_modes[i]))
+			return i;
+	return -1;
+}
+
 /* Bytes of the unsigned value a field of @type carries, 0 if none. */
 static size_t field_size(enum field_type type)
 {
@@ -170,6 +197,7 @@ static size_t field_size(enum field_type type)
 	case FT_CONN_STATE:
 	case FT_PORT_STATE:
 	case FT_ATOMIC_CAP:
+	case FT_DMA_MODE:
 		return sizeof(uint8_t);
 	case FT_U16:
 		return sizeof(uint16_t);
@@ -177,6 +205,7 @@ static size_t field_size(enum field_type type)
 	case FT_S32:
 	case FT_ADDR:
 	case FT_DEV_CAPS:
+	case FT_BYTES:
 		return sizeof(uint32_t);
 	case FT_U64:
 	case FT_HEX64:
@@ -253,13 +282,34 @@ static void print_caps(const char *key, uint32_t caps)
 	pr_array_end();
 }
 
+/* The strings of every attr attribute of the message, as an array. */
+static void print_strs(const char *key, int attr, struct nlmsghdr *nlh)
+{
+	struct nlattr *nla;
+	char str[256];
+	int rem;
+
+	pr_array_start(key);
+	if (nlh)
+		nla_for_each_attr(nla, genlmsg_attrdata(genlmsg_hdr(nlh), 0),
+				  genlmsg_attrlen(genlmsg_hdr(nlh), 0), rem)
+			if (nla_type(nla) == attr &&
+			    attr_str(nla, str, sizeof(str)))
+				pr_str(NULL, str);
+	pr_array_end();
+}
+
 /* Print one field; false when the attribute is missing or malformed. */
-static bool print_field(const struct field *f, const struct nlattr *nla)
+static bool print_field(const struct field *f, struct nlmsghdr *nlh,
+			const struct nlattr *nla)
 {
 	char str[256];
 	uint64_t v;
 
 	switch (f->type) {
+	case FT_STRS:
+		print_strs(f->key, f->attr, nlh);
+		return true;
 	case FT_FLAG:
 		pr_bool(f->key, nla);
 		return true;
@@ -298,6 +348,9 @@ static bool print_field(const struct field *f, const struct nlattr *nla)
 	case FT_ATOMIC_CAP:
 		print_enum(f->key, v, atomic_caps, ARRAY_SIZE(atomic_caps));
 		break;
+	case FT_DMA_MODE:
+		print_enum(f->key, v, dma_modes, ARRAY_SIZE(dma_modes));
+		break;
 	case FT_DEV_CAPS:
 		print_caps(f->key, v);
 		break;
@@ -312,10 +365,11 @@ static bool print_field(const struct field *f, const struct nlattr *nla)
  * Print the fields of an object.  In text, detail fields need -d, and
  * missing ones are shown as "-" unless skip_missing (event lines, where
  * the key would be noise); attributes in skip (a mask of attribute
- * numbers) were already shown.
+ * numbers) were already shown.  Repeated attributes are read from nlh.
  */
-static void print_fields(const struct object_type *type, struct nlattr **tb,
-			 bool details, bool skip_missing, uint32_t skip)
+static void print_fields(const struct object_type *type, struct nlmsghdr *nlh,
+			 struct nlattr **tb, bool details, bool skip_missing,
+			 uint32_t skip)
 {
 	const struct field *f;
 
@@ -323,7 +377,7 @@ static void print_fields(const struct object_type *type, struct nlattr **tb,
 		if (!pr_is_json() &&
 		    ((f->detail && !details) || (skip & (1U << f->attr))))
 			continue;
-		if (!print_field(f, tb[f->attr]) && !skip_missing)
+		if (!print_field(f, nlh, tb[f->attr]) && !skip_missing)
 			pr_none(f->key);
 	}
 }
@@ -334,32 +388,36 @@ int obj_parse(const struct object_type *type, struct nlmsghdr *nlh,
 	return genlmsg_parse(nlh, 0, tb, type->maxattr, NULL);
 }
 
-void obj_print(const struct object_type *type, struct nlattr **tb,
-	       bool details)
+void obj_print(const struct object_type *type, struct nlmsghdr *nlh,
+	       struct nlattr **tb, bool details)
 {
 	pr_obj_start(NULL);
-	print_fields(type, tb, details, false, 0);
+	print_fields(type, nlh, tb, details, false, 0);
 	pr_obj_end();
 }
 
+/* The module's information, then its copy engine's. */
 int print_info(struct nlmsghdr *nlh)
 {
-	struct nlattr *tb[RDSCTL_TB_SIZE], *nla;
-	char str[256];
-	int rem;
+	struct nlattr *tb[RDSCTL_TB_SIZE];
 
 	if (obj_parse(&info_type, nlh, tb) < 0)
 		return -1;
 	pr_obj_start(NULL);
-	print_fields(&info_type, tb, true, false, 0);
-	pr_array_start("transports");
-	nla_for_each_attr(nla, genlmsg_attrdata(genlmsg_hdr(nlh), 0),
-			  genlmsg_attrlen(genlmsg_hdr(nlh), 0), rem)
-		if (nla_type(nla) == RDS_DOCA_A_INFO_TRANSPORT &&
-		    attr_str(nla, str, sizeof(str)))
-			pr_str(NULL, str);
-	pr_array_end();
+	print_fields(&info_type, nlh, tb, true, false, 0);
+	print_fields(&dma_type, nlh, tb, true, false, 0);
 	pr_obj_end();
+	return 0;
+}
+
+/* The copy engine's part of an info reply. */
+int print_dma(struct nlmsghdr *nlh)
+{
+	struct nlattr *tb[RDSCTL_TB_SIZE];
+
+	if (obj_parse(&dma_type, nlh, tb) < 0)
+		return -1;
+	obj_print(&dma_type, nlh, tb, true);
 	return 0;
 }
 
@@ -472,7 +530,7 @@ int print_event(struct nlmsghdr *nlh, bool details)
 			str_text(tb[RDS_DOCA_A_DEV_NAME], str, sizeof(str)));
 		skip = 1U << RDS_DOCA_A_DEV_NAME;
 	}
-	print_fields(type, tb, details, true, skip);
+	print_fields(type, nlh, tb, details, true, skip);
 	pr_line_end();
 	return 0;
 }

@@ -4,7 +4,8 @@
  * kernel.  Messages of the rds_doca family are built in memory with libnl,
  * printed into a memory stream and compared with the expected output.
  * Covers unknown attributes (ignored), missing and short ones (left out
- * of JSON, "-" in text), JSON escaping and each kind of value.
+ * of JSON, "-" in text), repeated attributes, JSON escaping and each
+ * kind of value.
  * Prints TAP; exits non-zero if a check failed.
  */
 #include <arpa/inet.h>
@@ -80,7 +81,7 @@ static void print_obj(const struct object_type *type, struct nl_msg *msg,
 		fputs("parse failed\n", stderr);
 		exit(1);
 	}
-	obj_print(type, tb, details);
+	obj_print(type, nlmsg_hdr(msg), tb, details);
 }
 
 /* An up connection with no device, no counters and extra attributes. */
@@ -243,15 +244,20 @@ static void test_stats(void)
 	put_counter(msg, "tx_msgs", 12);
 	nla_put_u32(msg, UNKNOWN_ATTR, 1);
 	put_counter(msg, "conn_reset", 0);
+	put_counter(msg, "copy_send_fallback_bytes", 1ULL << 40);
 
 	capture(true, false);
 	print_stats(nlmsg_hdr(msg));
 	check("stats: JSON, in order received",
-	      "{\"counters\":{\"tx_msgs\":12,\"conn_reset\":0}}\n");
+	      "{\"counters\":{\"tx_msgs\":12,\"conn_reset\":0,"
+	      "\"copy_send_fallback_bytes\":1099511627776}}\n");
 
 	capture(false, false);
 	print_stats(nlmsg_hdr(msg));
-	check("stats: text", "tx_msgs    12\nconn_reset 0\n");
+	check("stats: text",
+	      "tx_msgs                  12\n"
+	      "conn_reset               0\n"
+	      "copy_send_fallback_bytes 1099511627776\n");
 	nlmsg_free(msg);
 }
 
@@ -268,9 +274,10 @@ static void test_info(void)
 
 	capture(true, false);
 	print_info(nlmsg_hdr(msg));
-	check("info: JSON, repeated transports",
+	check("info: JSON, repeated transports, no copy engine attributes",
 	      "{\"version\":\"1.2\",\"family\":25,\"sol\":276,"
-	      "\"ib_port\":18635,\"transports\":[\"loop\",\"ib\"]}\n");
+	      "\"ib_port\":18635,\"transports\":[\"loop\",\"ib\"],"
+	      "\"dma_channels\":[]}\n");
 
 	capture(false, false);
 	print_info(nlmsg_hdr(msg));
@@ -280,9 +287,110 @@ static void test_info(void)
 	      "sol          276\n"
 	      "ib_port      18635\n"
 	      "wire_version -\n"
+	      "transports   loop,ib\n"
 	      "dma          -\n"
-	      "transports   loop,ib\n");
+	      "dma_mode     -\n"
+	      "dma_channels -\n"
+	      "dma_send_min -\n"
+	      "dma_recv_min -\n"
+	      "dma_rdma_min -\n");
 	nlmsg_free(msg);
+}
+
+/* The copy engine's attributes, among the others of an info reply. */
+static struct nl_msg *dma_msg(uint8_t mode, const char *state)
+{
+	struct nl_msg *msg = new_msg(RDS_DOCA_CMD_INFO_GET);
+
+	nla_put_string(msg, RDS_DOCA_A_INFO_VERSION, "1.2");
+	nla_put_u32(msg, RDS_DOCA_A_INFO_WIRE_VERSION, 2);
+	nla_put_string(msg, RDS_DOCA_A_INFO_TRANSPORT, "loopback");
+	nla_put_string(msg, RDS_DOCA_A_INFO_DMA, state);
+	nla_put_u8(msg, RDS_DOCA_A_INFO_DMA_MODE, mode);
+	nla_put_u32(msg, RDS_DOCA_A_INFO_DMA_SEND_MIN, 65536);
+	nla_put_u32(msg, RDS_DOCA_A_INFO_DMA_RECV_MIN, 0xffffffff);
+	nla_put_u32(msg, RDS_DOCA_A_INFO_DMA_RDMA_MIN, 0);
+	nla_put_u32(msg, UNKNOWN_ATTR, 1);
+	return msg;
+}
+
+static void test_dma(void)
+{
+	struct nl_msg *msg = dma_msg(RDS_DOCA_DMA_AUTO, "engine");
+	struct nl_msg *off = dma_msg(RDS_DOCA_DMA_OFF, "off");
+	struct nl_msg *odd = dma_msg(7, "cpu");
+
+	nla_put_string(msg, RDS_DOCA_A_INFO_DMA_CHANNEL, "dma0chan0");
+	nla_put_string(msg, RDS_DOCA_A_INFO_DMA_CHANNEL, "dma1chan3");
+
+	capture(true, false);
+	print_dma(nlmsg_hdr(msg));
+	check("dma: JSON, mode, channels, thresholds",
+	      "{\"dma\":\"engine\",\"dma_mode\":\"auto\","
+	      "\"dma_channels\":[\"dma0chan0\",\"dma1chan3\"],"
+	      "\"dma_send_min\":65536,\"dma_recv_min\":4294967295,"
+	      "\"dma_rdma_min\":0}\n");
+
+	capture(false, false);
+	print_dma(nlmsg_hdr(msg));
+	check("dma: text",
+	      "dma          engine\n"
+	      "dma_mode     auto\n"
+	      "dma_channels dma0chan0,dma1chan3\n"
+	      "dma_send_min 65536\n"
+	      "dma_recv_min 4294967295\n"
+	      "dma_rdma_min 0\n");
+
+	capture(true, true);
+	print_dma(nlmsg_hdr(off));
+	check("dma: pretty JSON, mode off, no channel",
+	      "{\n"
+	      "  \"dma\": \"off\",\n"
+	      "  \"dma_mode\": \"off\",\n"
+	      "  \"dma_channels\": [],\n"
+	      "  \"dma_send_min\": 65536,\n"
+	      "  \"dma_recv_min\": 4294967295,\n"
+	      "  \"dma_rdma_min\": 0\n"
+	      "}\n");
+
+	capture(false, false);
+	print_dma(nlmsg_hdr(odd));
+	check("dma: text, unknown mode as a number, no channel",
+	      "dma          cpu\n"
+	      "dma_mode     7\n"
+	      "dma_channels -\n"
+	      "dma_send_min 65536\n"
+	      "dma_recv_min 4294967295\n"
+	      "dma_rdma_min 0\n");
+
+	capture(true, false);
+	print_info(nlmsg_hdr(msg));
+	check("info: JSON with the copy engine",
+	      "{\"version\":\"1.2\",\"wire_version\":2,"
+	      "\"transports\":[\"loopback\"],\"dma\":\"engine\","
+	      "\"dma_mode\":\"auto\","
+	      "\"dma_channels\":[\"dma0chan0\",\"dma1chan3\"],"
+	      "\"dma_send_min\":65536,\"dma_recv_min\":4294967295,"
+	      "\"dma_rdma_min\":0}\n");
+
+	capture(false, false);
+	print_info(nlmsg_hdr(msg));
+	check("info: text with the copy engine",
+	      "version      1.2\n"
+	      "family       -\n"
+	      "sol          -\n"
+	      "ib_port      -\n"
+	      "wire_version 2\n"
+	      "transports   loopback\n"
+	      "dma          engine\n"
+	      "dma_mode     auto\n"
+	      "dma_channels dma0chan0,dma1chan3\n"
+	      "dma_send_min 65536\n"
+	      "dma_recv_min 4294967295\n"
+	      "dma_rdma_min 0\n");
+	nlmsg_free(msg);
+	nlmsg_free(off);
+	nlmsg_free(odd);
 }
 
 static void test_events(void)
@@ -325,6 +433,7 @@ int main(void)
 	test_dev();
 	test_stats();
 	test_info();
+	test_dma();
 	test_events();
 	printf("1..%d\n", tests);
 	return failed ? 1 : 0;

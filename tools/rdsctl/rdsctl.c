@@ -5,7 +5,8 @@
  *   rdsctl [OPTIONS] OBJECT [COMMAND] [ARGS]
  *
  * Objects are connections, sockets, memory regions, RDMA devices,
- * counters, module information, the event stream and ping; see rdsctl(8).
+ * counters, module information, the copy engine, the event stream and
+ * ping; see rdsctl(8).
  * This file parses the command line and talks to the kernel; printing is
  * in objects.c and printer.c, ping in ping.c.
  */
@@ -56,6 +57,9 @@ static const char usage_text[] =
 	"       rdsctl dev [show] [name DEV]\n"
 	"       rdsctl stats [show | reset]\n"
 	"       rdsctl info\n"
+	"       rdsctl dma [show]\n"
+	"       rdsctl dma set [mode auto|off] [send-min BYTES]\n"
+	"                      [recv-min BYTES] [rdma-min BYTES]\n"
 	"       rdsctl monitor\n"
 	"       rdsctl ping ADDR [-c COUNT] [-i INTERVAL] [-W TIMEOUT]\n"
 	"                        [-I LOCALADDR]\n"
@@ -111,6 +115,8 @@ static void report(const char *what, int err)
 	fprintf(stderr, "rdsctl: %s: %s", what, strerror(-err));
 	if (*ack_msg)
 		fprintf(stderr, " (%s)", ack_msg);
+	else if (err == -EPERM)
+		fputs(" (needs CAP_NET_ADMIN)", stderr);
 	fputc('\n', stderr);
 }
 
@@ -263,7 +269,9 @@ static bool ours(struct nl_msg *msg)
 struct filter_key {
 	const char *name;
 	int attr;
-	enum field_type type;	/* FT_ADDR, _U16, _U32, _STR, _CONN_STATE */
+	enum field_type type;	/* FT_ADDR, _U16, _U32, _BYTES, _STR,
+				 * _CONN_STATE, _DMA_MODE
+				 */
 };
 
 #define MAX_FILTER_KEYS	4
@@ -310,13 +318,50 @@ static const struct filter_key dev_keys[] = {
 	{ NULL }
 };
 
+/* dma set: the settings it sends, at least one */
+static const struct filter_key dma_set_keys[] = {
+	{ "mode",	RDS_DOCA_A_INFO_DMA_MODE,	FT_DMA_MODE },
+	{ "send-min",	RDS_DOCA_A_INFO_DMA_SEND_MIN,	FT_BYTES },
+	{ "recv-min",	RDS_DOCA_A_INFO_DMA_RECV_MIN,	FT_BYTES },
+	{ "rdma-min",	RDS_DOCA_A_INFO_DMA_RDMA_MIN,	FT_BYTES },
+	{ NULL }
+};
+
+/*
+ * A byte count: decimal digits, optionally followed by k or m (KiB, MiB);
+ * false unless it fits in a u32.
+ */
+static bool parse_bytes(const char *arg, uint64_t *val)
+{
+	unsigned long long n;
+	uint64_t mult = 1;
+	char *end;
+
+	if (*arg < '0' || *arg > '9')
+		return false;
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (errno)
+		return false;
+	if (*end == 'k' || *end == 'K')
+		mult = 1024;
+	else if (*end == 'm' || *end == 'M')
+		mult = 1024 * 1024;
+	if (mult > 1)
+		end++;
+	if (*end || n > 0xffffffffULL / mult)
+		return false;
+	*val = n * mult;
+	return true;
+}
+
 static void parse_value(const char *what, const struct filter_key *k,
 			const char *arg, struct filters *f, int i)
 {
 	struct in_addr in;
 	unsigned long n;
 	char *end;
-	int state;
+	int state, mode;
 
 	f->val[i].set = true;
 	switch (k->type) {
@@ -342,6 +387,17 @@ static void parse_value(const char *what, const struct filter_key *k,
 			usage_error("%s: state must be up, down or connecting",
 				    what);
 		f->val[i].num = state;
+		break;
+	case FT_DMA_MODE:
+		mode = dma_mode_from_name(arg);
+		if (mode < 0)
+			usage_error("%s: mode must be auto or off", what);
+		f->val[i].num = mode;
+		break;
+	case FT_BYTES:
+		if (!parse_bytes(arg, &f->val[i].num))
+			usage_error("%s: %s: invalid byte count \"%s\" (0..4294967295, k or m suffix)",
+				    what, k->name, arg);
 		break;
 	default:
 		f->val[i].str = arg;
@@ -442,7 +498,7 @@ static int show_cb(struct nl_msg *msg, void *arg)
 	if (!ours(msg) || obj_parse(ctx->type, nlmsg_hdr(msg), tb) < 0)
 		return NL_SKIP;
 	if (filters_match(ctx->filters, tb))
-		obj_print(ctx->type, tb, opt.details);
+		obj_print(ctx->type, nlmsg_hdr(msg), tb, opt.details);
 	return NL_OK;
 }
 
@@ -599,6 +655,65 @@ static int cmd_info(int argc, char **argv)
 	return 0;
 }
 
+static int dma_cb(struct nl_msg *msg, void *arg)
+{
+	(void)arg;
+	if (ours(msg))
+		print_dma(nlmsg_hdr(msg));
+	return NL_OK;
+}
+
+static int dma_set(int argc, char **argv)
+{
+	const struct filter_key *k;
+	struct filters f;
+	struct nl_msg *msg;
+	bool any = false;
+	int i, err;
+
+	parse_filters("dma set", argc, argv, dma_set_keys, &f);
+	for (i = 0; dma_set_keys[i].name; i++)
+		any |= f.val[i].set;
+	if (!any)
+		usage_error("dma set: one of mode, send-min, recv-min, rdma-min is required");
+
+	nl_open();
+	msg = genl_request(RDS_DOCA_CMD_SET, 0);
+	for (i = 0, k = dma_set_keys; k->name; i++, k++) {
+		if (!f.val[i].set)
+			continue;
+		if ((k->type == FT_DMA_MODE ?
+		     nla_put_u8(msg, k->attr, f.val[i].num) :
+		     nla_put_u32(msg, k->attr, f.val[i].num)) < 0)
+			oom();
+	}
+	err = nl_request(msg, NULL, NULL);
+	if (err) {
+		report("dma set", err);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_dma(int argc, char **argv)
+{
+	static const char *const cmds[] = { "show", "list", "set", NULL };
+	int err;
+
+	if (get_command("dma", &argc, &argv, cmds) != CMD_SHOW)
+		return dma_set(argc, argv);
+	no_args("dma show", argc, argv);
+
+	nl_open();
+	err = nl_request(genl_request(RDS_DOCA_CMD_INFO_GET, 0), dma_cb,
+			 NULL);
+	if (err) {
+		report("dma show", err);
+		return 1;
+	}
+	return 0;
+}
+
 static int event_cb(struct nl_msg *msg, void *arg)
 {
 	(void)arg;
@@ -718,6 +833,7 @@ static const struct {
 	{ "dev",	cmd_dev },
 	{ "stats",	cmd_stats },
 	{ "info",	cmd_info },
+	{ "dma",	cmd_dma },
 	{ "monitor",	cmd_monitor },
 	{ "ping",	cmd_ping },
 };

@@ -34,6 +34,9 @@ enum field_type {
 	FT_PORT_STATE,	/* u8, enum ib_port_state */
 	FT_ATOMIC_CAP,	/* u8, enum ib_atomic_cap */
 	FT_DEV_CAPS,	/* u32, RDS_DOCA_DEV_CAP_* bits */
+	FT_DMA_MODE,	/* u8, RDS_DOCA_DMA_* */
+	FT_BYTES,	/* u32 byte count; k, m suffixes on the command line */
+	FT_STRS,	/* string, repeated: an array */
 };
 
 struct field {
@@ -58,16 +61,21 @@ extern const struct object_type sock_type;
 extern const struct object_type mr_type;
 extern const struct object_type dev_type;
 extern const struct object_type info_type;
+extern const struct object_type dma_type;
 
 /* Fill tb[0..type->maxattr] from a message of the family. */
 int obj_parse(const struct object_type *type, struct nlmsghdr *nlh,
 	      struct nlattr **tb);
-/* Print one object: a table row, or a JSON object. */
-void obj_print(const struct object_type *type, struct nlattr **tb,
-	       bool details);
+/*
+ * Print one object: a table row, or a JSON object.  Its repeated
+ * attributes (FT_STRS) are read from nlh, and empty when nlh is NULL.
+ */
+void obj_print(const struct object_type *type, struct nlmsghdr *nlh,
+	       struct nlattr **tb, bool details);
 
 /* Whole replies and notifications of the family. */
 int print_info(struct nlmsghdr *nlh);
+int print_dma(struct nlmsghdr *nlh);
 int print_stats(struct nlmsghdr *nlh);
 int print_event(struct nlmsghdr *nlh, bool details);
 
@@ -77,6 +85,7 @@ bool attr_uint(const struct nlattr *nla, enum field_type type,
 bool attr_str(const struct nlattr *nla, char *buf, size_t size);
 
 int conn_state_from_name(const char *name);
+int dma_mode_from_name(const char *name);
 
 /* ping.c */
 struct ping_opts {

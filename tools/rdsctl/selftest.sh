@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # selftest.sh [RDSCTL]: checks of rdsctl that need no rds_doca module:
-# help and version, command line errors (exit 2) and, when the module is
-# not loaded, the exit status 3 and message of every object.
+# help and version, command line errors (exit 2; for dma set, with their
+# message) and, when the module is not loaded, the exit status 3 and
+# message of every object.
 # Prints TAP; ends with "N passed, N failed"; exits non-zero on a failure.
 
 set -u
@@ -51,6 +52,19 @@ usage() {
 	fi
 }
 
+# says TEXT ARGS...: a usage error whose message has TEXT
+says() {
+	text=$1
+	shift
+	usage "$@"
+	if grep -qF -- "$text" "$T/err"; then
+		ok "rdsctl $* says \"$text\""
+	else
+		nok "rdsctl $* says \"$text\""
+		show
+	fi
+}
+
 # absent ARGS...: exit 3 and exactly the message, nothing on stdout
 absent() {
 	if [ -d /sys/module/rds_doca ]; then
@@ -72,6 +86,8 @@ absent() {
 expect 0 -h
 grep -q '^Usage: rdsctl' "$T/out" && ok "-h prints the usage" ||
 	nok "-h prints the usage"
+grep -q '^ *rdsctl dma set ' "$T/out" && ok "-h shows dma set" ||
+	nok "-h shows dma set"
 expect 0 --help
 expect 0 -V
 grep -Eq '^rdsctl [0-9]+\.[0-9]+' "$T/out" && ok "-V prints a version" ||
@@ -105,6 +121,32 @@ usage stats bogus
 usage stats reset now
 usage info now
 usage monitor now
+usage d			# dev or dma
+usage dma s			# show or set
+usage dma bogus
+usage dma show now
+says "dma set: one of mode, send-min, recv-min, rdma-min is required" \
+	dma set
+says 'dma set: unknown argument "bogus"' dma set bogus 1
+says 'dma set: unknown argument "min"' dma set mode auto min 1
+says 'dma set: ambiguous argument "r"' dma set r 1
+says "dma set: mode needs a value" dma set mode
+says "dma set: mode must be auto or off" dma set mode fast
+says "dma set: mode must be auto or off" dma set mode 1
+says "dma set: send-min needs a value" dma set send-min
+says 'dma set: send-min: invalid byte count "-1"' dma set send-min -1
+says 'dma set: send-min: invalid byte count "4294967296"' \
+	dma set send-min 4294967296
+says 'dma set: recv-min: invalid byte count "4194304k"' \
+	dma set recv-min 4194304k
+says 'dma set: rdma-min: invalid byte count "4096m"' dma set rdma-min 4096m
+says 'dma set: send-min: invalid byte count "0x10"' dma set send-min 0x10
+says 'dma set: send-min: invalid byte count "1g"' dma set send-min 1g
+says 'dma set: send-min: invalid byte count "1kb"' dma set send-min 1kb
+says 'dma set: send-min: invalid byte count "+1"' dma set send-min +1
+says 'dma set: send-min: invalid byte count ""' dma set send-min ""
+says 'dma set: send-min: invalid byte count "k"' dma set send-min k
+usage dma set mode auto send-min
 usage ping
 usage ping -c 0 127.0.0.1
 usage ping -c x 127.0.0.1
@@ -135,6 +177,16 @@ absent stats reset
 absent -j stats
 absent info
 absent -j info
+absent dma
+absent dma show
+absent -j dma
+absent -p dma list
+absent dma set mode auto
+absent dma set mode off
+absent dma set send-min 0
+absent dma set send-min 4294967295 recv-min 4194303k rdma-min 4095m
+absent dma set mode auto send-min 64k recv-min 64K rdma-min 1M
+absent dm se mo off re 16k
 absent monitor
 absent -j monitor
 absent ping 127.0.0.1

@@ -411,6 +411,12 @@ enum {
 	RDS_DOCA_CMD_CONN_DOWN_NTF,	/* event: RDS_DOCA_A_CONN_* */
 	RDS_DOCA_CMD_DEV_ADD_NTF,	/* event: RDS_DOCA_A_DEV_* */
 	RDS_DOCA_CMD_DEV_DEL_NTF,	/* event: RDS_DOCA_A_DEV_* */
+	RDS_DOCA_CMD_SET,		/* do, admin: module-wide settings,
+					 * RDS_DOCA_A_INFO_DMA_MODE and
+					 * RDS_DOCA_A_INFO_DMA_*_MIN; needs
+					 * CAP_NET_ADMIN in the initial user
+					 * namespace
+					 */
 
 	__RDS_DOCA_CMD_MAX,
 	RDS_DOCA_CMD_MAX = __RDS_DOCA_CMD_MAX - 1
@@ -423,11 +429,27 @@ enum {
 	RDS_DOCA_A_INFO_SOL,		/* u32: socket option level */
 	RDS_DOCA_A_INFO_IB_PORT,	/* u16: rdma_cm listener port */
 	RDS_DOCA_A_INFO_WIRE_VERSION,	/* u32: wire protocol version */
-	RDS_DOCA_A_INFO_DMA,		/* string: copy engine state */
+	RDS_DOCA_A_INFO_DMA,		/* string: copy engine state,
+					 * "engine" (a channel is held), "cpu"
+					 * (none is) or "off"
+					 */
 	RDS_DOCA_A_INFO_TRANSPORT,	/* string, repeated: transports */
+	RDS_DOCA_A_INFO_DMA_MODE,	/* u8: RDS_DOCA_DMA_* */
+	RDS_DOCA_A_INFO_DMA_CHANNEL,	/* string, repeated: channels held */
+	RDS_DOCA_A_INFO_DMA_SEND_MIN,	/* u32: smallest sendmsg copy the
+					 * engine makes, bytes
+					 */
+	RDS_DOCA_A_INFO_DMA_RECV_MIN,	/* u32: the same for recvmsg */
+	RDS_DOCA_A_INFO_DMA_RDMA_MIN,	/* u32: the same for loopback RDMA */
 
 	__RDS_DOCA_A_INFO_MAX,
 	RDS_DOCA_A_INFO_MAX = __RDS_DOCA_A_INFO_MAX - 1
+};
+
+/* RDS_DOCA_A_INFO_DMA_MODE */
+enum {
+	RDS_DOCA_DMA_OFF,		/* every copy by the CPU, no channel */
+	RDS_DOCA_DMA_AUTO,		/* DMA_MEMCPY channels when there are */
 };
 
 /* RDS_DOCA_A_CONN_STATE */
