@@ -660,7 +660,8 @@ static int rdsd_nl_set(struct sk_buff *skb, struct genl_info *info)
 	bool any = false;
 
 	for (i = 0; i < RDSD_COPY_NR; i++) {
-		min[i] = tb[attr[i]] ? nla_get_u32(tb[attr[i]]) : -1;
+		/* -1: unchanged (the s64 keeps it from becoming U32_MAX) */
+		min[i] = tb[attr[i]] ? (s64)nla_get_u32(tb[attr[i]]) : -1;
 		any |= !!tb[attr[i]];
 	}
 	if (tb[RDS_DOCA_A_INFO_DMA_MODE]) {

@@ -279,6 +279,9 @@ def test_dma(family):
     T.ok(rc == 0 and now.get("dma") == "off" and now.get("dma_mode") == "off"
          and now.get("dma_channels") == [],
          "mode off: no channel is held", f"exit {rc}: {err} {now}")
+    T.ok(now.get("dma_send_min") == 4096 and
+         now.get("dma_recv_min") == 1 << 20 and now.get("dma_rdma_min") == 0,
+         "setting the mode alone leaves the thresholds", now)
     rc, _, err = rdsctl("dma", "set", "mode", dma.get("dma_mode", "auto"),
                         "send-min", str(dma.get("dma_send_min", 65536)),
                         "recv-min", str(dma.get("dma_recv_min", 65536)),
