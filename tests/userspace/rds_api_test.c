@@ -2261,6 +2261,28 @@ static void test_info(void)
 }
 
 /*
+ * Over IB: once A has sent to B, RDS_INFO_IB_CONNECTIONS and its IPv6
+ * form list the connection with its GIDs and queue pair sizes.
+ */
+static void test_info_ib_conn(void)
+{
+	struct sockaddr_in sa, sb;
+	socklen_t sl = sizeof(sa);
+	int a, b;
+
+	if (!make_pair(&a, &b))
+		return;
+	getsockname(a, (struct sockaddr *)&sa, &sl);
+	sl = sizeof(sb);
+	getsockname(b, (struct sockaddr *)&sb, &sl);
+	is_eq(send_str(a, b, "ib"), 2, "send a message to B");
+	recv_expect(b, "ib", 2, a, "B receives it: the connection is up");
+	test_info_ib(a, &sa, &sb);
+	close(a);
+	close(b);
+}
+
+/*
  * Memory registration's argument checks.  rds_doca registers memory over
  * its loopback transport (rds_rdma_test checks that in depth); over IB it
  * does not yet, and net/rds refuses it on loopback.
@@ -3246,6 +3268,7 @@ static const struct test tests[] = {
 	{ "cong_loopback_none", test_cong_loopback_none, T_RDS | T_LOOPBACK },
 	{ "mr_refused", test_mr_refused, T_LOOPBACK },
 	{ "info", test_info, T_LOOPBACK },
+	{ "info_ib", test_info_ib_conn, T_IB | T_DOCA },
 	{ "cong_enobufs", test_cong_enobufs, T_DOCA },
 	{ "cong_empty_messages", test_cong_empty_messages, T_DOCA },
 	/*
