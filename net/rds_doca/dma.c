@@ -33,7 +33,10 @@
  * Locking: rdsd_dma.lock is held for read by a copy from choosing its
  * channel to releasing its pages, and for write to take or release
  * channels, so a channel is never released under a copy.  A channel's
- * submit_lock keeps the descriptors of one copy together.
+ * submit_lock is held for a whole engine copy, from its first descriptor
+ * to its last completion or the channel's termination: a channel carries
+ * one copy at a time, and a timeout's termination never drops another
+ * copy's descriptors.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -87,7 +90,7 @@ MODULE_PARM_DESC(dma_timeout_ms, "engine copy time after which the channel is st
  * struct rdsd_dma_chan - a channel held
  * @chan: the channel, from its request to its release.
  * @node: NUMA node of its device.
- * @submit_lock: serializes preparing and submitting on @chan.
+ * @submit_lock: held for one engine copy on @chan at a time (see above).
  */
 struct rdsd_dma_chan {
 	struct dma_chan	*chan;

@@ -144,6 +144,39 @@ static_assert(offsetof(struct rds6_info_rdma_connection, sl) -
 	      offsetof(struct rds_info_rdma_connection, sl) -
 	      offsetof(struct rds_info_rdma_connection, src_gid));
 
+/* One IB connection, in the form @in asks for. */
+static void rdsd_info_ib_fill(struct rdsd_info *in, struct rdsd_conn *conn)
+{
+	struct rds_info_rdma_connection r = {};
+	struct rds6_info_rdma_connection *r6;
+	struct rdsd_conn_info ci = {};
+	void *p = rdsd_info_next(in);
+
+	if (!p)
+		return;
+	conn->trans->conn_info(conn, &ci);
+	r.src_addr = conn->laddr;
+	r.dst_addr = conn->faddr;
+	memcpy(r.src_gid, ci.sgid, sizeof(r.src_gid));
+	memcpy(r.dst_gid, ci.dgid, sizeof(r.dst_gid));
+	r.max_send_wr = ci.max_send_wr;
+	r.max_recv_wr = ci.max_recv_wr;
+	r.max_send_sge = ci.max_send_sge;
+	r.rdma_mr_max = ci.mr_max;
+	r.rdma_mr_size = ci.mr_size;
+	r.sl = ci.sl;
+	if (!in->v6) {
+		memcpy(p, &r, sizeof(r));
+		return;
+	}
+	/* the same fields from the GIDs on, padding included */
+	r6 = p;
+	ipv6_addr_set_v4mapped(r.src_addr, &r6->src_addr);
+	ipv6_addr_set_v4mapped(r.dst_addr, &r6->dst_addr);
+	memcpy((u8 *)r6 + offsetof(typeof(*r6), src_gid),
+	       (u8 *)&r + offsetof(typeof(r), src_gid), RDSD_INFO_RDMA_TAIL);
+}
+
 /* The IB connections and what their queue pairs are made of. */
 static void rdsd_info_ib_connections(struct rdsd_net *rn,
 				     struct rdsd_info *in)
@@ -155,43 +188,9 @@ static void rdsd_info_ib_connections(struct rdsd_net *rn,
 		   sizeof(struct rds_info_rdma_connection);
 	/* ->conn_info sleeps: hold each connection by reference */
 	for (; (conn = rdsd_conn_get_next(rn, &id)); id++) {
-		struct rds_info_rdma_connection r = {};
-		struct rds6_info_rdma_connection *r6;
-		struct rdsd_conn_info ci = {};
-		void *p;
-
-		if (conn->trans->type != RDSD_TRANS_IB ||
-		    !conn->trans->conn_info) {
-			rdsd_conn_put(conn);
-			continue;
-		}
-		p = rdsd_info_next(in);
-		if (!p) {
-			rdsd_conn_put(conn);
-			continue;
-		}
-		conn->trans->conn_info(conn, &ci);
-		r.src_addr = conn->laddr;
-		r.dst_addr = conn->faddr;
-		memcpy(r.src_gid, ci.sgid, sizeof(r.src_gid));
-		memcpy(r.dst_gid, ci.dgid, sizeof(r.dst_gid));
-		r.max_send_wr = ci.max_send_wr;
-		r.max_recv_wr = ci.max_recv_wr;
-		r.max_send_sge = ci.max_send_sge;
-		r.rdma_mr_max = ci.mr_max;
-		r.rdma_mr_size = ci.mr_size;
-		r.sl = ci.sl;
-		if (in->v6) {
-			/* the same fields from the GIDs on, padding included */
-			r6 = p;
-			ipv6_addr_set_v4mapped(r.src_addr, &r6->src_addr);
-			ipv6_addr_set_v4mapped(r.dst_addr, &r6->dst_addr);
-			memcpy((u8 *)r6 + offsetof(typeof(*r6), src_gid),
-			       (u8 *)&r + offsetof(typeof(r), src_gid),
-			       RDSD_INFO_RDMA_TAIL);
-		} else {
-			memcpy(p, &r, sizeof(r));
-		}
+		if (conn->trans->type == RDSD_TRANS_IB &&
+		    conn->trans->conn_info)
+			rdsd_info_ib_fill(in, conn);
 		rdsd_conn_put(conn);
 	}
 }

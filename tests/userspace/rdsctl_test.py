@@ -547,8 +547,9 @@ class Genl:
 
 def test_genl_refusals():
     """What the kernel refuses, sent past rdsctl's own checks."""
-    CMD_INFO_GET, CMD_CONN_DROP = 1, 8
+    CMD_INFO_GET, CMD_CONN_DROP, CMD_SET = 1, 8, 13
     A_CONN_PEER, A_CONN_TRANSPORT, A_INFO_FAMILY = 4, 5, 2
+    A_INFO_DMA_MODE = 8
     g = Genl()
     peer = socket.inet_aton("192.0.2.77")
     T.eq(g.errno_of(CMD_CONN_DROP), errno.EINVAL,
@@ -564,6 +565,11 @@ def test_genl_refusals():
     T.eq(g.errno_of(CMD_INFO_GET, Genl.attr(A_INFO_FAMILY,
                                             struct.pack("=I", 1))),
          errno.EINVAL, "genl: INFO_GET takes no attributes -> EINVAL")
+    T.eq(g.errno_of(CMD_SET), errno.EINVAL,
+         "genl: SET with nothing to set -> EINVAL")
+    # the netlink core's answer to a value outside the policy's range
+    T.eq(g.errno_of(CMD_SET, Genl.attr(A_INFO_DMA_MODE, b"\x02")),
+         errno.ERANGE, "genl: SET with DMA mode 2 -> ERANGE")
     T.eq(g.errno_of(99), errno.EOPNOTSUPP,
          "genl: an unknown command -> EOPNOTSUPP")
 
