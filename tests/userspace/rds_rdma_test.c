@@ -2594,6 +2594,7 @@ static void test_life_close_owner(void)
 	expect_notice(p.b, ra.user_token, RDS_RDMA_REMOTE_ERROR,
 		      "write to the closed owner's region -> RDS_RDMA_REMOTE_ERROR");
 	check_fill(abuf, PAGE, 0x21, "A's old buffer unchanged");
+	ib_after_failure = true;	/* the next operation: see ib_retry() */
 
 	/* a new socket on A's port does not inherit the regions */
 	a2 = bound_socket_at(cfg.addr, aport, "setup: rebind A's port");
