@@ -43,6 +43,13 @@
  */
 #define RDSD_IB_PACK_MAX	512
 #define RDSD_IB_PACKS		16
+/* Small messages waiting for the completion of their operation. */
+#define RDSD_IB_OP_WAIT		64
+/*
+ * A pack leaves at a completion that finds no message waiting for its
+ * operation, or holding this many messages.
+ */
+#define RDSD_IB_PACK_BATCH	8
 
 /* Request a completion at least every this many sends. */
 #define RDSD_IB_SIGNAL_EVERY	16
@@ -284,15 +291,21 @@ struct rdsd_ib_credits {
  *	While it is open one send slot stays free for it: whatever posts
  *	flushes it first or leaves that slot.
  * @pack_idx: its pack buffer.
- * @pack_fence: it holds the message of a read or an atomic: it waits for
- *	their completion (IB_SEND_FENCE).
  * @pack_hdr: its first header, copied to the slot when it is posted.
  * @pack_len: bytes in the pack buffer (the first header is in @pack_hdr).
  * @pack_last: offset of the last header in the pack buffer, or -1 when it
  *	is @pack_hdr.
+ * @pack_msgs: messages in it.
  * @pack_busy: pack buffers in use (bit per buffer).
  * @pack_buf: pack buffers, RDSD_IB_FRAG_SIZE bytes each.
  * @pack_dma: their mappings.
+ * @op_wait: small messages whose operations were posted, oldest first,
+ *	each with the send slot that follows its operation: a message goes
+ *	to the pack once that slot's predecessors completed, so the peer
+ *	gets it after the operation is done.  While one waits, every later
+ *	message waits too (in this ring or in the connection's queue).
+ * @op_wait_head: next free entry of @op_wait (free running).
+ * @op_wait_tail: oldest waiting entry (free running).
  * @tx_since_req: messages sent since the last ack request.
  * @rx_unacked: messages received since we last sent an acknowledgment.
  * @sends: send ring.
@@ -347,13 +360,19 @@ struct rdsd_ib_conn {
 	u32			sig_inflight;
 	bool			pack_open;
 	int			pack_idx;
-	bool			pack_fence;
 	struct rdsd_wire_hdr	pack_hdr;
 	u32			pack_len;
 	int			pack_last;
+	u32			pack_msgs;
 	unsigned long		pack_busy;
 	void			*pack_buf[RDSD_IB_PACKS];
 	u64			pack_dma[RDSD_IB_PACKS];
+	struct {
+		struct rdsd_msg	*msg;
+		u32		end;
+	}			op_wait[RDSD_IB_OP_WAIT];
+	u32			op_wait_head;
+	u32			op_wait_tail;
 	u32			tx_since_req;
 	u32			rx_unacked;
 	struct rdsd_ib_send	*sends;

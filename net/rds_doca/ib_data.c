@@ -321,20 +321,27 @@ static void rdsd_ib_pack_flush(struct rdsd_ib_conn *tp)
 		s->sge[1].lkey = tp->dev->pd->local_dma_lkey;
 		s->wr.num_sge = 2;
 	}
-	/* the operations of the messages in it are done before it leaves */
-	if (tp->pack_fence)
-		s->wr.send_flags |= IB_SEND_FENCE;
 	/* the next pack waits for this completion */
 	rdsd_ib_signal(tp, s, true);
 	rdsd_ib_post(tp, 1);
 }
 
-/* Drop the open pack of a queue pair that stops; send_lock held. */
+/*
+ * Drop the open pack and the messages waiting for their operations, of a
+ * queue pair that stops: they are sent again on the next one.  send_lock
+ * held.
+ */
 static void rdsd_ib_pack_drop(struct rdsd_ib_conn *tp)
 {
 	if (tp->pack_open)
 		clear_bit(tp->pack_idx, &tp->pack_busy);
 	tp->pack_open = false;
+	while (tp->op_wait_tail != tp->op_wait_head) {
+		u32 i = tp->op_wait_tail++ % RDSD_IB_OP_WAIT;
+
+		rdsd_msg_put(tp->op_wait[i].msg); /* rdsd_ib_xmit_op_packed() */
+		tp->op_wait[i].msg = NULL;
+	}
 }
 
 /* Set RDSD_WIRE_F_MORE in the last header of the open pack. */
@@ -384,9 +391,9 @@ static int rdsd_ib_pack_add(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 				  msg->len);
 		tp->pack_open = true;
 		tp->pack_idx = idx;
-		tp->pack_fence = false;
 		tp->pack_len = msg->len;
 		tp->pack_last = -1;
+		tp->pack_msgs = 1;
 		return 0;
 	}
 
@@ -397,6 +404,7 @@ static int rdsd_ib_pack_add(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 	buf = tp->pack_buf[tp->pack_idx];
 	memcpy(buf + tp->pack_len, &hdr, sizeof(hdr));
 	tp->pack_last = tp->pack_len;
+	tp->pack_msgs++;
 	tp->pack_len += sizeof(hdr);
 	sg_copy_to_buffer(msg->sg, msg->nents, buf + tp->pack_len, msg->len);
 	tp->pack_len += msg->len;
@@ -659,37 +667,97 @@ static void rdsd_ib_rdma_info(const struct rdsd_msg *msg, bool post_op,
 	}
 }
 
+/* The header fields of @msg, as rdsd_ib_rdma_info() for @post_op. */
+static void rdsd_ib_msg_info(const struct rdsd_msg *msg, bool post_op,
+			     struct rdsd_wire_info *info)
+{
+	*info = (struct rdsd_wire_info) {
+		.type = RDSD_WIRE_DATA,
+		.seq = msg->seq,
+		.len = msg->len,
+		.sport = msg->sport,
+		.dport = msg->dport,
+	};
+	rdsd_ib_rdma_info(msg, post_op, info);
+}
+
 /*
- * Post the operation of @msg, a small message, at once and add @msg to the
- * open pack behind it, for rdsd_ib_xmit(); send_lock held.  The pack
- * leaves at the next completion, fenced behind the reads and atomics
- * whose messages it holds: the operations of a window of such messages
- * run back to back and their messages share a SEND, and each message
- * still reaches the peer after its operation is done.  Returns 0, -EAGAIN
- * when credits or send slots are short, -ENOMEM when the operation's
- * buffers could not be mapped, or -ENOSPC: send it on its own.
+ * Add small message @msg, whose header fields @info holds, to the open
+ * pack; send_lock held.  Returns what rdsd_ib_pack_add() does, with @info
+ * as it came on failure.
+ */
+static int rdsd_ib_pack_msg(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
+			    struct rdsd_wire_info *info)
+{
+	bool req = rdsd_ib_ack_req(tp, msg->len);
+	int ret;
+
+	info->flags |= RDSD_WIRE_F_LAST_FRAG | (req ? RDSD_WIRE_F_ACK_REQ : 0);
+	info->frag_len = msg->len;
+	ret = rdsd_ib_pack_add(tp, msg, info);
+	if (!ret) {
+		rdsd_ib_ack_req_sent(tp, req);
+		return 0;
+	}
+	info->flags &= ~(RDSD_WIRE_F_LAST_FRAG | RDSD_WIRE_F_ACK_REQ);
+	info->frag_len = 0;
+	return ret;
+}
+
+/* Is the oldest message waiting for its operation free to go? */
+static bool rdsd_ib_op_wait_ready(const struct rdsd_ib_conn *tp)
+{
+	u32 i = tp->op_wait_tail % RDSD_IB_OP_WAIT;
+
+	return tp->op_wait_tail != tp->op_wait_head &&
+	       (s32)(tp->send_tail - tp->op_wait[i].end) >= 0;
+}
+
+/*
+ * Move the messages whose operations completed, oldest first, to the open
+ * pack; send_lock held, the queue pair taking sends.  A message that finds
+ * no credit, send slot or pack buffer waits, with every later one, for
+ * the next completion or credit update.
+ */
+static void rdsd_ib_op_wait_drain(struct rdsd_ib_conn *tp)
+{
+	while (rdsd_ib_op_wait_ready(tp)) {
+		u32 i = tp->op_wait_tail % RDSD_IB_OP_WAIT;
+		struct rdsd_msg *msg = tp->op_wait[i].msg;
+		struct rdsd_wire_info info;
+
+		/* its operation is done: the region it used, if it worked */
+		rdsd_ib_msg_info(msg, false, &info);
+		if (rdsd_ib_pack_msg(tp, msg, &info))
+			return;
+		tp->op_wait[i].msg = NULL;
+		tp->op_wait_tail++;
+		rdsd_msg_put(msg);	/* taken by rdsd_ib_xmit_op_packed() */
+	}
+}
+
+/*
+ * Post the operation of @msg, a small message, at once; @msg waits in
+ * op_wait until the operation completes, then joins the open pack
+ * (rdsd_ib_op_wait_drain()).  So the operations of a window of such
+ * messages run back to back, their messages share SENDs, and each message
+ * reaches the peer after its operation is done: a read's data and an
+ * atomic's old value are in place, with no fence stalling the queue pair.
+ * send_lock held.  Returns 0, -EAGAIN when send slots or waiting room are
+ * short, or -ENOMEM when the operation's buffers could not be mapped.
  */
 static int rdsd_ib_xmit_op_packed(struct rdsd_ib_conn *tp,
-				  struct rdsd_msg *msg,
-				  struct rdsd_wire_info *info)
+				  struct rdsd_msg *msg)
 {
 	struct rdsd_op *op = msg->op;
 	u32 nwr = rdsd_ib_op_wrs(tp, op, op->nents);
-	bool req = rdsd_ib_ack_req(tp, msg->len);
+	u32 i;
 	int count;
 
-	if (tp->pack_open && tp->pack_len + sizeof(struct rdsd_wire_hdr) +
-	    msg->len > RDSD_IB_FRAG_SIZE)
-		rdsd_ib_pack_flush(tp);
-	if (!tp->pack_open) {
-		if (find_first_zero_bit(&tp->pack_busy, RDSD_IB_PACKS) >=
-		    RDSD_IB_PACKS)
-			return -ENOSPC;
-		if (!rdsd_ib_credits_ok(&tp->credits, 1))
-			return -EAGAIN;
-	}
-	/* the operation, then two free for the pack as rdsd_ib_pack_add() */
-	if (rdsd_ib_send_free(tp) < nwr + 2)
+	if (tp->op_wait_head - tp->op_wait_tail >= RDSD_IB_OP_WAIT)
+		return -EAGAIN;
+	/* the operation, leaving the open pack's slot free */
+	if (rdsd_ib_send_free(tp) < nwr + 1)
 		return -EAGAIN;
 	count = ib_dma_map_sg(tp->dev->ibdev, op->sg, op->nents,
 			      rdsd_ib_op_dir(op));
@@ -700,19 +768,10 @@ static int rdsd_ib_xmit_op_packed(struct rdsd_ib_conn *tp,
 	if (unlikely(!tp->tx_ready))
 		return 0;	/* rdsd_conn_up() sends it on the next path */
 
-	info->flags |= RDSD_WIRE_F_LAST_FRAG | (req ? RDSD_WIRE_F_ACK_REQ : 0);
-	info->frag_len = msg->len;
-	if (WARN_ON_ONCE(rdsd_ib_pack_add(tp, msg, info))) {
-		tp->tx_ready = false;
-		rdsd_ib_request_reset(tp);
-		return 0;
-	}
-	rdsd_ib_ack_req_sent(tp, req);
-	if (op->kind != RDSD_OP_WRITE)
-		tp->pack_fence = true;
-	/* the operation asked for a completion: the pack waits for it */
-	if (!tp->sig_inflight)
-		rdsd_ib_pack_flush(tp);
+	i = tp->op_wait_head++ % RDSD_IB_OP_WAIT;
+	rdsd_msg_get(msg);	/* put by rdsd_ib_op_wait_drain() or _drop() */
+	tp->op_wait[i].msg = msg;
+	tp->op_wait[i].end = tp->send_head;
 	return 0;
 }
 
@@ -724,72 +783,63 @@ static int rdsd_ib_xmit_op_packed(struct rdsd_ib_conn *tp,
  * Posts every fragment of @msg in one chain, or none: -EAGAIN when the
  * queue pair is not up or credits or send slots are short (the completion
  * or credit update that ends the wait kicks the connection).  An RDMA or
- * atomic operation riding on @msg goes first, in the same chain; the
- * message's first SEND is fenced behind a read or an atomic, so the peer
- * sees the message only after the operation is done.
+ * atomic operation riding on @msg goes first: that of a small message at
+ * once, the message following at its completion; else in the same chain,
+ * the message's first SEND fenced behind a read or an atomic.  Either way
+ * the peer sees the message only after the operation is done.
  */
 int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
 	struct rdsd_ib_conn *tp = conn->tp;
 	u32 nfrags = max_t(u32, 1, DIV_ROUND_UP(msg->len, RDSD_IB_FRAG_SIZE));
-	struct rdsd_wire_info info = {
-		.type = RDSD_WIRE_DATA,
-		.seq = msg->seq,
-		.len = msg->len,
-		.sport = msg->sport,
-		.dport = msg->dport,
-	};
 	bool post_op = rdsd_ib_op_pending(msg);
+	struct rdsd_wire_info info;
 	struct rdsd_op *op = msg->op;
 	int count = 0, op_count = 0, ret = -EAGAIN;
 	u16 ack_flags, last_flags;
 	u32 i, adv, nwr = 0;
 
-	rdsd_ib_rdma_info(msg, post_op, &info);
+	rdsd_ib_msg_info(msg, post_op, &info);
 	spin_lock_bh(&tp->send_lock);
 	if (!tp->tx_ready)
 		goto out;	/* rdsd_conn_up() sends it on the next path */
 	rdsd_ib_send_cong(tp);
 
-	if (msg->len <= RDSD_IB_PACK_MAX && !post_op) {
-		bool req = rdsd_ib_ack_req(tp, msg->len);
+	/*
+	 * The operation of a small message may pass the messages waiting in
+	 * the open pack or for their operations, but not a fence.  The peer
+	 * cannot tell: an operation changes its memory at a time no message
+	 * of the connection is ordered with, only its own message comes
+	 * after it.
+	 */
+	if (msg->len <= RDSD_IB_PACK_MAX && post_op &&
+	    !(op->flags & RDS_RDMA_FENCE)) {
+		ret = rdsd_ib_xmit_op_packed(tp, msg);
+		if (ret == -ENOMEM)
+			goto out_nomap;
+		if (ret)
+			tp->tx_blocked = true;
+		goto out;
+	}
 
-		info.flags |= RDSD_WIRE_F_LAST_FRAG |
-			      (req ? RDSD_WIRE_F_ACK_REQ : 0);
-		info.frag_len = msg->len;
-		ret = rdsd_ib_pack_add(tp, msg, &info);
+	/* messages leave in order: after those waiting for operations */
+	if (tp->op_wait_head != tp->op_wait_tail) {
+		tp->tx_blocked = true;
+		goto out;
+	}
+
+	if (msg->len <= RDSD_IB_PACK_MAX && !post_op) {
+		ret = rdsd_ib_pack_msg(tp, msg, &info);
 		if (ret == -EAGAIN) {
 			tp->tx_blocked = true;
 			goto out;
 		}
 		if (!ret) {
-			rdsd_ib_ack_req_sent(tp, req);
 			/* idle: go now; else the next completion sends it */
 			if (!tp->sig_inflight)
 				rdsd_ib_pack_flush(tp);
 			goto out;
 		}
-		info.flags &= ~(RDSD_WIRE_F_LAST_FRAG | RDSD_WIRE_F_ACK_REQ);
-		info.frag_len = 0;
-	}
-
-	/*
-	 * The operation of a small message may pass the messages waiting in
-	 * the open pack, but not a fence.  The peer cannot tell: an
-	 * operation changes its memory at a time no message of the
-	 * connection is ordered with, only its own message comes after it.
-	 */
-	if (msg->len <= RDSD_IB_PACK_MAX && post_op &&
-	    !(op->flags & RDS_RDMA_FENCE)) {
-		ret = rdsd_ib_xmit_op_packed(tp, msg, &info);
-		if (ret == -EAGAIN) {
-			tp->tx_blocked = true;
-			goto out;
-		}
-		if (ret == -ENOMEM)
-			goto out_nomap;
-		if (!ret)
-			goto out;
 	}
 
 	rdsd_ib_pack_flush(tp);		/* messages leave in order */
@@ -914,8 +964,13 @@ static void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (tp->sig_inflight)
 		tp->sig_inflight--;
-	if (tp->tx_ready)
-		rdsd_ib_pack_flush(tp);
+	if (tp->tx_ready) {
+		rdsd_ib_op_wait_drain(tp);
+		/* while operations run, their messages gather in fewer SENDs */
+		if (tp->op_wait_head == tp->op_wait_tail ||
+		    tp->pack_msgs >= RDSD_IB_PACK_BATCH)
+			rdsd_ib_pack_flush(tp);
+	}
 	rdsd_ib_send_cong(tp);
 	kick = tp->tx_blocked;
 	tp->tx_blocked = false;
@@ -1208,6 +1263,12 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (tp->rx_unacked && tp->tx_ready)
 		queue_delayed_work(rdsd_wq, &tp->ack_work, 1);
 	rdsd_ib_send_cong(tp);
+	if (sum.credits && tp->tx_ready &&
+	    tp->op_wait_head != tp->op_wait_tail) {
+		rdsd_ib_op_wait_drain(tp);
+		if (!tp->sig_inflight)
+			rdsd_ib_pack_flush(tp);
+	}
 	if (sum.credits && tp->tx_blocked) {
 		tp->tx_blocked = false;
 		kick = true;
@@ -1382,6 +1443,8 @@ int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
 	tp->sig_inflight = 0;
 	tp->pack_open = false;
 	tp->pack_busy = 0;
+	tp->op_wait_head = 0;
+	tp->op_wait_tail = 0;
 	tp->tx_since_req = 0;
 	tp->rx_unacked = 0;
 	tp->tx_blocked = false;
@@ -1413,6 +1476,7 @@ void rdsd_ib_rings_free(struct rdsd_ib_conn *tp)
 
 	if (tp->sends) {
 		spin_lock_bh(&tp->send_lock);
+		rdsd_ib_pack_drop(tp);
 		while (tp->send_tail != tp->send_head)
 			rdsd_ib_slot_release(tp,
 					     rdsd_ib_slot(tp, tp->send_tail++),
