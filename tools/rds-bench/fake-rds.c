@@ -144,6 +144,7 @@ int close(int fd)
 #define CMSG_ATOMIC_FADD_	6
 #define RDMA_READWRITE_		0x0001
 #define RDMA_NOTIFY_ME_		0x0020
+#define RDMA_SILENT_		0x0040
 #define REMOTE_ERROR_		1
 #define MAXREGION		64
 #define OP_MAGIC		"\177fake-rds-rdma\177"	/* 16 bytes with the NUL */
@@ -461,6 +462,13 @@ static int rdma_recv(ssize_t (*real)(int, struct msghdr *, int), int fd,
 		/* blocking: the initiator keeps reading its notices */
 		real_sendto(fd, rep, rlen, 0, (struct sockaddr *)&un, pm.msg_namelen);
 		free(rep);
+		if (h.flags & RDMA_SILENT_) {
+			/* nothing for the application, as if nothing came */
+			free(buf);
+			*ret = -1;
+			errno = EAGAIN;
+			return 1;
+		}
 		/* and the message the operation rode on */
 		k = h.paylen < mh->msg_iov[0].iov_len ? h.paylen : mh->msg_iov[0].iov_len;
 		memcpy(mh->msg_iov[0].iov_base, pay, k);

@@ -95,7 +95,7 @@ static struct config {
 	uint64_t max_inflight_msgs;	/* messages, all senders; 0: no limit */
 	bool inflight_set;
 	unsigned retry_us;
-	bool inproc, blocking, verify;
+	bool inproc, blocking, verify, silent;
 } cfg = {
 	.mode = M_NONE,
 	.family = -1,
@@ -1444,10 +1444,11 @@ static void rdma_target(int fd)
 	}
 	/*
 	 * A carrier arrives after its operation ran: once one came, every
-	 * byte of a written region holds the pattern.  The word of atomic
+	 * byte of a written region holds the pattern (--silent: none comes,
+	 * but seconds of writes went before the end).  The word of atomic
 	 * is checked against the initiators' count (report_rdma()).
 	 */
-	if (res.carriers && cfg.mode == M_RDMA_WRITE &&
+	if ((res.carriers || cfg.silent) && cfg.mode == M_RDMA_WRITE &&
 	    memcmp(region.buf, pattern, region.len))
 		res.bad_data++;
 	if (cfg.mode == M_ATOMIC) {
@@ -1516,7 +1517,8 @@ static int rdma_post(struct active_arg *a, const struct rdma_hello *h,
 		char buf[CMSG_SPACE(sizeof(struct rds_atomic_args))];
 	} cbuf;
 	uint64_t carrier = seq;
-	struct iovec iov = { .iov_base = &carrier, .iov_len = CARRIER_LEN };
+	size_t len = cfg.silent ? 0 : CARRIER_LEN;
+	struct iovec iov = { .iov_base = &carrier, .iov_len = len };
 	struct msghdr mh = {
 		.msg_name = &a->dst,
 		.msg_namelen = sizeof(a->dst),
@@ -1525,6 +1527,7 @@ static int rdma_post(struct active_arg *a, const struct rdma_hello *h,
 		.msg_control = cbuf.buf,
 	};
 	uint64_t token = seq << TOKEN_SLOT_BITS | slot;
+	uint64_t silent = cfg.silent ? RDS_RDMA_SILENT : 0;
 	struct cmsghdr *cm;
 	ssize_t n;
 
@@ -1537,7 +1540,7 @@ static int rdma_post(struct active_arg *a, const struct rdma_hello *h,
 			.local_addr = (uintptr_t)word,
 			.remote_addr = 0,
 			.fadd.add = 1,
-			.flags = RDS_RDMA_NOTIFY_ME,
+			.flags = RDS_RDMA_NOTIFY_ME | silent,
 			.user_token = token,
 		};
 
@@ -1551,7 +1554,7 @@ static int rdma_post(struct active_arg *a, const struct rdma_hello *h,
 			.remote_vec = { .addr = 0, .bytes = cfg.size },
 			.local_vec_addr = (uintptr_t)lv,
 			.nr_local = 1,
-			.flags = RDS_RDMA_NOTIFY_ME |
+			.flags = RDS_RDMA_NOTIFY_ME | silent |
 				 (cfg.mode == M_RDMA_WRITE ? RDS_RDMA_READWRITE : 0),
 			.user_token = token,
 		};
@@ -1562,7 +1565,7 @@ static int rdma_post(struct active_arg *a, const struct rdma_hello *h,
 		mh.msg_controllen = CMSG_SPACE(sizeof(ra));
 	}
 	n = sendmsg(a->fd, &mh, cfg.blocking ? 0 : MSG_DONTWAIT);
-	if (n == (ssize_t)CARRIER_LEN)
+	if (n == (ssize_t)len)
 		return 0;
 	if (n >= 0)
 		return -EIO;
@@ -2697,6 +2700,9 @@ static void usage(FILE *f)
 "      --inproc        run both ends as threads of one process instead of\n"
 "                      two processes\n"
 "      --verify        also compare every payload byte (costs CPU)\n"
+"      --silent        RDMA modes: RDS_RDMA_SILENT operations on empty\n"
+"                      messages; nothing is delivered to the target, which\n"
+"                      checks only its memory at the end\n"
 "  -h, --help          show this help\n"
 "\n"
 "Exit status: 0 ok, 1 run failed, 2 bad usage, 3 finished but bad messages\n"
@@ -2825,7 +2831,7 @@ static void default_family(void)
 
 enum {
 	O_SADDR = 256, O_DADDR, O_SNDBUF, O_RCVBUF, O_TIMEOUT, O_RETRY,
-	O_BLOCKING, O_INPROC, O_VERIFY, O_INFLIGHT, O_INFLIGHT_MSGS,
+	O_BLOCKING, O_INPROC, O_VERIFY, O_SILENT, O_INFLIGHT, O_INFLIGHT_MSGS,
 };
 
 static const struct {
@@ -2868,6 +2874,7 @@ static void parse_args(int argc, char **argv)
 		{ "blocking",	no_argument,	   NULL, O_BLOCKING },
 		{ "inproc",	no_argument,	   NULL, O_INPROC },
 		{ "verify",	no_argument,	   NULL, O_VERIFY },
+		{ "silent",	no_argument,	   NULL, O_SILENT },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2994,6 +3001,9 @@ static void parse_args(int argc, char **argv)
 			break;
 		case O_VERIFY:
 			cfg.verify = true;
+			break;
+		case O_SILENT:
+			cfg.silent = true;
 			break;
 		case 'h':
 			usage(stdout);

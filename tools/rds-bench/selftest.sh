@@ -114,6 +114,10 @@ grep_out "atomic .* size 8 .* win 4 " "atomic line"
 grep_out "bad len 0 data 0 seq 0" "atomic: the word counts every fetch-and-add"
 expect 0 "atomic count, window 1" -- run atomic -n 700 -w 0 -W 1 --json "$RJ"
 grep_out "n 700 in" "atomic count honoured"
+expect 0 "atomic --silent" -- run atomic -d 0.3 -w 0.1 --silent --json "$RJ"
+grep_out "carriers 0, .*bad len 0 data 0 seq 0" "atomic --silent: no carrier, the word counts every fetch-and-add"
+expect 0 "rdma-write --silent" -- run rdma-write -d 0.3 -w 0.1 -s 4k --silent
+grep_out "carriers 0, .*bad len 0 data 0 seq 0" "rdma-write --silent: no carrier, the region holds the pattern"
 expect 0 "rdma-write blocking" -- run rdma-write -d 0.3 -w 0 -s 1k --blocking
 DROP=0
 expect 4 "no RDMA: exit 4" -- env FAKE_RDS_NO_RDMA=$FAM LD_PRELOAD="$FAKE" FAKE_RDS_FAMILY=$FAM \
@@ -128,14 +132,15 @@ if command -v python3 >/dev/null 2>&1; then
 	if python3 -c '
 import json, sys
 r = [json.loads(l) for l in open(sys.argv[1])]
-assert [x["mode"] for x in r] == ["rdma-write", "rdma-read", "atomic", "atomic", "rdma-read"]
-for x in r[:4]:
+assert [x["mode"] for x in r] == ["rdma-write", "rdma-read", "atomic", "atomic", "atomic", "rdma-read"]
+for x in r[:5]:
     assert x["ok"] is True and x["supported"] is True and x["ops"] > 0 and x["ops_per_s"] > 0
     assert x["completed"] == x["issued"] >= x["ops"] and x["carriers"] <= x["issued"]
     assert abs(x["mb_per_s"] - x["ops_per_s"] * x["size"] / 1e6) < 1e-3 * x["mb_per_s"]
 assert r[0]["size"] == 65536 and r[0]["window"] == 16 and r[1]["threads"] == 2
 assert r[2]["size"] == 8 and r[2]["window"] == 4 and r[3]["ops"] == 700
-u = r[4]
+assert r[4]["carriers"] == 0 and r[4]["ops"] > 0
+u = r[5]
 assert u["ok"] is False and u["supported"] is False and "EOPNOTSUPP" not in u["reason"]
 assert u["reason"].startswith("setsockopt(SOL_RDS, RDS_GET_MR, 65536 bytes): Operation not supported")
 ' "$RJ"; then ok "RDMA JSON content"; else nok "RDMA JSON content"; fi
