@@ -273,8 +273,8 @@ struct rdsd_ib_credits {
  *	shared and no updates travel.
  * @peer: private data the peer sent for the current attempt.
  * @send_lock: protects the send ring, @credits, @tx_ready,
- *	@tx_wait_hello, @tx_blocked, the congestion and pack state and the
- *	acknowledgment state.
+ *	@tx_wait_hello, @tx_blocked, the congestion and pack state, @op_wait
+ *	and the acknowledgment state.
  * @tx_ready: the queue pair takes sends.
  * @tx_wait_hello: accepted side: sends start when the peer's first
  *	message shows it is ready to receive ours.
