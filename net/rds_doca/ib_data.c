@@ -915,6 +915,7 @@ out:
 
 out_nomap:
 	/* retried from the ack timer */
+	ret = -EAGAIN;
 	tp->tx_blocked = true;
 	mod_delayed_work(rdsd_wq, &tp->ack_work, 1);
 	goto out;
