@@ -439,6 +439,15 @@ again:
 			WRITE_ONCE(conn->tx_bytes, conn->tx_bytes + len);
 			continue;
 		}
+		if (ret == RDSD_XMIT_DONE) {
+			/*
+			 * Never on the wire, so no acknowledgment covers it:
+			 * @msg is still the retransmit list's.
+			 */
+			rdsd_stat_inc(rn, xmit_op_only);
+			rdsd_send_drop(conn, msg);
+			continue;
+		}
 		if (ret == -EAGAIN) {
 			rdsd_conn_requeue(conn, msg);
 			rdsd_stat_inc(rn, xmit_retry);

@@ -737,6 +737,27 @@ static void rdsd_ib_op_wait_drain(struct rdsd_ib_conn *tp)
 }
 
 /*
+ * Post operation @op alone, at once, leaving the open pack's slot free;
+ * send_lock held.  Returns 0, -EAGAIN when send slots are short, or
+ * -ENOMEM when the operation's buffers could not be mapped.
+ */
+static int rdsd_ib_post_op(struct rdsd_ib_conn *tp, struct rdsd_op *op)
+{
+	u32 nwr = rdsd_ib_op_wrs(tp, op, op->nents);
+	int count;
+
+	if (rdsd_ib_send_free(tp) < nwr + 1)
+		return -EAGAIN;
+	count = ib_dma_map_sg(tp->dev->ibdev, op->sg, op->nents,
+			      rdsd_ib_op_dir(op));
+	if (unlikely(!count))
+		return -ENOMEM;
+	set_bit(RDSD_OP_POSTED, &op->state);
+	rdsd_ib_post(tp, rdsd_ib_op_prep(tp, op, count));
+	return 0;
+}
+
+/*
  * Post the operation of @msg, a small message, at once; @msg waits in
  * op_wait until the operation completes, then joins the open pack
  * (rdsd_ib_op_wait_drain()).  So the operations of a window of such
@@ -749,22 +770,14 @@ static void rdsd_ib_op_wait_drain(struct rdsd_ib_conn *tp)
 static int rdsd_ib_xmit_op_packed(struct rdsd_ib_conn *tp,
 				  struct rdsd_msg *msg)
 {
-	struct rdsd_op *op = msg->op;
-	u32 nwr = rdsd_ib_op_wrs(tp, op, op->nents);
 	u32 i;
-	int count;
+	int ret;
 
 	if (tp->op_wait_head - tp->op_wait_tail >= RDSD_IB_OP_WAIT)
 		return -EAGAIN;
-	/* the operation, leaving the open pack's slot free */
-	if (rdsd_ib_send_free(tp) < nwr + 1)
-		return -EAGAIN;
-	count = ib_dma_map_sg(tp->dev->ibdev, op->sg, op->nents,
-			      rdsd_ib_op_dir(op));
-	if (unlikely(!count))
-		return -ENOMEM;
-	set_bit(RDSD_OP_POSTED, &op->state);
-	rdsd_ib_post(tp, rdsd_ib_op_prep(tp, op, count));
+	ret = rdsd_ib_post_op(tp, msg->op);
+	if (ret)
+		return ret;
 	if (unlikely(!tp->tx_ready))
 		return 0;	/* rdsd_conn_up() sends it on the next path */
 
@@ -786,7 +799,8 @@ static int rdsd_ib_xmit_op_packed(struct rdsd_ib_conn *tp,
  * atomic operation riding on @msg goes first: that of a small message at
  * once, the message following at its completion; else in the same chain,
  * the message's first SEND fenced behind a read or an atomic.  Either way
- * the peer sees the message only after the operation is done.
+ * the peer sees the message only after the operation is done.  Of a
+ * rdsd_msg_op_only() message only the operation goes: RDSD_XMIT_DONE.
  */
 int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
@@ -810,8 +824,20 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	 * the open pack or for their operations, but not a fence.  The peer
 	 * cannot tell: an operation changes its memory at a time no message
 	 * of the connection is ordered with, only its own message comes
-	 * after it.
+	 * after it.  A message that holds nothing for the peer has no SEND:
+	 * once its operation is posted (now, or on an earlier queue pair,
+	 * whose end decides the outcome) the core completes it.
 	 */
+	if (rdsd_msg_op_only(msg)) {
+		ret = post_op ? rdsd_ib_post_op(tp, op) : 0;
+		if (ret == -ENOMEM)
+			goto out_nomap;
+		if (ret)
+			tp->tx_blocked = true;
+		else
+			ret = RDSD_XMIT_DONE;
+		goto out;
+	}
 	if (msg->len <= RDSD_IB_PACK_MAX && post_op &&
 	    !(op->flags & RDS_RDMA_FENCE)) {
 		ret = rdsd_ib_xmit_op_packed(tp, msg);

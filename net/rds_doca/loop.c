@@ -49,12 +49,15 @@ static void rdsd_loop_conn_shutdown(struct rdsd_conn *conn)
 
 /*
  * An RDMA or atomic operation runs first, in software on the pinned pages
- * of both ends; the message follows unless RDS_RDMA_SILENT says not.
+ * of both ends; the message follows unless RDS_RDMA_SILENT says not, and
+ * with nothing else in it is not even handed over.
  */
 static int rdsd_loop_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
 	if (msg->op)
 		rdsd_op_exec_soft(conn->rn, msg);
+	if (rdsd_msg_op_only(msg))
+		return RDSD_XMIT_DONE;
 	if (msg->op && (msg->op->flags & RDS_RDMA_SILENT))
 		set_bit(RDSD_MSG_SILENT, &msg->flags);
 	rdsd_recv_incoming(conn, msg);

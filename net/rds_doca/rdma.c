@@ -478,7 +478,9 @@ void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg)
 			break;
 		}
 		status = RDS_RDMA_SUCCESS;
-		rdsd_mr_used(mr);
+		/* the message arriving uses the region up, as over IB */
+		if (!rdsd_msg_op_only(msg))
+			rdsd_mr_used(mr);
 	}
 	rdsd_mr_put(mr);
 	rdsd_op_complete(op, status);

@@ -69,6 +69,7 @@ struct rdsd_stats {
 	u64	send_cong_error;
 	u64	send_cong_blocked;
 	u64	xmit_retry;
+	u64	xmit_op_only;
 	u64	recv_delivered;
 	u64	recv_bytes;
 	u64	recv_drop_no_sock;
@@ -298,6 +299,21 @@ struct rdsd_msg {
 	unsigned int		nents;
 	struct scatterlist	sg[];
 };
+
+/*
+ * Does @msg hold nothing for the peer?  An RDS_RDMA_SILENT operation on an
+ * empty message that tells no cookie: as in Linux, the operation goes
+ * alone, the peer hears nothing of it, and a RDS_RDMA_USE_ONCE region it
+ * used stays registered.  Not with RDS_RDMA_FENCE, whose message keeps
+ * the operation in order with the messages sent before it.  The transport
+ * returns RDSD_XMIT_DONE for such a message.
+ */
+static inline bool rdsd_msg_op_only(const struct rdsd_msg *msg)
+{
+	return msg->op && !msg->len && !msg->rdma_dest &&
+	       (msg->op->flags & (RDS_RDMA_SILENT | RDS_RDMA_FENCE)) ==
+	       RDS_RDMA_SILENT;
+}
 
 /* Receive path trace points, as Linux RDS numbers them. */
 #define RDSD_RX_HDR		0

@@ -22,6 +22,7 @@ const struct rdsd_stat_desc rdsd_stat_descs[] = {
 	RDSD_STAT(send_cong_error),
 	RDSD_STAT(send_cong_blocked),
 	RDSD_STAT(xmit_retry),
+	RDSD_STAT(xmit_op_only),
 	RDSD_STAT(recv_delivered),
 	RDSD_STAT(recv_bytes),
 	RDSD_STAT(recv_drop_no_sock),

@@ -60,8 +60,11 @@ struct rdsd_sock;
  *	sleep.  Returns 0 if the message is on its way (the core keeps it on
  *	the retransmit list until rdsd_send_acked() covers its sequence
  *	number), -EAGAIN if the transport has no room now (the core retries
- *	when the transport calls rdsd_conn_kick()), or another negative errno
- *	for a message that can never be sent (the core drops it).
+ *	when the transport calls rdsd_conn_kick()), RDSD_XMIT_DONE if
+ *	nothing of a rdsd_msg_op_only() message goes to the peer (its
+ *	operation is posted or was: the core completes the message at once),
+ *	or another negative errno for a message that can never be sent (the
+ *	core drops it).
  * @features: RDSD_TRANS_F_* bits.
  * @cong_changed: optional: a port of @conn's local address changed its
  *	congestion state; a transport that crosses hosts tells the peer.
@@ -182,6 +185,9 @@ struct rdsd_dev_info {
 /* rdsd_transport_ops.features */
 #define RDSD_TRANS_F_RDMA		BIT(0)	/* RDMA and atomic operations */
 #define RDSD_TRANS_F_MASKED_ATOMICS	BIT(1)	/* their masked forms too */
+
+/* rdsd_transport_ops.xmit: nothing goes to the peer, complete the message */
+#define RDSD_XMIT_DONE			1
 
 extern const struct rdsd_transport_ops rdsd_loop_transport;
 extern const struct rdsd_transport_ops rdsd_ib_transport;

@@ -45,6 +45,9 @@ struct win_counts {
  *	it, so only set it when the case itself calls rdsd_conn_xmit().
  * @send_on_refuse: another sender (a sendmsg) runs rdsd_conn_xmit()
  *	while the refusal is under way.
+ * @done: ->xmit returns RDSD_XMIT_DONE for the message numbered
+ *	@done_seq, which then holds nothing for the peer.
+ * @done_seq: see @done.
  * @counts: where ->conn_shutdown and ->conn_free are counted, if set.
  */
 struct win_tp {
@@ -56,6 +59,8 @@ struct win_tp {
 	bool		reset_on_refuse;
 	bool		up_on_refuse;
 	bool		send_on_refuse;
+	bool		done;
+	u64		done_seq;
 	struct win_counts *counts;
 };
 
@@ -120,6 +125,8 @@ static int win_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		return 0;
 	}
 	tp->sent[tp->nsent++] = msg->seq;
+	if (tp->done && msg->seq == tp->done_seq)
+		return RDSD_XMIT_DONE;
 	return 0;
 }
 
@@ -317,6 +324,28 @@ static void rdsd_conn_xmit_sends_in_order(struct kunit *test)
 	EXPECT_SENT_SINCE(test, w, 0, 0, 1, 2, 3, 4);
 	EXPECT_RETRANS(test, w, 0, 1, 2, 3, 4);
 	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->send_queue));
+}
+
+static void rdsd_conn_xmit_done_completes_at_once(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	/* Arrange: 2 holds nothing for the peer */
+	w->tp->done = true;
+	w->tp->done_seq = 2;
+
+	/* Act */
+	win_send(test, w->conn, 5);
+
+	/* Assert: handed over once, in order, and not kept */
+	EXPECT_SENT_SINCE(test, w, 0, 0, 1, 2, 3, 4);
+	EXPECT_RETRANS(test, w, 0, 1, 3, 4);
+	KUNIT_EXPECT_EQ(test, rdsd_stat_get(w->rn, xmit_op_only), 1ULL);
+	/* a reset sends the others again, not it */
+	win_reset(w->conn, 0);
+	EXPECT_SENT_SINCE(test, w, 5, 0, 1, 3, 4);
+	rdsd_send_acked(w->conn, 4);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->retrans));
 }
 
 static void rdsd_conn_reset_resends_only_unacked(struct kunit *test)
@@ -524,6 +553,7 @@ static void rdsd_conn_destroy_releases_every_message(struct kunit *test)
 
 static struct kunit_case rdsd_ib_window_cases[] = {
 	KUNIT_CASE(rdsd_conn_xmit_sends_in_order),
+	KUNIT_CASE(rdsd_conn_xmit_done_completes_at_once),
 	KUNIT_CASE(rdsd_conn_reset_resends_only_unacked),
 	KUNIT_CASE(rdsd_conn_reset_after_private_data_ack),
 	KUNIT_CASE(rdsd_conn_reset_everything_acked_sends_nothing),

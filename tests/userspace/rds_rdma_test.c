@@ -475,50 +475,55 @@ static void ib_settle(struct pair *p, int status)
  * a missing notice or message are failing checks named @what.  Returns
  * the status, or -1.
  */
-static int run_rdma_once(struct pair *p, uint64_t cookie, uint64_t raddr,
-			 void *local, uint64_t len, uint64_t flags,
-			 const char *what)
+/*
+ * B sent an operation with @token: wait for its notice and, with @msg,
+ * for the message at A.  Returns the status, or -1 after a failing check
+ * named @what.
+ */
+static int op_outcome(struct pair *p, uint64_t token, bool msg,
+		      const char *what)
 {
-	struct rds_iovec lv = { (uintptr_t)local, len };
 	struct rds_rdma_notify n = { 0, 0 };
-	struct rds_rdma_args ra;
 	struct rx rx;
 
-	mk_rdma(&ra, cookie, raddr, len, &lv, 1, flags | RDS_RDMA_NOTIFY_ME);
-	if (send_rdma(p->b, &p->sa, &ra) < 0)
-		return ok_diag(0, what, "sendmsg: %s", tap_errname(errno)), -1;
 	if (!get_notice(p->b, &n, what))
 		return -1;
-	if (n.user_token != ra.user_token)
+	if (n.user_token != token)
 		return ok_diag(0, what, "notice token %llu, expected %llu",
 			       (unsigned long long)n.user_token,
-			       (unsigned long long)ra.user_token), -1;
-	if (!(flags & RDS_RDMA_SILENT) && rx_one(p->a, &rx, 0, WAIT_MS) < 0)
+			       (unsigned long long)token), -1;
+	if (msg && rx_one(p->a, &rx, 0, WAIT_MS) < 0)
 		return ok_diag(0, what, "A got no message: %s", rx_err()), -1;
 	ib_settle(p, n.status);
 	return n.status;
+}
+
+/* @empty: on an empty message rather than op_payload. */
+static int run_rdma_once(struct pair *p, uint64_t cookie, uint64_t raddr,
+			 void *local, uint64_t len, uint64_t flags, bool empty,
+			 const char *what)
+{
+	struct rds_iovec lv = { (uintptr_t)local, len };
+	struct rds_rdma_args ra;
+	struct cm c;
+
+	mk_rdma(&ra, cookie, raddr, len, &lv, 1, flags | RDS_RDMA_NOTIFY_ME);
+	cm_init(&c);
+	cm_add(&c, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra));
+	if (send_cm(p->b, &p->sa, empty ? NULL : op_payload,
+		    empty ? 0 : sizeof(op_payload) - 1, &c) < 0)
+		return ok_diag(0, what, "sendmsg: %s", tap_errname(errno)), -1;
+	return op_outcome(p, ra.user_token, !(flags & RDS_RDMA_SILENT), what);
 }
 
 /* As run_rdma_once() for an atomic of @type. */
 static int run_atomic_once(struct pair *p, int type,
 			   struct rds_atomic_args *aa, const char *what)
 {
-	struct rds_rdma_notify n = { 0, 0 };
-	struct rx rx;
-
 	aa->flags |= RDS_RDMA_NOTIFY_ME;
 	if (send_atomic(p->b, &p->sa, type, aa) < 0)
 		return ok_diag(0, what, "sendmsg: %s", tap_errname(errno)), -1;
-	if (!get_notice(p->b, &n, what))
-		return -1;
-	if (n.user_token != aa->user_token)
-		return ok_diag(0, what, "notice token %llu, expected %llu",
-			       (unsigned long long)n.user_token,
-			       (unsigned long long)aa->user_token), -1;
-	if (rx_one(p->a, &rx, 0, WAIT_MS) < 0)
-		return ok_diag(0, what, "A got no message: %s", rx_err()), -1;
-	ib_settle(p, n.status);
-	return n.status;
+	return op_outcome(p, aa->user_token, true, what);
 }
 
 /*
@@ -532,15 +537,24 @@ static bool ib_retry(bool after_failure, int status)
 	return over_ib() && after_failure && status == RDS_RDMA_DROPPED;
 }
 
+static int run_rdma_msg(struct pair *p, uint64_t cookie, uint64_t raddr,
+			void *local, uint64_t len, uint64_t flags, bool empty,
+			const char *what)
+{
+	bool after = ib_after_failure;
+	int st = run_rdma_once(p, cookie, raddr, local, len, flags, empty,
+			       what);
+
+	if (ib_retry(after, st))
+		st = run_rdma_once(p, cookie, raddr, local, len, flags, empty,
+				   what);
+	return st;
+}
+
 static int run_rdma(struct pair *p, uint64_t cookie, uint64_t raddr,
 		    void *local, uint64_t len, uint64_t flags, const char *what)
 {
-	bool after = ib_after_failure;
-	int st = run_rdma_once(p, cookie, raddr, local, len, flags, what);
-
-	if (ib_retry(after, st))
-		st = run_rdma_once(p, cookie, raddr, local, len, flags, what);
-	return st;
+	return run_rdma_msg(p, cookie, raddr, local, len, flags, false, what);
 }
 
 static int run_atomic(struct pair *p, int type, struct rds_atomic_args *aa,
@@ -1650,6 +1664,101 @@ static void test_remote_use_once(void)
 	st = run_read(&p, c, 0, bbuf, 64, "second read");
 	is_eq(st, RDS_RDMA_REMOTE_ERROR, "second read -> RDS_RDMA_REMOTE_ERROR");
 	is_err(free_mr(p.a, c, 0), EINVAL, "FREE_MR of the used region -> EINVAL");
+out:
+	pair_close(&p);
+	xunmap(abuf, PAGE);
+	xunmap(bbuf, PAGE);
+}
+
+/*
+ * Read counter @name of the namespace of @fd from RDS_INFO_COUNTERS into
+ * @val.  On failure records a failing check named after it.
+ */
+static bool counter_get(int fd, const char *name, uint64_t *val)
+{
+	struct rds_info_counter *c = NULL;
+	socklen_t len = 0;
+	size_t i, n;
+	int r;
+
+	r = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL, &len);
+	if (r < 0 && errno == ENOSPC && len) {
+		c = calloc(1, len);
+		if (c)
+			r = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, c, &len);
+	}
+	if (r != (int)sizeof(*c)) {
+		free(c);
+		return ok_diag(0, "RDS_INFO_COUNTERS", "getsockopt: %s",
+			       r < 0 ? tap_errname(errno) : "bad entry size");
+	}
+	n = len / sizeof(*c);
+	for (i = 0; i < n; i++) {
+		if (!strncmp((const char *)c[i].name, name, sizeof(c[i].name))) {
+			*val = c[i].value;
+			free(c);
+			return true;
+		}
+	}
+	free(c);
+	return ok_diag(0, "RDS_INFO_COUNTERS", "no counter %s among %zu",
+		       name, n);
+}
+
+/*
+ * An RDS_RDMA_SILENT operation on an empty message is all that goes: no
+ * message follows it to A (xmit_op_only counts it), so, as in Linux, it
+ * does not use up a RDS_RDMA_USE_ONCE region.  With RDS_RDMA_FENCE a
+ * message goes, and does.
+ */
+static void test_silent_use_once(void)
+{
+	char *abuf = xmap(PAGE), *bbuf = xmap(PAGE);
+	struct pair p = { .a = -1, .b = -1 };
+	uint64_t c = 0, n0 = 0, n1 = 0;
+	int st, i;
+
+	if (!abuf || !bbuf || !pair_open(&p))
+		goto out;
+	if (!is_ok(get_mr(p.a, abuf, 256, RDS_RDMA_USE_ONCE, &c),
+		   "GET_MR with RDS_RDMA_USE_ONCE") ||
+	    !counter_get(p.b, "xmit_op_only", &n0))
+		goto out;
+	for (i = 0; i < 3; i++) {
+		pattern_fill(bbuf, 64, 60 + i);
+		st = run_rdma_msg(&p, c, 0, bbuf, 64,
+				  RDS_RDMA_READWRITE | RDS_RDMA_SILENT, true,
+				  "silent write");
+		is_eq(st, RDS_RDMA_SUCCESS, "silent write %d succeeds", i + 1);
+		check_pattern(abuf, 64, 60 + i, "silent write %d landed", i + 1);
+	}
+	st = run_rdma_msg(&p, c, 0, bbuf, 64, RDS_RDMA_SILENT, true,
+			  "silent read");
+	is_eq(st, RDS_RDMA_SUCCESS, "silent read succeeds");
+	check_pattern(bbuf, 64, 62, "silent read got the region's bytes");
+	if (counter_get(p.b, "xmit_op_only", &n1))
+		is_eq((long long)(n1 - n0), 4LL,
+		      "xmit_op_only counts the four operations");
+	/* what a message of theirs would have done comes before this one */
+	is_eq(send_to(p.b, &p.sa, "after", 5, 0), 5, "plain send after them");
+	expect_msg(p.a, NULL, "plain message after silent operations arrives");
+	is_ok(free_mr(p.a, c, 0),
+	      "FREE_MR: silent operations did not use the region up");
+
+	if (!is_ok(get_mr(p.a, abuf, 256, RDS_RDMA_USE_ONCE, &c),
+		   "GET_MR with RDS_RDMA_USE_ONCE again"))
+		goto out;
+	st = run_rdma_msg(&p, c, 0, bbuf, 64,
+			  RDS_RDMA_READWRITE | RDS_RDMA_SILENT | RDS_RDMA_FENCE,
+			  true, "silent fenced write");
+	is_eq(st, RDS_RDMA_SUCCESS, "silent fenced write succeeds");
+	is_eq(send_to(p.b, &p.sa, "after", 5, 0), 5, "plain send after it");
+	expect_msg(p.a, NULL, "plain message after the fenced write arrives");
+	is_err(free_mr(p.a, c, 0), EINVAL,
+	       "FREE_MR: the fenced write's message used the region up");
+	if (counter_get(p.b, "xmit_op_only", &n0))
+		is_eq((long long)(n0 - n1), 0LL,
+		      "xmit_op_only does not count the fenced write");
 out:
 	pair_close(&p);
 	xunmap(abuf, PAGE);
@@ -2952,6 +3061,7 @@ static const struct test tests[] = {
 	{ "remote_read_only", test_remote_read_only },
 	{ "remote_for_dest", test_remote_for_dest },
 	{ "remote_use_once", test_remote_use_once },
+	{ "silent_use_once", test_silent_use_once },
 	{ "notify_tokens", test_notify_tokens },
 	{ "notify_none_on_success", test_notify_none_on_success },
 	{ "notify_recverr", test_notify_recverr },
