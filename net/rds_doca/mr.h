@@ -13,6 +13,7 @@
 #define _RDSD_MR_H
 
 #include <linux/kref.h>
+#include <linux/llist.h>
 #include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/sockptr.h>
@@ -139,7 +140,8 @@ struct rdsd_notifier {
 /**
  * struct rdsd_op - an RDMA or atomic operation riding on a message
  * @refs: the message's, and one while the transport executes it.
- * @free_work: unpins the local pages in process context.
+ * @free_node: on the list of operations whose pages rdsd_op_free_all()
+ *	unpins, in process context, after the last put.
  * @rs: the socket that asked, with a reference: it hears the outcome.
  * @kind: enum rdsd_op_kind.
  * @flags: the user's RDS_RDMA_* flags.
@@ -160,7 +162,7 @@ struct rdsd_notifier {
  */
 struct rdsd_op {
 	struct kref		refs;
-	struct work_struct	free_work;
+	struct llist_node	free_node;
 	struct rdsd_sock	*rs;
 	int			kind;
 	u32			flags;

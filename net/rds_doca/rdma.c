@@ -36,19 +36,35 @@
 /* Flags an operation accepts: every Linux RDS flag. */
 #define RDSD_OP_USER_FLAGS	0x7f
 
-static void rdsd_op_free_work(struct work_struct *work)
-{
-	struct rdsd_op *op = container_of(work, struct rdsd_op, free_work);
+/*
+ * Operations whose last reference is gone wait here for rdsd_op_free_work,
+ * which unpins their pages in process context: one work item for all of
+ * them, queued by the put that finds the list empty, so a window of
+ * completions costs one wake-up rather than one each.  rdsd_wq is
+ * destroyed, and so drained, when the module goes.
+ */
+static LLIST_HEAD(rdsd_op_free_list);
 
-	if (op->npages)
-		unpin_user_pages_dirty_lock(op->pages, op->npages, op->dirty);
-	kfree(op->notifier);
-	kvfree(op->pages);
-	kvfree(op->sg);
-	if (op->rs)
-		sock_put(&op->rs->sk);
-	kfree(op);
+static void rdsd_op_free_all(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&rdsd_op_free_list);
+	struct rdsd_op *op, *tmp;
+
+	llist_for_each_entry_safe(op, tmp, list, free_node) {
+		if (op->npages)
+			unpin_user_pages_dirty_lock(op->pages, op->npages,
+						    op->dirty);
+		kfree(op->notifier);
+		kvfree(op->pages);
+		kvfree(op->sg);
+		if (op->rs)
+			sock_put(&op->rs->sk);
+		kfree(op);
+		cond_resched();
+	}
 }
+
+static DECLARE_WORK(rdsd_op_free_work, rdsd_op_free_all);
 
 static void rdsd_op_release(struct kref *kref)
 {
@@ -56,7 +72,8 @@ static void rdsd_op_release(struct kref *kref)
 
 	/* the message went away without the operation running */
 	rdsd_op_complete(op, RDS_RDMA_CANCELED);
-	queue_work(rdsd_wq, &op->free_work);
+	if (llist_add(&op->free_node, &rdsd_op_free_list))
+		queue_work(rdsd_wq, &rdsd_op_free_work);
 }
 
 /**
@@ -185,8 +202,7 @@ static struct rdsd_op *rdsd_op_alloc(struct rdsd_sock *rs)
 	}
 	INIT_LIST_HEAD(&op->notifier->item);
 	kref_init(&op->refs);		/* the message's, put by rdsd_msg_put() */
-	INIT_WORK(&op->free_work, rdsd_op_free_work);
-	sock_hold(&rs->sk);		/* put by rdsd_op_free_work() */
+	sock_hold(&rs->sk);		/* put by rdsd_op_free_all() */
 	op->rs = rs;
 	return op;
 }
