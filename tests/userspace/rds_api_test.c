@@ -1917,44 +1917,6 @@ static void test_sockopt_cancel(void)
  * memory (loopback): rds_get_mr(), rds_get_mr_for_dest(), rds_free_mr()
  * and __rds_rdma_map() check length, then copy, then the binding.
  */
-/*
- * Fetch an RDS_INFO_* snapshot the way rds-info does: probe with a zero
- * length (ENOSPC and the length needed, or an empty snapshot), then ask
- * with that much room.  Returns the entry size getsockopt() returned, or
- * -errno; *buf (to free) and *len describe the snapshot.
- */
-static int info_get(int fd, int opt, void **buf, socklen_t *len)
-{
-	socklen_t l = 0;
-	int r, tries;
-
-	*buf = NULL;
-	*len = 0;
-	r = getsockopt(fd, SOL_RDS, opt, NULL, &l);
-	if (r >= 0)
-		return r;	/* nothing to show */
-	if (errno != ENOSPC)
-		return -errno;
-	for (tries = 0; tries < 5; tries++) {
-		socklen_t room = l + 4096;	/* it may grow meanwhile */
-
-		*buf = calloc(1, room);
-		if (!*buf)
-			return -ENOMEM;
-		l = room;
-		r = getsockopt(fd, SOL_RDS, opt, *buf, &l);
-		if (r >= 0) {
-			*len = l;
-			return r;
-		}
-		free(*buf);
-		*buf = NULL;
-		if (errno != ENOSPC)
-			return -errno;
-	}
-	return -ENOSPC;
-}
-
 /* @a is the IPv4-mapped form of @v4. */
 static bool mapped_is(struct in6_addr a, in_addr_t v4)
 {

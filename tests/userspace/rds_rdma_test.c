@@ -1676,31 +1676,27 @@ out:
  */
 static bool counter_get(int fd, const char *name, uint64_t *val)
 {
-	struct rds_info_counter *c = NULL;
-	socklen_t len = 0;
+	struct rds_info_counter *c;
+	socklen_t len;
 	size_t i, n;
-	int r;
+	void *buf;
+	int r = info_get(fd, RDS_INFO_COUNTERS, &buf, &len);
 
-	r = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL, &len);
-	if (r < 0 && errno == ENOSPC && len) {
-		c = calloc(1, len);
-		if (c)
-			r = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, c, &len);
-	}
 	if (r != (int)sizeof(*c)) {
-		free(c);
+		free(buf);
 		return ok_diag(0, "RDS_INFO_COUNTERS", "getsockopt: %s",
-			       r < 0 ? tap_errname(errno) : "bad entry size");
+			       r < 0 ? tap_errname(-r) : "bad entry size");
 	}
+	c = buf;
 	n = len / sizeof(*c);
 	for (i = 0; i < n; i++) {
 		if (!strncmp((const char *)c[i].name, name, sizeof(c[i].name))) {
 			*val = c[i].value;
-			free(c);
+			free(buf);
 			return true;
 		}
 	}
-	free(c);
+	free(buf);
 	return ok_diag(0, "RDS_INFO_COUNTERS", "no counter %s among %zu",
 		       name, n);
 }

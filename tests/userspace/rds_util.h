@@ -552,4 +552,42 @@ static inline uint32_t fnv1a(const void *buf, size_t len)
 	__rc;								\
 })
 
+/*
+ * Fetch an RDS_INFO_* snapshot the way rds-info does: probe with a zero
+ * length (ENOSPC and the length needed, or an empty snapshot), then ask
+ * with that much room.  Returns the entry size getsockopt() returned, or
+ * -errno; *buf (to free) and *len describe the snapshot.
+ */
+static inline int info_get(int fd, int opt, void **buf, socklen_t *len)
+{
+	socklen_t l = 0;
+	int r, tries;
+
+	*buf = NULL;
+	*len = 0;
+	r = getsockopt(fd, SOL_RDS, opt, NULL, &l);
+	if (r >= 0)
+		return r;	/* nothing to show */
+	if (errno != ENOSPC)
+		return -errno;
+	for (tries = 0; tries < 5; tries++) {
+		socklen_t room = l + 4096;	/* it may grow meanwhile */
+
+		*buf = calloc(1, room);
+		if (!*buf)
+			return -ENOMEM;
+		l = room;
+		r = getsockopt(fd, SOL_RDS, opt, *buf, &l);
+		if (r >= 0) {
+			*len = l;
+			return r;
+		}
+		free(*buf);
+		*buf = NULL;
+		if (errno != ENOSPC)
+			return -errno;
+	}
+	return -ENOSPC;
+}
+
 #endif /* RDS_SELFTEST_UTIL_H */
