@@ -430,20 +430,14 @@ static struct net_proto_family rdsd_family_ops __ro_after_init = {
 static int __net_init rdsd_net_init(struct net *net)
 {
 	struct rdsd_net *rn = rdsd_net(net);
-	unsigned int i;
 	int ret;
 
 	rn->net = net;
 	ret = rdsd_bind_net_init(rn);
 	if (ret)
 		return ret;
-	spin_lock_init(&rn->conn_lock);
-	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++)
-		INIT_HLIST_HEAD(&rn->conn_hash[i]);
-	spin_lock_init(&rn->cong_lock);
-	INIT_LIST_HEAD(&rn->cong_maps);
+	rdsd_conn_net_init(rn);
 	xa_init_flags(&rn->socks, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
-	xa_init_flags(&rn->conns, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	spin_lock_init(&rn->monitor_lock);
 	INIT_LIST_HEAD(&rn->cong_monitors);
 	atomic_set(&rn->cong_generation, 0);
@@ -460,7 +454,7 @@ static void __net_exit rdsd_net_exit(struct net *net)
 
 	/* sockets hold their namespace: none is left here */
 	rdsd_conn_net_exit(rn);
-	WARN_ON_ONCE(!list_empty(&rn->cong_maps));
+	WARN_ON_ONCE(rn->nr_cong_maps);
 	WARN_ON_ONCE(!xa_empty(&rn->socks));
 	WARN_ON_ONCE(!xa_empty(&rn->conns));
 	rdsd_mr_net_exit(rn);
@@ -567,4 +561,8 @@ module_exit(rdsd_exit);
 MODULE_DESCRIPTION("Reliable datagram sockets over RDMA");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(RDSD_VERSION);
-MODULE_ALIAS_NETPROTO(AF_INET_OFFLOAD);
+/*
+ * No MODULE_ALIAS_NETPROTO(): a socket() call must not load the module for
+ * any user.  An administrator loads it (modprobe, modules-load.d), as
+ * distributions do for rds.ko.
+ */

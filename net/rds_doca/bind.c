@@ -153,7 +153,7 @@ int rdsd_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	if (!trans)
 		goto out;
 
-	map = rdsd_cong_map_get(rn, addr);
+	map = rdsd_cong_map_get(rn, addr, GFP_KERNEL_ACCOUNT);
 	if (!map) {
 		ret = -ENOMEM;
 		goto out;

@@ -15,72 +15,177 @@
  * crosses hosts carries map updates to its peer and applies the peer's to
  * its own copy of the peer's map.
  *
+ * Maps are hashed by address (rn->cong_hash, RCU readers) and live as long
+ * as a bound socket or a connection holds them: bounded by the bound
+ * sockets and by max_conns, freed with their last reference.  Each map
+ * lists the connections whose local map it is, so a change of a local
+ * port reaches the transports of those connections only.
+ *
  * RDS_CONG_MONITOR sockets that were refused a send to a port (mod 64) get
  * an RDS_CMSG_CONG_UPDATE notice when any such port changes state.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
+#include <linux/rculist.h>
 #include <linux/rds_doca.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 #include "rdsd.h"
 
+static struct hlist_head *rdsd_cong_bucket(struct rdsd_net *rn, __be32 addr)
+{
+	return &rn->cong_hash[hash_32((__force u32)addr, RDSD_CONG_HASH_BITS)];
+}
+
+/* The map of @addr with a new reference, or NULL; RCU or cong_lock held. */
+static struct rdsd_cong_map *rdsd_cong_lookup(struct rdsd_net *rn,
+					      __be32 addr)
+{
+	struct rdsd_cong_map *map;
+
+	hlist_for_each_entry_rcu(map, rdsd_cong_bucket(rn, addr), node,
+				 lockdep_is_held(&rn->cong_lock)) {
+		/* a map whose last reference is gone is on its way out */
+		if (map->addr == addr && refcount_inc_not_zero(&map->refs))
+			return map;
+	}
+	return NULL;
+}
+
 /**
  * rdsd_cong_map_get - find or create the map of @addr
  * @rn: namespace.
  * @addr: address.
+ * @gfp: allocation flags for a new map: GFP_KERNEL_ACCOUNT on behalf of a
+ *	socket (bind, send), so the sender's memory cgroup pays for it.
  *
- * Returns the map with a reference (rdsd_cong_map_put()), or NULL.
- * Process context.
+ * Returns the map with a reference (rdsd_cong_map_put()), or NULL.  Any
+ * context that @gfp allows; nothing is allocated when the map exists.
  */
-struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn, __be32 addr)
+struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn, __be32 addr,
+					gfp_t gfp)
 {
 	struct rdsd_cong_map *map, *new;
 
-	new = kvzalloc(sizeof(*new), GFP_KERNEL);
+	rcu_read_lock();
+	map = rdsd_cong_lookup(rn, addr);
+	rcu_read_unlock();
+	if (map)
+		return map;
+
+	new = kzalloc(sizeof(*new), gfp);
 	if (!new)
 		return NULL;
+	new->bits = kvcalloc(BITS_TO_LONGS(RDSD_NR_PORTS), sizeof(long), gfp);
+	if (!new->bits) {
+		kfree(new);
+		return NULL;
+	}
 	new->addr = addr;
 	refcount_set(&new->refs, 1);
 	init_waitqueue_head(&new->waitq);
+	spin_lock_init(&new->conns_lock);
+	INIT_HLIST_HEAD(&new->conns);
 
 	spin_lock_bh(&rn->cong_lock);
-	list_for_each_entry(map, &rn->cong_maps, node) {
-		if (map->addr == addr) {
-			refcount_inc(&map->refs);
-			spin_unlock_bh(&rn->cong_lock);
-			kvfree(new);
-			return map;
-		}
+	map = rdsd_cong_lookup(rn, addr);
+	if (!map) {
+		hlist_add_head_rcu(&new->node, rdsd_cong_bucket(rn, addr));
+		rn->nr_cong_maps++;
+		map = new;
+		new = NULL;
 	}
-	list_add(&new->node, &rn->cong_maps);
 	spin_unlock_bh(&rn->cong_lock);
-	return new;
+	if (new) {	/* lost a race: never visible */
+		kvfree(new->bits);
+		kfree(new);
+	}
+	return map;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_map_get);
+
+static void rdsd_cong_map_free_rcu(struct rcu_head *head)
+{
+	struct rdsd_cong_map *map = container_of(head, struct rdsd_cong_map,
+						 rcu);
+
+	kvfree(map->bits);
+	kfree(map);
+}
 
 /**
  * rdsd_cong_map_put - drop a reference; the last one frees the map
  * @rn: namespace.
  * @map: map, may be NULL.
  *
- * Process context.  Nobody can wait on a map without holding a reference.
+ * Any context.  Nobody can wait on a map without holding a reference, and
+ * no connection lists itself on a map it holds no reference to; lockless
+ * lookups may still look at it until an RCU grace period has passed.
  */
 void rdsd_cong_map_put(struct rdsd_net *rn, struct rdsd_cong_map *map)
 {
-	if (!map)
+	if (!map || !refcount_dec_and_test(&map->refs))
 		return;
+	WARN_ON_ONCE(!hlist_empty(&map->conns));
 	spin_lock_bh(&rn->cong_lock);
-	if (!refcount_dec_and_test(&map->refs)) {
-		spin_unlock_bh(&rn->cong_lock);
-		return;
-	}
-	list_del(&map->node);
+	hlist_del_rcu(&map->node);
+	rn->nr_cong_maps--;
 	spin_unlock_bh(&rn->cong_lock);
-	kvfree(map);
+	call_rcu(&map->rcu, rdsd_cong_map_free_rcu);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_map_put);
+
+/**
+ * rdsd_cong_map_attach - list @conn on its local map
+ * @conn: connection whose conn->lcong is set (with a reference).
+ *
+ * Until rdsd_cong_map_detach(), changes of the map reach @conn's transport.
+ */
+void rdsd_cong_map_attach(struct rdsd_conn *conn)
+{
+	struct rdsd_cong_map *map = conn->lcong;
+
+	spin_lock_bh(&map->conns_lock);
+	hlist_add_head_rcu(&conn->lcong_node, &map->conns);
+	spin_unlock_bh(&map->conns_lock);
+}
+
+/**
+ * rdsd_cong_map_detach - take @conn off its local map's list
+ * @conn: connection, listed by rdsd_cong_map_attach() or not at all.
+ *
+ * Walkers under RCU may still see @conn until a grace period has passed
+ * (connections are freed after one).
+ */
+void rdsd_cong_map_detach(struct rdsd_conn *conn)
+{
+	struct rdsd_cong_map *map = conn->lcong;
+
+	if (!map || hlist_unhashed(&conn->lcong_node))
+		return;
+	spin_lock_bh(&map->conns_lock);
+	hlist_del_init_rcu(&conn->lcong_node);
+	spin_unlock_bh(&map->conns_lock);
+}
+
+/*
+ * A local port of @map changed: tell the transports of the connections
+ * that carry @map's address, and only those.  Any context.
+ */
+static void rdsd_cong_map_changed(struct rdsd_cong_map *map)
+{
+	struct rdsd_conn *conn;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(conn, &map->conns, lcong_node) {
+		if (conn->trans->cong_changed &&
+		    !test_bit(RDSD_CONN_DEAD, &conn->flags))
+			conn->trans->cong_changed(conn);
+	}
+	rcu_read_unlock();
+}
 
 /**
  * rdsd_cong_map_updated - ports of @map changed state
@@ -133,7 +238,7 @@ void rdsd_cong_set(struct rdsd_net *rn, struct rdsd_cong_map *map,
 {
 	if (!test_and_set_bit(be16_to_cpu(port), map->bits)) {
 		rdsd_cong_map_updated(rn, map, RDS_CONG_MONITOR_MASK(ntohs(port)));
-		rdsd_conn_cong_changed(rn, map->addr);
+		rdsd_cong_map_changed(map);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_set);
@@ -149,7 +254,7 @@ void rdsd_cong_clear(struct rdsd_net *rn, struct rdsd_cong_map *map,
 {
 	if (test_and_clear_bit(be16_to_cpu(port), map->bits)) {
 		rdsd_cong_map_updated(rn, map, RDS_CONG_MONITOR_MASK(ntohs(port)));
-		rdsd_conn_cong_changed(rn, map->addr);
+		rdsd_cong_map_changed(map);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_clear);

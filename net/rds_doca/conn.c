@@ -10,9 +10,46 @@
  * drops a sequence number it has already seen, so a message is delivered
  * exactly once, in order, even when a transport resends after a reset.
  *
- * Connections are created on the first send towards a peer and live in the
- * namespace's connection table until the namespace is dismantled; the table
- * holds one reference and every cached user holds one more.
+ * Connections are created on the first send towards a peer (or by a
+ * peer's request) and live in the namespace's connection table, which holds
+ * one reference; every user holds one more (a socket's cache, the xmit
+ * work, a control-plane walker).  At most max_conns exist per namespace:
+ * one more is refused with EADDRNOTAVAIL (a send) or a reject (a peer's
+ * request), counted in conn_limit.
+ *
+ * Idle connections are freed.  A connection is idle when only the table
+ * holds it (refcount 1), its send queue and retransmit list are empty, its
+ * transport owes the peer nothing (->conn_idle, e.g. an acknowledgment)
+ * and no message was queued or received on it for conn_idle_secs.  The
+ * per-namespace reaper (rdsd_conn_reap()) checks that, then takes the
+ * table's reference away with refcount_dec_if_one() under conn_lock, so no
+ * lookup can revive it, and frees it through the transport's
+ * ->conn_shutdown (over IB: disconnect, drain, destroy) and ->conn_free.
+ * A later send simply creates a new connection.
+ *
+ * Exactly once survives that.  A new connection numbers its messages from
+ * 0 again and expects 0 from the peer.  Nothing of the old one is pending
+ * in either direction here: the peer acknowledged all we sent (empty
+ * retransmit list) and we acknowledged all we delivered (->conn_idle).  A
+ * receiver that still knows the old connection would drop the new 0, 1,
+ * ... as old, so the peer must learn that it talks to a new connection:
+ * the loopback transport delivers on the sender's own connection object
+ * (the successor starts afresh at both ends), and the IB transport gives
+ * every connection object a random incarnation, exchanged in the CM
+ * private data; a receiver that meets a new incarnation of its peer
+ * starts counting the peer's sequence numbers at 0 (rdsd_ib_peer_learn()),
+ * and a sender does not take an acknowledgment from private data that
+ * names another incarnation of itself.
+ *
+ * A message may still arrive while the reaper decides.  The reaper marks
+ * the connection dead before an RCU grace period; a transport delivers
+ * nothing on a dead connection (the IB receive path, in softirq, checks
+ * RDSD_CONN_DEAD: the peer, never acknowledged, sends it again to the
+ * successor).  A message delivered before the transport could see the
+ * mark shows in the traffic mark after the grace period; then the
+ * connection is put back (rdsd_conn_revive()) and its path reset, so
+ * the peer resends what it heard no acknowledgment for to the connection
+ * that knows what it delivered.
  *
  * Sending is driven by rdsd_conn_xmit(): whoever holds RDSD_CONN_IN_XMIT
  * moves messages from the send queue to the transport, so at most one
@@ -21,10 +58,28 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
+#include <linux/moduleparam.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 
 #include "rdsd.h"
+
+static unsigned int rdsd_conn_idle_secs = 60;
+module_param_named(conn_idle_secs, rdsd_conn_idle_secs, uint, 0444);
+MODULE_PARM_DESC(conn_idle_secs,
+		 "seconds an unused connection with nothing in flight is kept before it is freed (default 60, 0 keeps connections until the namespace goes)");
+
+/*
+ * 4096 connections are about 35 MiB (a connection and the 8 KiB
+ * congestion map of its peer address each: 4000 loopback connections
+ * measured 34 MB of slab), charged to the senders: enough for a host that
+ * talks to a thousand peers on four addresses each, small enough that a
+ * namespace cannot grow without bound.
+ */
+static unsigned int rdsd_max_conns = 4096;
+module_param_named(max_conns, rdsd_max_conns, uint, 0444);
+MODULE_PARM_DESC(max_conns,
+		 "connections a network namespace may hold; a send needing one more fails with EADDRNOTAVAIL, a peer's request is refused (default 4096)");
 
 static struct hlist_head *rdsd_conn_bucket(struct rdsd_net *rn, __be32 laddr,
 					   __be32 faddr)
@@ -81,29 +136,44 @@ static void rdsd_conn_drop_all(struct rdsd_conn *conn)
 	}
 }
 
-/**
- * rdsd_conn_put - drop a connection reference
- * @conn: connection.
- *
- * The last reference, which only the table teardown can drop, shuts the
- * transport down and frees everything.  Process context.
+/*
+ * The last reference is gone and the connection is out of the table (or
+ * never was in it): shut the transport down and free everything.
+ * Process context.  A congestion change walks its map's connections under
+ * RCU: the reaper takes a connection off its map a grace period before it
+ * comes here; the other callers come when no socket of the namespace is
+ * left to change a map (namespace exit), or for a connection never put on
+ * one (a creator that lost a race).
  */
-void rdsd_conn_put(struct rdsd_conn *conn)
+static void rdsd_conn_destroy(struct rdsd_conn *conn)
 {
 	struct rdsd_net *rn = conn->rn;
-
-	if (!refcount_dec_and_test(&conn->refs))
-		return;
 
 	if (conn->id)
 		xa_erase_bh(&rn->conns, conn->id);
 
+	rdsd_cong_map_detach(conn);
 	conn->trans->conn_shutdown(conn);
 	rdsd_conn_drop_all(conn);
 	conn->trans->conn_free(conn);
 	rdsd_cong_map_put(rn, conn->lcong);
 	rdsd_cong_map_put(rn, conn->fcong);
+	atomic_dec(&rn->nr_conns);
 	call_rcu(&conn->rcu, rdsd_conn_free_rcu);
+}
+
+/**
+ * rdsd_conn_put - drop a connection reference
+ * @conn: connection.
+ *
+ * The last reference, which only the table's owner (the namespace
+ * teardown or the reaper) or a creator that lost a race can drop, shuts
+ * the transport down and frees everything.  Process context.
+ */
+void rdsd_conn_put(struct rdsd_conn *conn)
+{
+	if (refcount_dec_and_test(&conn->refs))
+		rdsd_conn_destroy(conn);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_put);
 
@@ -114,9 +184,18 @@ static struct rdsd_conn *rdsd_conn_alloc(struct rdsd_net *rn,
 	struct rdsd_conn *conn;
 	int ret;
 
+	/* counted from here, so racing creators cannot overshoot either */
+	if (atomic_inc_return(&rn->nr_conns) > READ_ONCE(rn->max_conns)) {
+		atomic_dec(&rn->nr_conns);
+		rdsd_stat_inc(rn, conn_limit);
+		return ERR_PTR(-EADDRNOTAVAIL);
+	}
+
 	conn = kzalloc(sizeof(*conn), gfp);
-	if (!conn)
+	if (!conn) {
+		atomic_dec(&rn->nr_conns);
 		return ERR_PTR(-ENOMEM);
+	}
 
 	refcount_set(&conn->refs, 1);
 	conn->rn = rn;
@@ -128,9 +207,11 @@ static struct rdsd_conn *rdsd_conn_alloc(struct rdsd_net *rn,
 	INIT_LIST_HEAD(&conn->send_queue);
 	INIT_LIST_HEAD(&conn->retrans);
 	INIT_WORK(&conn->xmit_work, rdsd_conn_xmit_worker);
+	INIT_HLIST_NODE(&conn->lcong_node);
+	conn->idle_since = jiffies;
 
-	conn->lcong = rdsd_cong_map_get(rn, laddr);
-	conn->fcong = rdsd_cong_map_get(rn, faddr);
+	conn->lcong = rdsd_cong_map_get(rn, laddr, gfp);
+	conn->fcong = rdsd_cong_map_get(rn, faddr, gfp);
 	if (!conn->lcong || !conn->fcong) {
 		ret = -ENOMEM;
 		goto err_maps;
@@ -153,6 +234,7 @@ err_maps:
 	rdsd_cong_map_put(rn, conn->lcong);
 	rdsd_cong_map_put(rn, conn->fcong);
 	kfree(conn);
+	atomic_dec(&rn->nr_conns);
 	return ERR_PTR(ret);
 }
 
@@ -186,10 +268,13 @@ struct rdsd_conn *rdsd_conn_get_next(struct rdsd_net *rn, unsigned long *id)
  * @trans: transport.
  * @laddr: local address.
  * @faddr: peer address.
- * @gfp: allocation flags for a new connection.
+ * @gfp: allocation flags for a new connection: GFP_KERNEL_ACCOUNT on
+ *	behalf of a socket, so its memory cgroup pays; a peer's request or a
+ *	probe reply has no user to charge and is bounded by max_conns only.
  *
  * Finds the connection or creates it, without connecting it.  Returns it
- * with a reference (rdsd_conn_put()), or an ERR_PTR.  Process context.
+ * with a reference (rdsd_conn_put()), or an ERR_PTR: -EADDRNOTAVAIL when
+ * the namespace holds max_conns connections, -ENOMEM.  Process context.
  */
 struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 					const struct rdsd_transport_ops *trans,
@@ -223,7 +308,16 @@ struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 			   rdsd_conn_bucket(rn, laddr, faddr));
 	spin_unlock_bh(&rn->conn_lock);
 	xa_store_bh(&rn->conns, new->id, new, gfp);	/* reserved */
+	/*
+	 * Congestion changes reach it from now on; one made before reaches
+	 * the peer with the whole map when the connection comes up.
+	 */
+	rdsd_cong_map_attach(new);
 	rdsd_stat_inc(rn, conn_created);
+	if (rdsd_conn_idle_secs && !delayed_work_pending(&rn->reap_work))
+		queue_delayed_work(rdsd_wq, &rn->reap_work,
+				   clamp(rdsd_conn_idle_secs * HZ / 4, HZ,
+					 15 * HZ));
 	return new;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_find_create);
@@ -237,8 +331,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_find_create);
  * @gfp: allocation flags for a new connection.
  *
  * Finds or creates the connection and starts connecting it if it is down.
- * Returns it with a reference (rdsd_conn_put()), or an ERR_PTR.  Process
- * context.
+ * Returns it with a reference (rdsd_conn_put()), or an ERR_PTR (see
+ * rdsd_conn_find_create()).  Process context.
  */
 struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *bound,
@@ -309,29 +403,6 @@ void rdsd_conn_requeue_unacked(struct rdsd_conn *conn)
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_requeue_unacked);
 
 /**
- * rdsd_conn_cong_changed - tell the transports a local map changed
- * @rn: namespace.
- * @laddr: address whose map changed.
- *
- * Any context.
- */
-void rdsd_conn_cong_changed(struct rdsd_net *rn, __be32 laddr)
-{
-	struct rdsd_conn *conn;
-	unsigned int i;
-
-	rcu_read_lock();
-	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++) {
-		hlist_for_each_entry_rcu(conn, &rn->conn_hash[i], hash_node) {
-			if (conn->laddr == laddr && conn->trans->cong_changed &&
-			    !test_bit(RDSD_CONN_DEAD, &conn->flags))
-				conn->trans->cong_changed(conn);
-		}
-	}
-	rcu_read_unlock();
-}
-
-/**
  * rdsd_conn_up - the transport can carry messages now
  * @conn: connection.
  *
@@ -363,14 +434,21 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_up);
  */
 void rdsd_conn_kick(struct rdsd_conn *conn)
 {
-	if (test_bit(RDSD_CONN_DEAD, &conn->flags))
+	/* a transport may kick a connection the reaper is taking down */
+	if (test_bit(RDSD_CONN_DEAD, &conn->flags) ||
+	    !refcount_inc_not_zero(&conn->refs))
 		return;
-	refcount_inc(&conn->refs);	/* put by rdsd_conn_xmit_worker() */
+	/* that reference is put by rdsd_conn_xmit_worker() */
 	if (!queue_work(rdsd_wq, &conn->xmit_work))
 		rdsd_conn_put(conn);
 }
 
-/* Take the head of the send queue for transmission, or NULL. */
+/*
+ * Take the head of the send queue for transmission, or NULL.  Returns it
+ * with a reference of its own: once on the retransmit list, an ack can
+ * complete it and drop the connection's reference at any time, even while
+ * the transport still works on it.
+ */
 static struct rdsd_msg *rdsd_conn_next(struct rdsd_conn *conn)
 {
 	struct rdsd_msg *msg = NULL;
@@ -381,6 +459,7 @@ static struct rdsd_msg *rdsd_conn_next(struct rdsd_conn *conn)
 				       conn_item);
 		list_move_tail(&msg->conn_item, &conn->retrans);
 		set_bit(RDSD_MSG_SENT, &msg->flags);
+		rdsd_msg_get(msg);	/* put by rdsd_conn_xmit() */
 	}
 	spin_unlock_bh(&conn->lock);
 	return msg;
@@ -389,12 +468,19 @@ static struct rdsd_msg *rdsd_conn_next(struct rdsd_conn *conn)
 /*
  * The transport refused @msg for now: put it back in sequence order (a
  * path reset may have moved older messages back to the queue meanwhile).
+ * Unless an ack, or RDS_CANCEL_SENT_TO after such a reset, completed it
+ * meanwhile: then it is on no list of the connection any more and stays
+ * off.
  */
 static void rdsd_conn_requeue(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
 	struct rdsd_msg *pos;
 
 	spin_lock_bh(&conn->lock);
+	if (!test_bit(RDSD_MSG_ON_CONN, &msg->flags)) {
+		spin_unlock_bh(&conn->lock);
+		return;
+	}
 	clear_bit(RDSD_MSG_SENT, &msg->flags);
 	list_del(&msg->conn_item);
 	list_for_each_entry(pos, &conn->send_queue, conn_item)
@@ -416,6 +502,7 @@ static void rdsd_conn_requeue(struct rdsd_conn *conn, struct rdsd_msg *msg)
 void rdsd_conn_xmit(struct rdsd_conn *conn)
 {
 	struct rdsd_net *rn = conn->rn;
+	bool blocked = false;
 	struct rdsd_msg *msg;
 	int ret;
 
@@ -429,46 +516,239 @@ again:
 	/* before looking at the queue: a later caller's bit stays set */
 	smp_mb__after_atomic();
 
-	while ((msg = rdsd_conn_next(conn))) {
-		/* once handed over, @msg may be acknowledged and freed */
-		u32 len = msg->len;
-
+	while (!blocked && (msg = rdsd_conn_next(conn))) {
+		/*
+		 * Our reference keeps @msg alive while the transport works on
+		 * it and until we are done below, even if an ack completes it
+		 * meanwhile (it is on the retransmit list from now on).
+		 */
 		ret = conn->trans->xmit(conn, msg);
 		if (likely(!ret)) {
 			WRITE_ONCE(conn->tx_msgs, conn->tx_msgs + 1);
-			WRITE_ONCE(conn->tx_bytes, conn->tx_bytes + len);
-			continue;
-		}
-		if (ret == RDSD_XMIT_DONE) {
+			WRITE_ONCE(conn->tx_bytes, conn->tx_bytes + msg->len);
+		} else if (ret == RDSD_XMIT_DONE) {
 			/*
 			 * Never on the wire, so no acknowledgment covers it:
-			 * @msg is still the retransmit list's.
+			 * complete it now, unless something else did.
 			 */
 			rdsd_stat_inc(rn, xmit_op_only);
 			rdsd_send_drop(conn, msg);
-			continue;
-		}
-		if (ret == -EAGAIN) {
+		} else if (ret == -EAGAIN) {
 			rdsd_conn_requeue(conn, msg);
 			rdsd_stat_inc(rn, xmit_retry);
-			break;
+			blocked = true;
+		} else {
+			/* a message the transport can never send: drop it */
+			rdsd_send_drop(conn, msg);
 		}
-		/* a message the transport can never send: drop it */
-		rdsd_send_drop(conn, msg);
+		rdsd_msg_put(msg);	/* taken by rdsd_conn_next() */
 	}
 
 	clear_bit_unlock(RDSD_CONN_IN_XMIT, &conn->flags);
 	/* a message queued after our last look must not be stranded */
 	smp_mb__after_atomic();
-	if (test_bit(RDSD_CONN_XMIT_AGAIN, &conn->flags))
+	if (test_bit(RDSD_CONN_XMIT_AGAIN, &conn->flags)) {
+		blocked = false;
 		goto again;	/* a caller found us busy */
-	if (msg)
+	}
+	if (blocked)
 		return;	/* the transport will kick us */
 	if (READ_ONCE(conn->state) == RDSD_CONN_UP &&
 	    !list_empty_careful(&conn->send_queue))
 		goto again;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_xmit);
+
+/* Messages queued and received so far: traffic changes it. */
+static u64 rdsd_conn_mark(const struct rdsd_conn *conn)
+{
+	return READ_ONCE(conn->next_tx_seq) + READ_ONCE(conn->rx_msgs) +
+	       READ_ONCE(conn->next_rx_seq);
+}
+
+/*
+ * Is @conn unused now?  Only the table holds it, nothing is queued or
+ * waits for an acknowledgment, and its transport owes the peer nothing.
+ */
+static bool rdsd_conn_unused(struct rdsd_conn *conn)
+{
+	bool empty;
+
+	if (refcount_read(&conn->refs) != 1)
+		return false;
+	spin_lock_bh(&conn->lock);
+	empty = list_empty(&conn->send_queue) && list_empty(&conn->retrans);
+	spin_unlock_bh(&conn->lock);
+	return empty && (!conn->trans->conn_idle || conn->trans->conn_idle(conn));
+}
+
+/*
+ * Take @conn out of the table if the table's reference is the only one;
+ * then no lookup can find or revive it (they take references with
+ * refcount_inc_not_zero()) and it is ours to destroy.
+ */
+static bool rdsd_conn_unhash_idle(struct rdsd_net *rn, struct rdsd_conn *conn)
+{
+	bool gone = false;
+
+	spin_lock_bh(&rn->conn_lock);
+	if (!hlist_unhashed(&conn->hash_node) &&
+	    refcount_dec_if_one(&conn->refs)) {
+		/* counted before any table stops showing it */
+		rdsd_stat_inc(rn, conn_reaped);
+		set_bit(RDSD_CONN_DEAD, &conn->flags);
+		hlist_del_init_rcu(&conn->hash_node);
+		gone = true;
+	}
+	spin_unlock_bh(&rn->conn_lock);
+	return gone;
+}
+
+/*
+ * A message was delivered on @conn between the reaper's last look and the
+ * moment the transport saw it dead: its acknowledgment may never leave,
+ * and the peer would send it again to a successor, which would deliver it
+ * twice.  Put @conn back in the table instead (unless a new connection
+ * took its place meanwhile) and reset its path, so that the peer sends
+ * again what it heard no acknowledgment for, to this connection, which
+ * drops what it delivered, and gets the whole congestion map again.
+ * If a local send made a successor within the same grace period, the
+ * successor stays and the old connection goes: the one case, a send and
+ * a peer's message within microseconds after conn_idle_secs of silence,
+ * where a message may be delivered twice.
+ */
+static bool rdsd_conn_revive(struct rdsd_net *rn, struct rdsd_conn *conn)
+{
+	bool back = false;
+
+	spin_lock_bh(&rn->conn_lock);
+	if (!rdsd_conn_lookup(rn, conn->trans, conn->laddr, conn->faddr)) {
+		refcount_set(&conn->refs, 1);	/* the table's again */
+		clear_bit(RDSD_CONN_DEAD, &conn->flags);
+		hlist_add_head_rcu(&conn->hash_node,
+				   rdsd_conn_bucket(rn, conn->laddr,
+						    conn->faddr));
+		back = true;
+	}
+	spin_unlock_bh(&rn->conn_lock);
+	if (!back)
+		return false;
+	rdsd_stat_add(rn, conn_reaped, -1);
+	conn->idle_since = jiffies;
+	conn->idle_mark = rdsd_conn_mark(conn);
+	if (conn->trans->conn_drop)
+		conn->trans->conn_drop(conn);
+	if (conn->trans->cong_changed)
+		conn->trans->cong_changed(conn);
+	return true;
+}
+
+/**
+ * rdsd_conn_reap - free the connections that have been idle long enough
+ * @rn: namespace.
+ * @idle: how long (jiffies) a connection must have been unused, with no
+ *	message queued or received, before it is freed.
+ *
+ * A connection found in use, or with traffic since the last look, starts
+ * its idle time again.  Returns the number freed.  Process context; walks
+ * the namespace's connections by id under RCU, takes conn_lock only to
+ * remove one.
+ */
+unsigned int rdsd_conn_reap(struct rdsd_net *rn, unsigned long idle)
+{
+	struct rdsd_conn *conn, *dead[32];
+	unsigned long id = 0, now = jiffies;
+	unsigned int i, k, n, reaped = 0;
+	bool more;
+	u64 mark;
+
+	do {
+		n = 0;
+		more = false;
+		rcu_read_lock();
+		xa_for_each_start(&rn->conns, id, conn, id) {
+			if (n == ARRAY_SIZE(dead)) {
+				more = true;	/* from @id on */
+				break;
+			}
+			mark = rdsd_conn_mark(conn);
+			if (mark != conn->idle_mark || !rdsd_conn_unused(conn)) {
+				conn->idle_mark = mark;
+				conn->idle_since = now;
+				continue;
+			}
+			if (time_before(now, conn->idle_since + idle))
+				continue;
+			if (rdsd_conn_unhash_idle(rn, conn))
+				dead[n++] = conn;
+		}
+		rcu_read_unlock();
+
+		/*
+		 * Lookups may still see them, and a transport may still be
+		 * delivering a message it took before it could see them dead;
+		 * after this one delivers on a dead connection any more.
+		 */
+		if (n)
+			synchronize_rcu();
+		for (i = 0, k = 0; i < n; i++) {
+			conn = dead[i];
+			if (rdsd_conn_mark(conn) != conn->idle_mark &&
+			    rdsd_conn_revive(rn, conn))
+				continue;
+			rdsd_cong_map_detach(conn);
+			dead[k++] = conn;
+		}
+		/*
+		 * A congestion change may still be walking the map's list and
+		 * about to call the transport of a connection just taken off
+		 * it: its state must outlive that walk.
+		 */
+		if (k)
+			synchronize_rcu();
+		while (k) {
+			rdsd_conn_destroy(dead[--k]);
+			reaped++;
+		}
+		cond_resched();
+	} while (more);
+	return reaped;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_reap);
+
+static void rdsd_conn_reap_worker(struct work_struct *work)
+{
+	struct rdsd_net *rn = container_of(to_delayed_work(work),
+					   struct rdsd_net, reap_work);
+	unsigned long idle = rdsd_conn_idle_secs * HZ;
+
+	rdsd_conn_reap(rn, idle);
+	if (atomic_read(&rn->nr_conns))
+		queue_delayed_work(rdsd_wq, &rn->reap_work,
+				   clamp(idle / 4, HZ, 15 * HZ));
+}
+
+/**
+ * rdsd_conn_net_init - set up the connection table of a namespace
+ * @rn: namespace.
+ */
+void rdsd_conn_net_init(struct rdsd_net *rn)
+{
+	unsigned int i;
+
+	spin_lock_init(&rn->conn_lock);
+	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++)
+		INIT_HLIST_HEAD(&rn->conn_hash[i]);
+	xa_init_flags(&rn->conns, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	atomic_set(&rn->nr_conns, 0);
+	rn->max_conns = rdsd_max_conns;
+	INIT_DELAYED_WORK(&rn->reap_work, rdsd_conn_reap_worker);
+	spin_lock_init(&rn->cong_lock);
+	for (i = 0; i < ARRAY_SIZE(rn->cong_hash); i++)
+		INIT_HLIST_HEAD(&rn->cong_hash[i]);
+	rn->nr_cong_maps = 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_net_init);
 
 /**
  * rdsd_conn_net_exit - destroy every connection of a namespace
@@ -480,6 +760,9 @@ void rdsd_conn_net_exit(struct rdsd_net *rn)
 	struct hlist_node *tmp;
 	unsigned int i;
 	HLIST_HEAD(dead);
+
+	/* no connection is made any more: the reaper stays stopped */
+	cancel_delayed_work_sync(&rn->reap_work);
 
 	spin_lock_bh(&rn->conn_lock);
 	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++) {

@@ -226,14 +226,17 @@ struct rdsd_ib_recv {
 
 /**
  * struct rdsd_ib_credits - send credits of one connection
- * @avail: receive buffers of the peer we may send into.
+ * @avail: receive buffers of the peer we may send into; at most @max.
  * @adv: receive buffers we posted and have not told the peer about.
+ * @max: receive buffers the peer posted for the current queue pair, as
+ *	its connection private data said.
  *
- * Both under rdsd_ib_conn.send_lock.
+ * All under rdsd_ib_conn.send_lock.
  */
 struct rdsd_ib_credits {
 	u32	avail;
 	u32	adv;
+	u32	max;
 };
 
 /**
@@ -264,7 +267,11 @@ struct rdsd_ib_credits {
  * @connect_work: starts an attempt, after the reconnect delay.
  * @reset_work: tears an attempt down after an error, then reconnects.
  * @reap_work: destroys @old_ids, or polls until the path allows it.
- * @ack_work: sends an acknowledgment nothing else carried.
+ * @ack_work: sends an acknowledgment nothing else carried, and retires
+ *	the sends that hold references with no completion coming for them
+ *	(@tail_refs).
+ * @cong_work: sends the local congestion map after a change: a change
+ *	comes under rs->recv_lock, which nests inside @send_lock (rdsd.h).
  * @backoff_ms: next reconnect delay.
  * @attempts: connection attempts made.
  * @incarnation: ours, see struct rdsd_ib_cm_data.
@@ -285,6 +292,8 @@ struct rdsd_ib_credits {
  * @send_head: next send slot to use (free running).
  * @send_tail: oldest send slot not completed (free running).
  * @unsignaled: sends posted since the last one that asked for a completion.
+ * @tail_refs: one of those holds a message or an operation: until a
+ *	later send asks for a completion, nothing releases it.
  * @sig_inflight: posted sends that asked for a completion, not completed:
  *	while there is one, small messages wait in the open pack for it.
  * @pack_open: small messages are collected for one SEND, not yet posted.
@@ -340,6 +349,7 @@ struct rdsd_ib_conn {
 	struct work_struct	reset_work;
 	struct delayed_work	reap_work;
 	struct delayed_work	ack_work;
+	struct work_struct	cong_work;
 	unsigned int		backoff_ms;
 	u32			attempts;
 	u64			incarnation;
@@ -357,6 +367,7 @@ struct rdsd_ib_conn {
 	u32			send_head;
 	u32			send_tail;
 	u32			unsignaled;
+	bool			tail_refs;
 	u32			sig_inflight;
 	bool			pack_open;
 	int			pack_idx;
@@ -414,6 +425,7 @@ void rdsd_ib_tx_stop(struct rdsd_ib_conn *tp);
 int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_ib_cong_changed(struct rdsd_conn *conn);
 void rdsd_ib_ack_worker(struct work_struct *work);
+void rdsd_ib_cong_worker(struct work_struct *work);
 
 /* ib_mr.c */
 int rdsd_ib_mr_register(struct rdsd_sock *rs, struct rdsd_mr *mr);
@@ -424,10 +436,16 @@ void rdsd_ib_mr_dev_remove(struct rdsd_ib_dev *dev);
 /* pure protocol rules, reached by the KUnit suites */
 bool rdsd_ib_credits_ok(const struct rdsd_ib_credits *c, u32 n);
 void rdsd_ib_credits_take(struct rdsd_ib_credits *c, u32 n, u32 *adv);
+void rdsd_ib_credits_add(struct rdsd_ib_credits *c, u32 n);
 bool rdsd_ib_lower_wins(__be32 laddr, __be32 faddr);
 int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len);
 int rdsd_ib_op_status(enum ib_wc_status status);
 int rdsd_ib_frag_check(bool active, u64 seq, u32 len, u32 off,
 		       const struct rdsd_wire_info *info);
+#if IS_ENABLED(CONFIG_KUNIT)
+void rdsd_ib_signal(struct rdsd_ib_conn *tp, struct rdsd_ib_send *s,
+		    bool force);
+bool rdsd_ib_tail_stuck(const struct rdsd_ib_conn *tp);
+#endif
 
 #endif /* _RDSD_IB_H */

@@ -345,20 +345,22 @@ static void rdsd_ib_dev_detach(struct rdsd_ib_conn *tp)
 
 /*
  * ->laddr_check: the address must be on a network device that an RDMA
- * device serves, in the initial namespace (as Linux RDS over IB).
- * Called under rcu_read_lock().
+ * device serves, in the initial namespace (as Linux RDS over IB).  The
+ * network device is looked up and used under rcu_read_lock(), which keeps
+ * it from being freed meanwhile.
  */
 static int rdsd_ib_laddr_check(struct net *net, __be32 addr)
 {
 	struct net_device *ndev;
-	struct ib_device *ibdev;
+	struct ib_device *ibdev = NULL;
 
 	if (!net_eq(net, &init_net) || ipv4_is_loopback(addr))
 		return -EADDRNOTAVAIL;
+	rcu_read_lock();
 	ndev = __ip_dev_find(net, addr, false);
-	if (!ndev)
-		return -EADDRNOTAVAIL;
-	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	if (ndev)
+		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	rcu_read_unlock();
 	if (!ibdev)
 		return -EADDRNOTAVAIL;
 	ib_device_put(ibdev);
@@ -806,15 +808,23 @@ static int rdsd_ib_connect_locked(struct rdsd_ib_conn *tp,
 	return rdma_connect_locked(id, &p);
 }
 
-/* Both ends agree the connection is up: resend what was not delivered. */
-static void rdsd_ib_established(struct rdsd_ib_conn *tp)
+/*
+ * Both ends agree the connection is up: resend what was not delivered.
+ * Returns 0, or -EPROTO when the peer's private data acknowledges a
+ * message never sent (rdsd_send_acked() counted it): the caller resets.
+ */
+static int rdsd_ib_established(struct rdsd_ib_conn *tp)
 {
 	struct rdsd_conn *conn = tp->conn;
 	u64 rx_next = be64_to_cpu(tp->peer.rx_next);
 
 	if (be64_to_cpu(tp->peer.peer_incarnation) == tp->incarnation &&
-	    rx_next)
-		rdsd_send_acked(conn, rx_next - 1);
+	    rx_next && rdsd_send_acked(conn, rx_next - 1)) {
+		WRITE_ONCE(conn->last_error, -EPROTO);
+		pr_info_ratelimited("%pI4->%pI4: peer acknowledges %llu, never sent\n",
+				    &conn->laddr, &conn->faddr, rx_next - 1);
+		return -EPROTO;
+	}
 	if (tp->state == RDSD_IB_ACTIVE)
 		rdsd_ib_tx_start(tp, be32_to_cpu(tp->peer.credits));
 	tp->state = RDSD_IB_UP;
@@ -822,6 +832,7 @@ static void rdsd_ib_established(struct rdsd_ib_conn *tp)
 	rdsd_conn_requeue_unacked(conn);
 	rdsd_conn_up(conn);
 	pr_debug("%pI4->%pI4: connected\n", &conn->laddr, &conn->faddr);
+	return 0;
 }
 
 static void rdsd_ib_reject(struct rdma_cm_id *id, struct rdsd_ib_conn *tp,
@@ -886,6 +897,11 @@ static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		return 1;
 	}
 
+	/*
+	 * Made for a peer: no user to charge.  Bounded by max_conns (beyond
+	 * it find_create fails, counted in conn_limit, and we refuse) and
+	 * freed by the reaper once idle.
+	 */
 	conn = rdsd_conn_find_create(rdsd_net(&init_net), &rdsd_ib_transport,
 				     src->sin_addr.s_addr,
 				     dst->sin_addr.s_addr, GFP_KERNEL);
@@ -999,7 +1015,7 @@ static int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 				break;
 			rdsd_ib_peer_learn(tp, c->private_data);
 		}
-		rdsd_ib_established(tp);
+		ret = rdsd_ib_established(tp);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		rdsd_ib_log_reject(tp, id, ev);
@@ -1045,6 +1061,7 @@ static int rdsd_ib_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
 	INIT_WORK(&tp->reset_work, rdsd_ib_reset_worker);
 	INIT_DELAYED_WORK(&tp->reap_work, rdsd_ib_reap_worker);
 	INIT_DELAYED_WORK(&tp->ack_work, rdsd_ib_ack_worker);
+	INIT_WORK(&tp->cong_work, rdsd_ib_cong_worker);
 	tp->incarnation = get_random_u64() | 1;
 	spin_lock_init(&tp->send_lock);
 	conn->tp = tp;
@@ -1088,6 +1105,7 @@ static void rdsd_ib_conn_shutdown(struct rdsd_conn *conn)
 	cancel_delayed_work_sync(&tp->connect_work);
 	cancel_work_sync(&tp->reset_work);
 	cancel_delayed_work_sync(&tp->ack_work);
+	cancel_work_sync(&tp->cong_work);
 	cancel_delayed_work_sync(&tp->reap_work);
 	rdsd_ib_reap(tp);	/* dead: every id goes */
 }
@@ -1145,6 +1163,25 @@ static int rdsd_ib_conn_drop(struct rdsd_conn *conn)
 	return 0;
 }
 
+/*
+ * ->conn_idle: every message delivered was acknowledged (an ack is posted
+ * as soon as rx_unacked is non-zero, and the core waits conn_idle_secs
+ * more before it frees the connection) and none is half received.  A path
+ * that went down with messages unacknowledged keeps the connection: the
+ * peer sends them again to it, and its reconnect handshake carries what
+ * was delivered (rx_next), which a successor could not.
+ */
+static bool rdsd_ib_conn_idle(struct rdsd_conn *conn)
+{
+	struct rdsd_ib_conn *tp = conn->tp;
+	bool idle;
+
+	spin_lock_bh(&tp->send_lock);
+	idle = !tp->rx_unacked && !READ_ONCE(tp->rx_active);
+	spin_unlock_bh(&tp->send_lock);
+	return idle;
+}
+
 const struct rdsd_transport_ops rdsd_ib_transport = {
 	.name		= "ib",
 	.type		= RDSD_TRANS_IB,
@@ -1162,6 +1199,7 @@ const struct rdsd_transport_ops rdsd_ib_transport = {
 	.conn_info	= rdsd_ib_conn_info,
 	.conn_drop	= rdsd_ib_conn_drop,
 	.dev_describe	= rdsd_ib_dev_info,
+	.conn_idle	= rdsd_ib_conn_idle,
 };
 EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_transport);
 

@@ -21,19 +21,31 @@
  * reposted is returned to the sender in the credits field of the next
  * header going the other way.  The last credit is only spent on a message
  * that returns credits itself, so two ends never wait for each other, and
- * no send ever meets a receive queue that is not ready.
+ * no send ever meets a receive queue that is not ready.  Credits a peer
+ * returns beyond what it posted are clamped away (rdsd_ib_credits_add()).
  *
  * Acknowledgments ride on every header (the highest sequence number
- * delivered).  An explicit ACK goes out when the peer asks for one (it does
- * for large messages and every RDSD_IB_ACK_REQ_EVERY messages), after
- * RDSD_IB_ACK_EVERY messages, when a quarter of the ring waits to be
- * returned as credits, or from a short timer when nothing else carried it.
+ * delivered); one of a message never sent is a protocol violation, as a
+ * malformed header is: the connection is reset.  An explicit ACK goes out
+ * when the peer asks for one (it does for large messages and every
+ * RDSD_IB_ACK_REQ_EVERY messages), after RDSD_IB_ACK_EVERY messages, when
+ * a quarter of the ring waits to be returned as credits, or from a short
+ * timer when nothing else carried it.
  *
  * Completions are polled in softirq.  Only every RDSD_IB_SIGNAL_EVERY-th
  * send (and every send when the ring runs low) asks for one; a completion
  * retires every older slot too, as an RC send queue completes in order.
  * A message stays on the connection's retransmit list until acknowledged;
  * a send slot only holds a reference while the device may read the pages.
+ * Sends past the last signaled one that hold a message or an operation,
+ * with no completion due, are retired by a signaled ACK from the ack
+ * timer a tick later: nothing a finished send holds (an operation's
+ * pinned pages and socket) waits for unrelated traffic.
+ *
+ * Locking: send_lock nests outside rs->recv_lock, which a send completion
+ * takes to queue an RDMA notice (rdsd_op_complete()), directly or through
+ * the last put of a message or an operation.  A congestion change comes
+ * with rs->recv_lock held, so the map update is posted from a work item.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -81,6 +93,23 @@ void rdsd_ib_credits_take(struct rdsd_ib_credits *c, u32 n, u32 *adv)
 	c->adv -= *adv;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_credits_take);
+
+/**
+ * rdsd_ib_credits_add - take credits the peer returned, or first offered
+ * @c: the connection's credits; @c->max is set.
+ * @n: credits, from the wire.
+ *
+ * The one place credits are added.  A correct peer never returns more
+ * than it posted: every credit it returns stands for a buffer one of our
+ * sends used, so @c->avail never exceeds @c->max, the buffers it said it
+ * posted.  More is clamped away, so a peer cannot make us overrun its
+ * receive queue or wrap the counter.
+ */
+void rdsd_ib_credits_add(struct rdsd_ib_credits *c, u32 n)
+{
+	c->avail = min_t(u64, (u64)c->avail + n, c->max);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_credits_add);
 
 /**
  * rdsd_ib_frag_check - does a DATA fragment continue what is being received?
@@ -172,15 +201,44 @@ static void rdsd_ib_hdr_prep(struct rdsd_ib_conn *tp, u32 i,
 	rdsd_ib_hdr_set(tp, i);
 }
 
-/* Ask for a completion now and then, and always when the ring runs low. */
-static void rdsd_ib_signal(struct rdsd_ib_conn *tp, struct rdsd_ib_send *s,
-			   bool force)
+/*
+ * Ask for a completion now and then, and always when the ring runs low;
+ * @s holds its message and operation already.  send_lock held.
+ */
+VISIBLE_IF_KUNIT void rdsd_ib_signal(struct rdsd_ib_conn *tp,
+				     struct rdsd_ib_send *s, bool force)
 {
 	if (force || ++tp->unsignaled >= RDSD_IB_SIGNAL_EVERY ||
 	    rdsd_ib_send_free(tp) <= 2 * RDSD_IB_SIGNAL_EVERY) {
 		s->wr.send_flags |= IB_SEND_SIGNALED;
 		tp->unsignaled = 0;
+		tp->tail_refs = false;	/* its completion retires them */
+	} else if (s->msg || s->op) {
+		tp->tail_refs = true;
 	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_signal);
+
+/*
+ * Is a send that holds a message or an operation waiting for a completion
+ * that nothing asked for?  Then only a later signaled send releases it,
+ * and with it the operation's pages and socket.  send_lock held.
+ */
+VISIBLE_IF_KUNIT bool rdsd_ib_tail_stuck(const struct rdsd_ib_conn *tp)
+{
+	return tp->tail_refs && !tp->sig_inflight;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_tail_stuck);
+
+/*
+ * Let the ack timer post a signaled ACK if the ring's tail is stuck: what
+ * finished sends hold is released within a tick, whatever traffic
+ * follows.  send_lock held.
+ */
+static void rdsd_ib_tail_check(struct rdsd_ib_conn *tp)
+{
+	if (tp->tx_ready && rdsd_ib_tail_stuck(tp))
+		queue_delayed_work(rdsd_wq, &tp->ack_work, 1);
 }
 
 /* Fill in the acknowledgment every header carries; send_lock held. */
@@ -288,6 +346,7 @@ static void rdsd_ib_post(struct rdsd_ib_conn *tp, u32 n)
 		tp->tx_ready = false;
 		rdsd_ib_request_reset(tp);
 	}
+	rdsd_ib_tail_check(tp);
 }
 
 /*
@@ -484,7 +543,8 @@ static bool rdsd_ib_post_ctl(struct rdsd_ib_conn *tp, u8 type)
 		s->cong = true;
 		tp->cong_busy = true;
 	}
-	rdsd_ib_signal(tp, s, type == RDSD_WIRE_CONG);
+	/* a stuck tail: this completion releases what it holds */
+	rdsd_ib_signal(tp, s, type == RDSD_WIRE_CONG || rdsd_ib_tail_stuck(tp));
 	rdsd_ib_post(tp, 1);
 	return true;
 }
@@ -501,15 +561,32 @@ static void rdsd_ib_send_cong(struct rdsd_ib_conn *tp)
  * rdsd_ib_cong_changed - a port of the connection's local address changed
  * @conn: connection.
  *
- * Any context.  The whole map goes to the peer; later changes while it
- * is in flight are sent after it.
+ * Any context, rs->recv_lock held included: the update is sent from
+ * rdsd_ib_cong_worker(), as send_lock nests outside rs->recv_lock (a
+ * send completion queues an RDMA notice).  The whole map goes to the
+ * peer; changes until the work runs, or while an update is in flight,
+ * share one update.
  */
 void rdsd_ib_cong_changed(struct rdsd_conn *conn)
 {
 	struct rdsd_ib_conn *tp = conn->tp;
 
-	if (tp->peer_local)
-		return;
+	if (!tp->peer_local)
+		queue_work(rdsd_wq, &tp->cong_work);
+}
+
+/**
+ * rdsd_ib_cong_worker - send the local congestion map after a change
+ * @work: rdsd_ib_conn.cong_work.
+ *
+ * The map is read when the update is posted, so it carries every change
+ * made before the work ran.  Cancelled by ->conn_shutdown.
+ */
+void rdsd_ib_cong_worker(struct work_struct *work)
+{
+	struct rdsd_ib_conn *tp = container_of(work, struct rdsd_ib_conn,
+					       cong_work);
+
 	spin_lock_bh(&tp->send_lock);
 	tp->cong_pending = true;
 	rdsd_ib_send_cong(tp);
@@ -999,6 +1076,7 @@ static void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 			rdsd_ib_pack_flush(tp);
 	}
 	rdsd_ib_send_cong(tp);
+	rdsd_ib_tail_check(tp);
 	kick = tp->tx_blocked;
 	tp->tx_blocked = false;
 	spin_unlock_bh(&tp->send_lock);
@@ -1108,12 +1186,21 @@ static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, const void *payload,
 
 	if (info->flags & RDSD_WIRE_F_LAST_FRAG) {
 		/* the operation that rode on the message is done */
-		if (info->flags & RDSD_WIRE_F_RDMA_USED)
-			rdsd_mr_use_key(conn->rn, info->rdma_key, conn->faddr,
-					info->sport);
+		if (info->flags & RDSD_WIRE_F_RDMA_USED) {
+			const struct rdsd_mr_peer peer = {
+				.saddr = conn->faddr, .sport = info->sport,
+				.daddr = conn->laddr, .dport = info->dport,
+			};
+
+			rdsd_mr_use_key(conn->rn, info->rdma_key, &peer);
+		}
 		if (tp->rx_msg && (info->flags & RDSD_WIRE_F_SILENT))
 			set_bit(RDSD_MSG_SILENT, &tp->rx_msg->flags);
-		if (tp->rx_msg)
+		/*
+		 * Not on a connection the reaper took: no ack would cover
+		 * it, the peer sends it again to the successor (conn.c).
+		 */
+		if (tp->rx_msg && !test_bit(RDSD_CONN_DEAD, &conn->flags))
 			rdsd_recv_incoming(conn, tp->rx_msg);
 		else
 			rdsd_stat_inc(conn->rn, recv_drop_old_seq);
@@ -1171,9 +1258,14 @@ static int rdsd_ib_recv_one(struct rdsd_ib_conn *tp, const void *payload,
 		break;
 	}
 	sum->credits += info->credits;
+	/*
+	 * A correct peer's acks only grow, so the highest is the last; take
+	 * the highest, so that rdsd_send_acked() checks every ack received.
+	 */
 	if (info->flags & RDSD_WIRE_F_ACK_VALID) {
+		sum->ack = sum->ack_valid ? max(sum->ack, info->ack) :
+			   info->ack;
 		sum->ack_valid = true;
-		sum->ack = info->ack;
 	}
 	if (info->flags & RDSD_WIRE_F_ACK_REQ)
 		sum->ack_req = true;
@@ -1260,14 +1352,25 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   DMA_FROM_DEVICE);
 	ret = rdsd_ib_recv_parse(tp, r, wc->byte_len, &sum);
 	if (unlikely(ret)) {
+		/* -ENOMEM is ours, the rest the peer's */
+		if (ret == -EPROTO || ret == -EBADMSG) {
+			rdsd_stat_inc(conn->rn, recv_proto_error);
+			WRITE_ONCE(conn->last_error, ret);
+		}
 		pr_info_ratelimited("%pI4->%pI4: bad message (%d), reconnecting\n",
 				    &conn->laddr, &conn->faddr, ret);
 		rdsd_ib_request_reset(tp);
 		return;
 	}
 
-	if (sum.ack_valid)
-		rdsd_send_acked(conn, sum.ack);
+	/* an ack of what was never sent: counted there, reset as above */
+	if (sum.ack_valid && unlikely(rdsd_send_acked(conn, sum.ack))) {
+		WRITE_ONCE(conn->last_error, -EPROTO);
+		pr_info_ratelimited("%pI4->%pI4: ack %llu of a message never sent, reconnecting\n",
+				    &conn->laddr, &conn->faddr, sum.ack);
+		rdsd_ib_request_reset(tp);
+		return;
+	}
 
 	ret = rdsd_ib_recv_post(tp, r);
 
@@ -1278,7 +1381,7 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		tp->cong_pending = !tp->peer_local;
 		kick = true;
 	}
-	tp->credits.avail += sum.credits;
+	rdsd_ib_credits_add(&tp->credits, sum.credits);
 	if (!ret)
 		tp->credits.adv++;
 	tp->rx_unacked += sum.delivered;
@@ -1302,6 +1405,9 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (kick && tp->rx_unacked)
 		rdsd_ib_post_ctl(tp, RDSD_WIRE_ACK);
+	/* the ACK a stuck tail waits for may have lacked a credit */
+	if (sum.credits)
+		rdsd_ib_tail_check(tp);
 	spin_unlock_bh(&tp->send_lock);
 
 	if (unlikely(ret)) {
@@ -1317,7 +1423,10 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
  * rdsd_ib_ack_worker - acknowledge what no other message did
  * @work: rdsd_ib_conn.ack_work.
  *
- * Also retries a send that could not map its pages.
+ * Also retries a send that could not map its pages, and retires a stuck
+ * tail of the send ring (rdsd_ib_tail_stuck()) with a signaled ACK: a
+ * finished operation does not wait for unrelated traffic to release its
+ * pages and its socket.
  */
 void rdsd_ib_ack_worker(struct work_struct *work)
 {
@@ -1326,7 +1435,7 @@ void rdsd_ib_ack_worker(struct work_struct *work)
 	bool kick;
 
 	spin_lock_bh(&tp->send_lock);
-	if (tp->rx_unacked)
+	if (tp->rx_unacked || rdsd_ib_tail_stuck(tp))
 		rdsd_ib_post_ctl(tp, RDSD_WIRE_ACK);
 	kick = tp->tx_blocked && tp->tx_ready;
 	spin_unlock_bh(&tp->send_lock);
@@ -1345,7 +1454,8 @@ void rdsd_ib_ack_worker(struct work_struct *work)
 void rdsd_ib_tx_start(struct rdsd_ib_conn *tp, u32 credits)
 {
 	spin_lock_bh(&tp->send_lock);
-	tp->credits.avail += credits;
+	tp->credits.max = credits;
+	rdsd_ib_credits_add(&tp->credits, credits);
 	tp->cong_pending = !tp->peer_local;
 	tp->tx_ready = true;
 	rdsd_ib_send_cong(tp);
@@ -1365,7 +1475,8 @@ void rdsd_ib_tx_start(struct rdsd_ib_conn *tp, u32 credits)
 void rdsd_ib_tx_arm(struct rdsd_ib_conn *tp, u32 credits)
 {
 	spin_lock_bh(&tp->send_lock);
-	tp->credits.avail += credits;
+	tp->credits.max = credits;
+	rdsd_ib_credits_add(&tp->credits, credits);
 	tp->tx_wait_hello = true;
 	spin_unlock_bh(&tp->send_lock);
 }
@@ -1466,7 +1577,9 @@ int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
 	tp->send_tail = 0;
 	tp->credits.avail = 0;
 	tp->credits.adv = 0;
+	tp->credits.max = 0;
 	tp->unsignaled = 0;
+	tp->tail_refs = false;
 	tp->sig_inflight = 0;
 	tp->pack_open = false;
 	tp->pack_busy = 0;

@@ -50,7 +50,10 @@ static void rdsd_loop_conn_shutdown(struct rdsd_conn *conn)
 /*
  * An RDMA or atomic operation runs first, in software on the pinned pages
  * of both ends; the message follows unless RDS_RDMA_SILENT says not, and
- * with nothing else in it is not even handed over.
+ * with nothing else in it is not even handed over.  The ack is of the
+ * sequence number the core just handed out, which rdsd_send_acked()
+ * always accepts: no peer speaks here, so there is nothing to distrust
+ * and no path to reset.
  */
 static int rdsd_loop_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
@@ -61,7 +64,7 @@ static int rdsd_loop_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	if (msg->op && (msg->op->flags & RDS_RDMA_SILENT))
 		set_bit(RDSD_MSG_SILENT, &msg->flags);
 	rdsd_recv_incoming(conn, msg);
-	rdsd_send_acked(conn, msg->seq);
+	WARN_ON_ONCE(rdsd_send_acked(conn, msg->seq));
 	return 0;
 }
 

@@ -9,10 +9,15 @@
  *
  * References: the sending socket's call holds one until sendmsg() returns;
  * the connection holds one while the message is on its send or retransmit
- * queue (RDSD_MSG_ON_CONN); a receiving socket holds one while the message
- * is on its receive queue; recvmsg() holds one while it copies.  The last
- * rdsd_msg_put() frees the pages and the message, and drops the message's
- * reference to its RDMA operation.
+ * queue (RDSD_MSG_ON_CONN); rdsd_conn_xmit() holds one while the transport
+ * works on the message (->xmit), as an ack may complete it and drop the
+ * connection's at any moment once it is on the retransmit list; a
+ * transport holds its own for as long as it keeps the message after
+ * ->xmit returns (a send slot until the device is done with the pages, a
+ * message waiting for its operation); a receiving socket holds one while
+ * the message is on its receive queue; recvmsg() holds one while it
+ * copies.  The last rdsd_msg_put() frees the pages and the message, and
+ * drops the message's reference to its RDMA operation.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

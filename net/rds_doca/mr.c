@@ -92,14 +92,8 @@ static void rdsd_mr_put_sync(struct rdsd_mr *mr)
 		rdsd_mr_release(&mr->free_work);
 }
 
-/**
- * rdsd_mr_lookup - find a live region by key
- * @rn: namespace.
- * @key: its key.
- *
- * Returns the region with a reference, or NULL.  Any context.
- */
-struct rdsd_mr *rdsd_mr_lookup(struct rdsd_net *rn, u32 key)
+/* A live region by key, with a reference, or NULL.  Any context. */
+static struct rdsd_mr *rdsd_mr_lookup(struct rdsd_net *rn, u32 key)
 {
 	struct rdsd_mr *mr;
 
@@ -108,6 +102,25 @@ struct rdsd_mr *rdsd_mr_lookup(struct rdsd_net *rn, u32 key)
 	if (mr && (READ_ONCE(mr->dead) || !refcount_inc_not_zero(&mr->refs)))
 		mr = NULL;
 	rcu_read_unlock();
+	return mr;
+}
+
+/**
+ * rdsd_mr_find - find a live region by its whole cookie
+ * @rn: namespace.
+ * @cookie: the cookie a peer named it by.
+ *
+ * Returns the region with a reference, or NULL if no live region has
+ * exactly that cookie.  Any context.
+ */
+struct rdsd_mr *rdsd_mr_find(struct rdsd_net *rn, u64 cookie)
+{
+	struct rdsd_mr *mr = rdsd_mr_lookup(rn, rdsd_cookie_key(cookie));
+
+	if (mr && mr->cookie_off != rdsd_cookie_offset(cookie)) {
+		rdsd_mr_put(mr);
+		mr = NULL;
+	}
 	return mr;
 }
 
@@ -134,8 +147,8 @@ int rdsd_mr_key_claim(struct rdsd_mr *mr, u32 key)
 /**
  * rdsd_mr_check - may this peer's operation touch this range?
  * @mr: region.
- * @saddr: the peer's address.
- * @sport: the peer's port.
+ * @peer: the asking socket, and where it sent the operation: the region
+ *	is reached only through its owner's address and port.
  * @raddr: remote address of the first byte (cookie offset + user address).
  * @bytes: bytes the operation touches.
  * @write: it writes the region.
@@ -143,15 +156,17 @@ int rdsd_mr_key_claim(struct rdsd_mr *mr, u32 key)
  *
  * Returns 0 or -EACCES.  Any context.
  */
-int rdsd_mr_check(const struct rdsd_mr *mr, __be32 saddr, __be16 sport,
+int rdsd_mr_check(const struct rdsd_mr *mr, const struct rdsd_mr_peer *peer,
 		  u64 raddr, u32 bytes, bool write, u64 *off)
 {
 	u64 idx;
 
 	if (READ_ONCE(mr->dead))
 		return -EACCES;
-	if (mr->dest_addr && (mr->dest_addr != saddr ||
-			      (mr->dest_port && mr->dest_port != sport)))
+	if (mr->owner_addr != peer->daddr || mr->owner_port != peer->dport)
+		return -EACCES;
+	if (mr->dest_addr && (mr->dest_addr != peer->saddr ||
+			      (mr->dest_port && mr->dest_port != peer->sport)))
 		return -EACCES;
 	if (write && (mr->flags & RDSD_MR_READ_ONLY))
 		return -EACCES;
@@ -213,22 +228,20 @@ void rdsd_mr_used(struct rdsd_mr *mr)
  * rdsd_mr_use_key - a peer says its operation used region @key
  * @rn: namespace.
  * @key: the region's key.
- * @saddr: the peer's address.
- * @sport: the peer's port.
+ * @peer: the peer, and the socket its message went to.
  *
- * Frees the region if it is a RDS_RDMA_USE_ONCE one the peer may use.
- * Any context.
+ * Frees the region if it is a RDS_RDMA_USE_ONCE one the peer may use
+ * through the socket it addressed.  Any context.
  */
-void rdsd_mr_use_key(struct rdsd_net *rn, u32 key, __be32 saddr,
-		     __be16 sport)
+void rdsd_mr_use_key(struct rdsd_net *rn, u32 key,
+		     const struct rdsd_mr_peer *peer)
 {
 	struct rdsd_mr *mr = rdsd_mr_lookup(rn, key);
 	u64 off;
 
 	if (!mr)
 		return;
-	if (!rdsd_mr_check(mr, saddr, sport, mr->cookie_off, mr->len, false,
-			   &off))
+	if (!rdsd_mr_check(mr, peer, mr->cookie_off, mr->len, false, &off))
 		rdsd_mr_used(mr);
 	rdsd_mr_put(mr);
 }
@@ -306,7 +319,7 @@ static int rdsd_mr_insert(struct rdsd_sock *rs, struct rdsd_mr *mr)
 {
 	const struct rdsd_transport_ops *trans = READ_ONCE(rs->trans);
 	struct rdsd_net *rn = rdsd_sk_net(rs);
-	int ret;
+	int ret, tries;
 
 	if (trans->mr_register) {
 		ret = trans->mr_register(rs, mr);
@@ -314,10 +327,11 @@ static int rdsd_mr_insert(struct rdsd_sock *rs, struct rdsd_mr *mr)
 			return ret;
 		mr->trans = trans;	/* unregistered by rdsd_mr_release() */
 	} else {
-		ret = xa_alloc_cyclic_bh(&rn->mr_keys, &mr->key, mr,
-					 XA_LIMIT(1, U32_MAX),
-					 &rn->mr_next_key, GFP_KERNEL);
-		if (ret < 0)
+		/* a random key no other region of the namespace has */
+		ret = -EBUSY;
+		for (tries = 0; tries < 8 && ret == -EBUSY; tries++)
+			ret = rdsd_mr_key_claim(mr, get_random_u32());
+		if (ret)
 			return ret;
 	}
 	ret = xa_insert_bh(&rs->mrs, mr->key, mr, GFP_KERNEL);
@@ -351,6 +365,9 @@ static struct rdsd_mr *rdsd_mr_alloc(struct rdsd_sock *rs, u32 flags)
 	INIT_WORK(&mr->free_work, rdsd_mr_release);
 	mr->rn = rdsd_sk_net(rs);
 	mr->owner = rs;
+	/* bound before registering (rdsd_mr_allowed()), and for good */
+	mr->owner_addr = READ_ONCE(rs->bound_addr);
+	mr->owner_port = READ_ONCE(rs->bound_port);
 	if (flags & RDS_RDMA_USE_ONCE)
 		mr->flags |= RDSD_MR_USE_ONCE;
 	if (flags & RDS_DOCA_MR_REMOTE_READ_ONLY)
@@ -398,7 +415,7 @@ static struct rdsd_mr *rdsd_mr_create(struct rdsd_sock *rs,
 	mr->len = vec->bytes;
 	ret = rdsd_mr_pin(mr, vec, 1);
 	if (!ret) {
-		mr->cookie_off = mr->pg_off;
+		mr->cookie_off = rdsd_cookie_off_make(mr->pg_off);
 		ret = rdsd_mr_insert(rs, mr);
 	}
 	if (ret) {
@@ -445,6 +462,34 @@ int rdsd_mr_map(struct rdsd_sock *rs, const struct rds_get_mr_args *args,
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 	return rdsd_mr_give_cookie(rs, mr, args->cookie_addr, cookie);
+}
+
+/**
+ * rdsd_mr_unmap - undo rdsd_mr_map() for a message that was not sent
+ * @rs: socket.
+ * @cookie: the cookie rdsd_mr_map() gave.
+ *
+ * Frees the region as RDS_FREE_MR does, if it is still there.  Process
+ * context.
+ */
+void rdsd_mr_unmap(struct rdsd_sock *rs, u64 cookie)
+{
+	struct rdsd_mr *mr;
+
+	xa_lock_bh(&rs->mrs);
+	mr = xa_load(&rs->mrs, rdsd_cookie_key(cookie));
+	if (mr && mr->cookie_off == rdsd_cookie_offset(cookie))
+		refcount_inc(&mr->refs);	/* put at the end of this call */
+	else
+		mr = NULL;
+	xa_unlock_bh(&rs->mrs);
+	if (!mr)
+		return;
+	if (rdsd_mr_unlink(rs, mr)) {
+		rdsd_mr_invalidate(mr);
+		rdsd_mr_put_sync(mr);	/* the tables' */
+	}
+	rdsd_mr_put_sync(mr);
 }
 
 /* RDS_DOCA_GET_MR_LIST: several buffers, one zero-based region. */
@@ -496,7 +541,7 @@ static int rdsd_mr_get_list(struct rdsd_sock *rs,
 	ret = rdsd_mr_pin(mr, vecs, args->nr_vecs);
 	if (ret)
 		goto out_mr;
-	mr->cookie_off = 0;
+	mr->cookie_off = rdsd_cookie_off_make(0);
 	ret = rdsd_mr_insert(rs, mr);
 	if (ret)
 		goto out_mr;
@@ -644,7 +689,7 @@ bool rdsd_mr_owned(struct rdsd_sock *rs, u64 cookie)
 
 int rdsd_mr_net_init(struct rdsd_net *rn)
 {
-	xa_init_flags(&rn->mr_keys, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&rn->mr_keys, XA_FLAGS_LOCK_BH);
 	return 0;
 }
 

@@ -2,18 +2,31 @@
 /*
  * rds_doca registered memory and RDMA operations.
  *
- * A cookie names a registered memory region to a peer: the region's
- * remote key in the low 32 bits and a byte offset in the high 32 bits,
- * the layout Linux RDS uses, so cookies look the same to programs written
- * for it.  A peer addresses the region with remote addresses counted from
- * the start of its first page, as in Linux: the region's first byte is at
- * the cookie's offset.
+ * A cookie names a registered memory region to a peer.  It is a
+ * capability: whoever holds it may use the region within the rights the
+ * owner gave, and nobody else can find one by trying.  Its layout is
+ * internal (programs treat cookies as opaque):
+ *
+ *   bits  0-31  the region's key: random for a region registered in
+ *               software, the device's remote key for one registered
+ *               with a device
+ *   bits 32-43  the offset of the region's byte 0 in its first page
+ *   bits 44-63  random
+ *
+ * (with 4 KiB pages), so a software region's cookie has 52 random bits
+ * and is never 0.  A peer addresses the region with remote addresses
+ * counted from its byte 0; the kernel adds the cookie's high half to
+ * them, so a remote address sits at the same offset in its page as the
+ * byte it names, and alignment means what it means in memory.  An
+ * operation reaches a region only through its whole cookie, and only when
+ * it is addressed to the socket that owns the region (rdsd_mr_check()).
  */
 #ifndef _RDSD_MR_H
 #define _RDSD_MR_H
 
 #include <linux/kref.h>
 #include <linux/llist.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/sockptr.h>
@@ -45,6 +58,12 @@ static inline u32 rdsd_cookie_offset(u64 cookie)
 	return upper_32_bits(cookie);
 }
 
+/* A new cookie high half for a region whose byte 0 is @pg_off into a page. */
+static inline u32 rdsd_cookie_off_make(u32 pg_off)
+{
+	return (get_random_u32() & ~(u32)(PAGE_SIZE - 1)) | pg_off;
+}
+
 /* Pages spanned by [addr, addr + len), len > 0. */
 static inline unsigned int rdsd_span_pages(u64 addr, u64 len)
 {
@@ -64,8 +83,10 @@ static inline unsigned int rdsd_span_pages(u64 addr, u64 len)
  * @rn: namespace whose key table holds the region.
  * @owner: the socket that registered it (no reference: sockets are freed
  *	after an RCU grace period, and a closing socket frees its regions).
- * @key: the key peers name it by.
- * @cookie_off: offset the cookie carries: remote address of byte 0.
+ * @owner_addr: @owner's bound address: operations must be addressed to it.
+ * @owner_port: @owner's bound port.
+ * @key: the key peers name it by: the cookie's low half.
+ * @cookie_off: the cookie's high half: remote address of byte 0.
  * @pg_off: offset of byte 0 in the first page.
  * @len: bytes in the region.
  * @flags: RDSD_MR_* bits.
@@ -89,6 +110,8 @@ struct rdsd_mr {
 	struct work_struct	free_work;
 	struct rdsd_net		*rn;
 	struct rdsd_sock	*owner;
+	__be32			owner_addr;
+	__be16			owner_port;
 	u32			key;
 	u32			cookie_off;
 	u32			pg_off;
@@ -123,6 +146,7 @@ static inline bool rdsd_op_is_atomic(int kind)
 enum {
 	RDSD_OP_DONE,		/* completed; its status is final */
 	RDSD_OP_POSTED,		/* handed to a device: never posted again */
+	RDSD_OP_NOTICE,		/* holds the receive buffer room of a notice */
 };
 
 /**
@@ -147,8 +171,9 @@ struct rdsd_notifier {
  * @flags: the user's RDS_RDMA_* flags.
  * @state: RDSD_OP_* bits.
  * @status: RDS_RDMA_* outcome, valid once RDSD_OP_DONE is set.
- * @key: remote key, from the cookie.
- * @raddr: remote address: the cookie's offset plus the user's address.
+ * @cookie: the cookie of the remote region.
+ * @key: remote key: the cookie's low half.
+ * @raddr: remote address: the cookie's high half plus the user's address.
  * @bytes: bytes moved (8 for atomics).
  * @token: the user's token for the notice.
  * @notifier: the notice, allocated up front so completion cannot fail.
@@ -168,6 +193,7 @@ struct rdsd_op {
 	u32			flags;
 	unsigned long		state;
 	int			status;
+	u64			cookie;
 	u32			key;
 	u64			raddr;
 	u32			bytes;
@@ -182,6 +208,20 @@ struct rdsd_op {
 	int			dma_nents;
 };
 
+/**
+ * struct rdsd_mr_peer - who asks to use a region
+ * @saddr: the asking socket's address.
+ * @daddr: the address the operation was sent to.
+ * @sport: the asking socket's port.
+ * @dport: the port the operation was sent to.
+ */
+struct rdsd_mr_peer {
+	__be32	saddr;
+	__be32	daddr;
+	__be16	sport;
+	__be16	dport;
+};
+
 /* mr.c */
 int rdsd_pin_pages(u64 addr, unsigned int n, unsigned int gup,
 		   struct page **pages);
@@ -190,15 +230,16 @@ int rdsd_mr_get(struct rdsd_sock *rs, int optname, sockptr_t optval,
 int rdsd_mr_free(struct rdsd_sock *rs, sockptr_t optval, unsigned int optlen);
 int rdsd_mr_map(struct rdsd_sock *rs, const struct rds_get_mr_args *args,
 		u64 *cookie);
+void rdsd_mr_unmap(struct rdsd_sock *rs, u64 cookie);
 bool rdsd_mr_owned(struct rdsd_sock *rs, u64 cookie);
 void rdsd_mr_drop_all(struct rdsd_sock *rs);
-struct rdsd_mr *rdsd_mr_lookup(struct rdsd_net *rn, u32 key);
+struct rdsd_mr *rdsd_mr_find(struct rdsd_net *rn, u64 cookie);
 int rdsd_mr_key_claim(struct rdsd_mr *mr, u32 key);
-void rdsd_mr_use_key(struct rdsd_net *rn, u32 key, __be32 saddr,
-		     __be16 sport);
+void rdsd_mr_use_key(struct rdsd_net *rn, u32 key,
+		     const struct rdsd_mr_peer *peer);
 void rdsd_mr_put(struct rdsd_mr *mr);
 void rdsd_mr_used(struct rdsd_mr *mr);
-int rdsd_mr_check(const struct rdsd_mr *mr, __be32 saddr, __be16 sport,
+int rdsd_mr_check(const struct rdsd_mr *mr, const struct rdsd_mr_peer *peer,
 		  u64 raddr, u32 bytes, bool write, u64 *off);
 int rdsd_mr_net_init(struct rdsd_net *rn);
 void rdsd_mr_net_exit(struct rdsd_net *rn);

@@ -347,15 +347,20 @@ static int rdsd_nl_sock_dump(struct sk_buff *skb, struct netlink_callback *cb)
 /*
  * One region as RDS_DOCA_A_MR_* attributes; under RCU.  Everything read
  * here is set before the region enters the key table and never changes.
+ * A cookie is a capability: its key and cookie go only to a requester
+ * with CAP_NET_ADMIN over the namespace, or with the owner's uid.
  */
-static int rdsd_nl_mr_fill(struct sk_buff *skb, struct rdsd_mr *mr)
+static int rdsd_nl_mr_fill(struct sk_buff *skb, struct rdsd_mr *mr,
+			   bool admin, kuid_t uid)
 {
 	struct rdsd_sock *owner = READ_ONCE(mr->owner);
+	bool secret = admin || (owner && uid_eq(owner->sk.sk_uid, uid));
 
-	if (nla_put_u32(skb, RDS_DOCA_A_MR_KEY, mr->key) ||
-	    nla_put_u64_64bit(skb, RDS_DOCA_A_MR_COOKIE,
-			      rdsd_cookie_make(mr->key, mr->cookie_off),
-			      RDS_DOCA_A_MR_PAD) ||
+	if ((secret &&
+	     (nla_put_u32(skb, RDS_DOCA_A_MR_KEY, mr->key) ||
+	      nla_put_u64_64bit(skb, RDS_DOCA_A_MR_COOKIE,
+				rdsd_cookie_make(mr->key, mr->cookie_off),
+				RDS_DOCA_A_MR_PAD))) ||
 	    nla_put_u64_64bit(skb, RDS_DOCA_A_MR_LEN, mr->len,
 			      RDS_DOCA_A_MR_PAD) ||
 	    nla_put_u32(skb, RDS_DOCA_A_MR_PAGES, mr->npages) ||
@@ -378,6 +383,8 @@ static int rdsd_nl_mr_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct rdsd_net *rn = rdsd_net(sock_net(skb->sk));
 	struct rdsd_nl_dump_ctx *ctx = rdsd_nl_ctx(cb);
+	bool admin = netlink_net_capable(cb->skb, CAP_NET_ADMIN);
+	kuid_t uid = sock_i_uid(NETLINK_CB(cb->skb).sk);
 	struct rdsd_mr *mr;
 	unsigned long key;
 	int err = 0;
@@ -393,7 +400,8 @@ static int rdsd_nl_mr_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		}
 		hdr = rdsd_nl_dump_hdr(skb, cb, RDS_DOCA_CMD_MR_GET);
 		err = rdsd_nl_msg_finish(skb, hdr, hdr ?
-					 rdsd_nl_mr_fill(skb, mr) : 0);
+					 rdsd_nl_mr_fill(skb, mr, admin, uid) :
+					 0);
 		if (err)
 			break;
 		ctx->next = key + 1;

@@ -15,8 +15,22 @@
  * executed once at most, never again after a connection reset.  Its
  * outcome is final when rdsd_op_complete() runs, and the socket that asked
  * hears of it (RDS_CMSG_RDMA_STATUS) if it asked with RDS_RDMA_NOTIFY_ME or,
- * for a failure, if it set RDS_RECVERR.  The notice is allocated with the
- * operation, so completing never fails and never notifies twice.
+ * for a failure, if it had RDS_RECVERR set when it sent the operation.  The
+ * notice is allocated with the operation, so completing never fails and
+ * never notifies twice.
+ *
+ * Notices are bounded by the receive buffer: each counts
+ * RDSD_RECV_MIN_CHARGE bytes in rs->notify_bytes, against rdsd_rcvbuf()
+ * together with the queued messages' rs->rcv_bytes.  sendmsg() reserves
+ * the room when it accepts an operation that may owe a notice
+ * (rdsd_op_notice_reserve(), RDSD_OP_NOTICE), and refuses or waits while
+ * there is none; the room passes to the notice when the operation
+ * completes, and is given back when recvmsg() hands the notice out, when
+ * the operation completes without one, when the send is refused after
+ * all, or when the socket closes.  So a notice owed is never dropped, and
+ * the notices a socket can be owed are bounded.  Notices do not mark the
+ * port congested: congestion tells peers to stop sending messages, and a
+ * notice is the socket's own doing, bounded by its own sends.
  *
  * Lifetime: the message holds the operation's first reference and a
  * transport executing it another; the socket that asked is held until the
@@ -88,6 +102,61 @@ void rdsd_op_put(struct rdsd_op *op)
 		kref_put(&op->refs, rdsd_op_release);
 }
 
+/* A notice comes off @rs: its room is free again; recv_lock held. */
+static bool rdsd_notice_unqueued(struct rdsd_sock *rs)
+{
+	bool wake;
+
+	lockdep_assert_held(&rs->recv_lock);
+	if (rs->dead)	/* rdsd_notify_purge() cleared everything */
+		return false;
+	rs->notify_bytes -= RDSD_RECV_MIN_CHARGE;
+	wake = rs->notice_wait;
+	rs->notice_wait = false;
+	return wake;
+}
+
+/*
+ * Give back the room @op reserved for its notice, if it holds it; recv_lock
+ * held.  Returns true if a sendmsg() waits for that room.
+ */
+static bool rdsd_op_notice_release(struct rdsd_sock *rs, struct rdsd_op *op)
+{
+	lockdep_assert_held(&rs->recv_lock);
+	if (!test_and_clear_bit(RDSD_OP_NOTICE, &op->state))
+		return false;
+	return rdsd_notice_unqueued(rs);
+}
+
+/*
+ * Refused operations (RDS_RDMA_REMOTE_ERROR: a wrong, guessed, freed or
+ * foreign cookie, or a range or right the region does not give) a socket
+ * may cause in one second; past that, its new operations are refused at
+ * sendmsg() with EAGAIN until the second is over and counted in
+ * rdma_throttled.  Nobody tries cookies at speed: at 64 a second, one
+ * region among 2^52 cookies takes two million years to find.
+ */
+#define RDSD_REFUSED_PER_SEC	64
+
+/* @rs caused a refusal; any context. */
+static void rdsd_op_refused(struct rdsd_sock *rs)
+{
+	unsigned long now = jiffies;
+
+	if (time_after(now, READ_ONCE(rs->refused_since) + HZ)) {
+		WRITE_ONCE(rs->refused_since, now);
+		atomic_set(&rs->refused, 0);
+	}
+	atomic_inc(&rs->refused);
+}
+
+/* Has @rs used up this second's refusals? */
+static bool rdsd_op_throttled(struct rdsd_sock *rs)
+{
+	return atomic_read(&rs->refused) >= RDSD_REFUSED_PER_SEC &&
+	       time_before_eq(jiffies, READ_ONCE(rs->refused_since) + HZ);
+}
+
 /**
  * rdsd_op_complete - an operation's outcome is known
  * @op: the operation.
@@ -100,27 +169,89 @@ void rdsd_op_complete(struct rdsd_op *op, int status)
 {
 	struct rdsd_sock *rs = op->rs;
 	struct rdsd_notifier *n;
-	bool queued = false;
+	bool queued = false, wake;
 
 	if (test_and_set_bit(RDSD_OP_DONE, &op->state))
 		return;
 	op->status = status;
-	if (!(op->flags & RDS_RDMA_NOTIFY_ME) &&
-	    (status == RDS_RDMA_SUCCESS || !READ_ONCE(rs->recverr)))
+	if (status == RDS_RDMA_REMOTE_ERROR)
+		rdsd_op_refused(rs);
+	/* no room reserved: sendmsg() found it owes no notice */
+	if (!test_bit(RDSD_OP_NOTICE, &op->state))
 		return;
 
 	n = op->notifier;
 	n->token = op->token;
 	n->status = status;
 	spin_lock_bh(&rs->recv_lock);
-	if (!rs->dead) {
+	if (!rs->dead && ((op->flags & RDS_RDMA_NOTIFY_ME) ||
+			  status != RDS_RDMA_SUCCESS)) {
 		list_add_tail(&n->item, &rs->notify_queue);
 		op->notifier = NULL;	/* the socket's now */
+		/* the reserved room is the notice's now */
+		clear_bit(RDSD_OP_NOTICE, &op->state);
 		queued = true;
 	}
+	wake = rdsd_op_notice_release(rs, op);
 	spin_unlock_bh(&rs->recv_lock);
 	if (queued)
 		rs->sk.sk_data_ready(&rs->sk);
+	if (wake)
+		rs->sk.sk_write_space(&rs->sk);
+}
+
+/**
+ * rdsd_op_notice_reserve - reserve receive buffer room for @op's notice
+ * @rs: the sending socket.
+ * @op: operation of the message sendmsg() is about to queue, or NULL.
+ *
+ * An operation may owe a notice if it asks for one (RDS_RDMA_NOTIFY_ME) or
+ * if RDS_RECVERR is set now, at sendmsg(): a failure is then reported.
+ * Returns true if @op owes none or holds its room (reserved now or by an
+ * earlier call), false if the receive buffer has none left: the caller
+ * refuses the send or waits, and a later release wakes the socket's
+ * writers.  Process context.
+ */
+bool rdsd_op_notice_reserve(struct rdsd_sock *rs, struct rdsd_op *op)
+{
+	bool ok;
+
+	if (!op || test_bit(RDSD_OP_NOTICE, &op->state) ||
+	    (!(op->flags & RDS_RDMA_NOTIFY_ME) && !READ_ONCE(rs->recverr)))
+		return true;
+
+	spin_lock_bh(&rs->recv_lock);
+	ok = rs->rcv_bytes + rs->notify_bytes + RDSD_RECV_MIN_CHARGE <=
+	     rdsd_rcvbuf(rs);
+	if (ok) {
+		rs->notify_bytes += RDSD_RECV_MIN_CHARGE;
+		set_bit(RDSD_OP_NOTICE, &op->state);
+	} else {
+		rs->notice_wait = true;
+	}
+	spin_unlock_bh(&rs->recv_lock);
+	return ok;
+}
+
+/**
+ * rdsd_op_notice_cancel - sendmsg() did not queue @op after all
+ * @rs: the sending socket.
+ * @op: its operation, or NULL.
+ *
+ * Gives back the room rdsd_op_notice_reserve() reserved: a refused send
+ * owes no notice.  Process context.
+ */
+void rdsd_op_notice_cancel(struct rdsd_sock *rs, struct rdsd_op *op)
+{
+	bool wake;
+
+	if (!op || !test_bit(RDSD_OP_NOTICE, &op->state))
+		return;
+	spin_lock_bh(&rs->recv_lock);
+	wake = rdsd_op_notice_release(rs, op);
+	spin_unlock_bh(&rs->recv_lock);
+	if (wake)
+		rs->sk.sk_write_space(&rs->sk);
 }
 
 /**
@@ -137,7 +268,7 @@ int rdsd_notify_recv(struct rdsd_sock *rs, struct msghdr *m)
 {
 	struct rds_rdma_notify cmsg;
 	struct rdsd_notifier *n;
-	bool first = true;
+	bool first = true, wake = false;
 	int ret = 0;
 
 	for (;; first = false) {
@@ -146,8 +277,10 @@ int rdsd_notify_recv(struct rdsd_sock *rs, struct msghdr *m)
 		spin_lock_bh(&rs->recv_lock);
 		n = list_first_entry_or_null(&rs->notify_queue,
 					     struct rdsd_notifier, item);
-		if (n)
+		if (n) {
 			list_del_init(&n->item);
+			wake |= rdsd_notice_unqueued(rs);
+		}
 		spin_unlock_bh(&rs->recv_lock);
 		if (!n)
 			break;
@@ -161,6 +294,7 @@ int rdsd_notify_recv(struct rdsd_sock *rs, struct msghdr *m)
 			spin_lock_bh(&rs->recv_lock);
 			if (!rs->dead) {
 				list_add(&n->item, &rs->notify_queue);
+				rs->notify_bytes += RDSD_RECV_MIN_CHARGE;
 				n = NULL;
 			}
 			spin_unlock_bh(&rs->recv_lock);
@@ -169,12 +303,17 @@ int rdsd_notify_recv(struct rdsd_sock *rs, struct msghdr *m)
 		}
 		kfree(n);
 	}
+	if (wake)
+		rs->sk.sk_write_space(&rs->sk);
 	return ret;
 }
 
 /**
  * rdsd_notify_purge - drop the notices of a closing socket
  * @rs: socket, already marked dead.
+ *
+ * Their room and what operations in flight reserved is gone with them:
+ * once @rs is dead, nothing gives room back.
  */
 void rdsd_notify_purge(struct rdsd_sock *rs)
 {
@@ -183,6 +322,7 @@ void rdsd_notify_purge(struct rdsd_sock *rs)
 
 	spin_lock_bh(&rs->recv_lock);
 	list_splice_init(&rs->notify_queue, &list);
+	rs->notify_bytes = 0;
 	spin_unlock_bh(&rs->recv_lock);
 	list_for_each_entry_safe(n, tmp, &list, item)
 		kfree(n);
@@ -283,6 +423,7 @@ static int rdsd_op_rdma(struct rdsd_op *op, const struct rds_rdma_args *a)
 	op->kind = a->flags & RDS_RDMA_READWRITE ? RDSD_OP_WRITE : RDSD_OP_READ;
 	op->dirty = op->kind == RDSD_OP_READ;
 	op->flags = a->flags;
+	op->cookie = a->cookie;
 	op->key = rdsd_cookie_key(a->cookie);
 	op->raddr = rdsd_cookie_offset(a->cookie) + a->remote_vec.addr;
 	op->bytes = total;
@@ -330,6 +471,7 @@ static int rdsd_op_atomic(struct rdsd_op *op, int type,
 	}
 	op->dirty = true;
 	op->flags = a->flags;
+	op->cookie = a->cookie;
 	op->key = rdsd_cookie_key(a->cookie);
 	op->bytes = 8;
 	op->token = a->user_token;
@@ -365,6 +507,10 @@ int rdsd_op_parse(struct rdsd_sock *rs, struct rdsd_conn *conn,
 		if (!rdsd_mr_owned(rs, cm->dest_cookie))
 			return -EINVAL;
 		msg->rdma_dest = cm->dest_cookie;
+	}
+	if ((cm->rdma || cm->atomic) && rdsd_op_throttled(rs)) {
+		rdsd_stat_inc(rdsd_sk_net(rs), rdma_throttled);
+		return -EAGAIN;
 	}
 	if (cm->rdma || cm->atomic) {
 		op = rdsd_op_alloc(rs);
@@ -462,12 +608,17 @@ static void rdsd_atomic_soft(struct rdsd_mr *mr, u64 off, struct rdsd_op *op)
  * @rn: namespace of the target region.
  * @msg: message whose operation is still to run.
  *
- * Looks the region up by key, checks the peer's right to the range and
- * moves the data through the copy engine (dma.c).  Completes the
- * operation.  Process context: an engine copy sleeps.
+ * Looks the region up by its cookie, checks that the message went to the
+ * region's owner and the peer's right to the range, and moves the data
+ * through the copy engine (dma.c).  Completes the operation; a refusal
+ * is counted in rdma_refused.  Process context: an engine copy sleeps.
  */
 void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg)
 {
+	const struct rdsd_mr_peer peer = {
+		.saddr = msg->saddr, .sport = msg->sport,
+		.daddr = msg->daddr, .dport = msg->dport,
+	};
 	struct rdsd_op *op = msg->op;
 	int status = RDS_RDMA_REMOTE_ERROR;
 	struct rdsd_mr *mr;
@@ -477,9 +628,9 @@ void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg)
 	if (!op || test_bit(RDSD_OP_DONE, &op->state))
 		return;
 	write = op->kind != RDSD_OP_READ;
-	mr = rdsd_mr_lookup(rn, op->key);
-	if (mr && !rdsd_mr_check(mr, msg->saddr, msg->sport, op->raddr,
-				 op->bytes, write, &off) &&
+	mr = rdsd_mr_find(rn, op->cookie);
+	if (mr && !rdsd_mr_check(mr, &peer, op->raddr, op->bytes, write,
+				 &off) &&
 	    /* a list region's byte 0 need not be aligned in memory */
 	    (!rdsd_op_is_atomic(op->kind) || IS_ALIGNED(off, 8))) {
 		switch (op->kind) {
@@ -497,6 +648,8 @@ void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg)
 		/* the message arriving uses the region up, as over IB */
 		if (!rdsd_msg_op_only(msg))
 			rdsd_mr_used(mr);
+	} else {
+		rdsd_stat_inc(rn, rdma_refused);
 	}
 	rdsd_mr_put(mr);
 	rdsd_op_complete(op, status);

@@ -11,8 +11,10 @@
  *    the last sock_put() after an RCU grace period (SOCK_RCU_FREE), so the
  *    lock-free bind table lookup may look at a socket that is closing.
  *  - struct rdsd_conn, one per (namespace, local address, peer address,
- *    transport).  Created on first send, kept in the connection table (which
- *    holds one reference) until the namespace goes away.
+ *    transport).  Created on first send (or a peer's request), kept in the
+ *    connection table (which holds one reference) until it has been idle
+ *    for conn_idle_secs (conn.c) or the namespace goes away; at most
+ *    max_conns per namespace.
  *  - struct rdsd_msg, one per datagram: the header, the payload pages and,
  *    on the sending side, its place on the socket and connection queues.
  *    Reference counted; see message.c for who holds references.
@@ -20,7 +22,12 @@
  * Lock nesting, outermost first:
  *   sk_lock (lock_sock) -> rs->recv_lock -> rn->monitor_lock -> rs->lock
  *	-> conn->lock
- *   rn->bind_lock, rn->conn_lock and rn->cong_lock take no other lock;
+ *   a transport's send completion lock (IB: tp->send_lock) -> rs->recv_lock:
+ *	completing an operation queues its notice (rdsd_op_complete()), and
+ *	so may the last put of a message or an operation; so
+ *	->cong_changed, called under rs->recv_lock, takes no such lock;
+ *   rn->bind_lock, rn->conn_lock, rn->cong_lock and map->conns_lock take
+ *   no other lock;
  *   the lock of rn->socks and rn->conns takes no other lock either:
  *   readers walk them under RCU and take the objects' locks after.
  * All of rs->lock, rs->recv_lock and conn->lock are taken with bottom halves
@@ -50,8 +57,18 @@
 #define RDSD_PROBE_PORT		1		/* reserved for the ping responder */
 #define RDSD_NR_PORTS		65536
 
+/*
+ * What one queued message or notice counts against its socket's receive
+ * buffer at least: a message counts its payload bytes but no fewer than
+ * this, a notice (RDS_CMSG_RDMA_STATUS) exactly this.  It covers what the
+ * kernel keeps for it, so that empty messages (probe replies) and notices
+ * are bounded by SO_RCVBUF like any data.
+ */
+#define RDSD_RECV_MIN_CHARGE	256
+
 #define RDSD_BIND_HASH_BITS	10
 #define RDSD_CONN_HASH_BITS	8
+#define RDSD_CONG_HASH_BITS	8
 
 extern int rdsd_family;
 extern struct workqueue_struct *rdsd_wq;
@@ -78,6 +95,13 @@ struct rdsd_stats {
 	u64	recv_ping;
 	u64	cong_update_received;
 	u64	conn_created;
+	u64	conn_reaped;
+	u64	conn_limit;
+	u64	recv_proto_error;
+	u64	recv_ping_dropped;
+	u64	rdma_refused;
+	u64	rdma_throttled;
+	u64	notify_full;
 	struct {
 		u64	ops;
 		u64	bytes;
@@ -94,8 +118,14 @@ struct rdsd_stats {
  * @bind_hash: bound sockets, hashed by (address, port).
  * @conn_lock: protects @conn_hash writers; readers use RCU.
  * @conn_hash: connections, hashed by (local, peer) address.
- * @cong_lock: protects @cong_maps.
- * @cong_maps: congestion maps of this namespace, one per address.
+ * @nr_conns: connections allocated, in the table or about to be.
+ * @max_conns: limit of @nr_conns (module parameter max_conns).
+ * @reap_work: frees idle connections (conn.c).
+ * @cong_lock: protects @cong_hash writers and @nr_cong_maps; readers use
+ *	RCU.
+ * @cong_hash: congestion maps of this namespace, one per address, hashed
+ *	by address.
+ * @nr_cong_maps: maps in @cong_hash.
  * @monitor_lock: protects @cong_monitors.
  * @cong_monitors: sockets with RDS_CONG_MONITOR set.
  * @cong_generation: bumped by every congestion map update, for poll().
@@ -108,7 +138,6 @@ struct rdsd_stats {
  * @conns: every connection of the namespace by id, while in @conn_hash.
  * @conn_next: next connection id to try.
  * @mr_keys: registered regions by key (mr.c), XA_FLAGS_LOCK_BH.
- * @mr_next_key: next key to try for a region registered in software.
  * @stats: per-CPU counters.
  */
 struct rdsd_net {
@@ -122,10 +151,15 @@ struct rdsd_net {
 	/* protects conn_hash writers */
 	spinlock_t		conn_lock;
 	struct hlist_head	conn_hash[1 << RDSD_CONN_HASH_BITS];
+	atomic_t		nr_conns;	/* bounded by max_conns */
+	unsigned int		max_conns;
+	struct delayed_work	reap_work;
 
-	/* protects cong_maps */
+	/* protects cong_hash writers and nr_cong_maps */
 	spinlock_t		cong_lock;
-	struct list_head	cong_maps;
+	/* bounded by the bound sockets and two per connection */
+	struct hlist_head	cong_hash[1 << RDSD_CONG_HASH_BITS];
+	unsigned int		nr_cong_maps;
 
 	/* protects cong_monitors */
 	spinlock_t		monitor_lock;
@@ -139,9 +173,8 @@ struct rdsd_net {
 	struct xarray		conns;
 	u32			conn_next;
 
-	/* regions by key; its own xa_lock protects it and mr_next_key */
+	/* regions by key; its own xa_lock protects it */
 	struct xarray		mr_keys;
-	u32			mr_next_key;
 
 	struct rdsd_stats __percpu *stats;
 };
@@ -150,19 +183,28 @@ struct rdsd_net *rdsd_net(const struct net *net);
 
 /**
  * struct rdsd_cong_map - congested ports of one address
- * @node: on rdsd_net.cong_maps, protected by rdsd_net.cong_lock.
+ * @node: on rdsd_net.cong_hash, protected by rdsd_net.cong_lock.
  * @refs: one per bound socket and per connection that points here.
  * @addr: the address whose ports the map describes.
  * @waitq: senders blocked until a port of this map is uncongested.
+ * @conns_lock: protects @conns writers; readers use RCU.
+ * @conns: connections whose local map (lcong) this is, each holding a
+ *	reference: the ones a change of a port here concerns.
+ * @rcu: frees the map after lockless lookups are done.
  * @bits: one bit per port, set while the port's socket is congested.
- *	Written with atomic bitops, read locklessly.
+ *	Written with atomic bitops, read locklessly.  Allocated apart, so
+ *	that 8 KiB of bits take 8 KiB and not the next slab size up.
  */
 struct rdsd_cong_map {
-	struct list_head	node;
+	struct hlist_node	node;
 	refcount_t		refs;
 	__be32			addr;
 	wait_queue_head_t	waitq;
-	unsigned long		bits[BITS_TO_LONGS(RDSD_NR_PORTS)];
+	/* protects conns writers */
+	spinlock_t		conns_lock;
+	struct hlist_head	conns;
+	struct rcu_head		rcu;
+	unsigned long		*bits;
 };
 
 enum rdsd_conn_state {
@@ -191,6 +233,7 @@ enum {
  * @trans: transport carrying the connection.
  * @tp: transport state, owned by @trans.
  * @lcong: congestion map of @laddr.
+ * @lcong_node: on @lcong's list of connections (its conns_lock).
  * @fcong: congestion map of @faddr as last heard from the peer.
  * @lock: protects @send_queue, @retrans, @next_tx_seq and @state.
  * @state: enum rdsd_conn_state.
@@ -211,6 +254,14 @@ enum {
  * @rx_msgs: messages received and delivered or dropped by port, not
  *	duplicates; written by rdsd_recv_incoming(), read locklessly.
  * @rx_bytes: their payload bytes.
+ * @pong_tokens: probe replies the connection may still send now (a token
+ *	bucket of the ping_rate parameter a second, one second's worth deep).
+ * @pong_stamp: when @pong_tokens was last refilled (ns, monotonic).
+ *	Both written only by rdsd_send_pong() on behalf of
+ *	rdsd_recv_incoming(), which the transport serializes.
+ * @idle_since: jiffies when the reaper last found the connection in use
+ *	or saw traffic on it (or its creation); reaper only.
+ * @idle_mark: messages queued plus received when it looked; reaper only.
  */
 struct rdsd_conn {
 	struct hlist_node	hash_node;
@@ -222,6 +273,7 @@ struct rdsd_conn {
 	const struct rdsd_transport_ops *trans;
 	void			*tp;
 	struct rdsd_cong_map	*lcong;
+	struct hlist_node	lcong_node;
 	struct rdsd_cong_map	*fcong;
 
 	/* protects send_queue, retrans, next_tx_seq and state */
@@ -243,6 +295,10 @@ struct rdsd_conn {
 	u64			tx_bytes;
 	u64			rx_msgs;
 	u64			rx_bytes;
+	u32			pong_tokens;
+	u64			pong_stamp;
+	unsigned long		idle_since;
+	u64			idle_mark;
 };
 
 /* rdsd_msg.flags bits */
@@ -337,20 +393,29 @@ static inline bool rdsd_msg_op_only(const struct rdsd_msg *msg)
  * @snd_bytes: payload bytes on @send_queue.
  * @cong_mask: ports (mod 64) this socket wants to hear about.
  * @cong_notify: ports (mod 64) that changed and were not yet reported.
- * @recv_lock: protects @recv_queue, @notify_queue, @rcv_bytes, @congested
- *	and @dead.
+ * @recv_lock: protects @recv_queue, @notify_queue, @rcv_bytes,
+ *	@notify_bytes, @notice_wait, @congested and @dead.
  * @recv_queue: messages waiting for recvmsg().
  * @notify_queue: RDMA notices (struct rdsd_notifier) waiting for recvmsg().
  * @mrs: the socket's registered regions by key (mr.c), XA_FLAGS_LOCK_BH.
  * @id: its id in rdsd_net.socks: reserved (NULL) by rdsd_create(),
  *	pointing here once the socket is set up, erased by release; readers
  *	walk under RCU (SOCK_RCU_FREE) without a reference.
- * @rcv_bytes: payload bytes on @recv_queue.
+ * @rcv_bytes: what the messages on @recv_queue count (rdsd_recv_charge()).
+ * @notify_bytes: RDSD_RECV_MIN_CHARGE for each notice on @notify_queue and
+ *	each one reserved by an operation in flight (rdma.c).  With
+ *	@rcv_bytes bounded by rdsd_rcvbuf(): no reservation is made past it.
+ * @notice_wait: a sendmsg() found no room for a notice: the next release
+ *	of receive buffer room wakes the socket's writers.
  * @congested: this socket's port is set in @lcong.
  * @dead: the socket is closing; nothing more is queued to it.
  * @cong_item: on rdsd_net.cong_monitors (monitor_lock).
  * @cong_monitor: RDS_CONG_MONITOR is set.
  * @recverr: RDS_RECVERR is set.
+ * @refused: operations of this socket refused in the second that began
+ *	at @refused_since (rdma.c); read and written locklessly, so the
+ *	count is approximate.
+ * @refused_since: jiffies when that second began.
  * @seen_congestion: a send got ENOBUFS; poll() watches congestion updates
  *	until it reported one.
  * @cong_track: congestion generation at the refused send, then as last
@@ -377,11 +442,16 @@ struct rdsd_sock {
 	u64			cong_mask;
 	u64			cong_notify;
 
-	/* protects recv_queue, notify_queue, rcv_bytes, congested and dead */
+	/*
+	 * protects recv_queue, notify_queue, rcv_bytes, notify_bytes,
+	 * notice_wait, congested and dead
+	 */
 	spinlock_t		recv_lock;
-	struct list_head	recv_queue;
-	struct list_head	notify_queue;
+	struct list_head	recv_queue;	/* bounded by rdsd_rcvbuf() */
+	struct list_head	notify_queue;	/* bounded by rdsd_rcvbuf() */
 	u32			rcv_bytes;
+	u32			notify_bytes;
+	bool			notice_wait;
 	bool			congested;
 	bool			dead;
 
@@ -392,6 +462,8 @@ struct rdsd_sock {
 	struct list_head	cong_item;
 	bool			cong_monitor;
 	bool			recverr;
+	atomic_t		refused;
+	unsigned long		refused_since;
 	bool			seen_congestion;
 	int			cong_track;
 	u8			rx_traces;
@@ -440,8 +512,11 @@ struct rdsd_sock *rdsd_find_bound(struct rdsd_net *rn, __be32 addr,
 int rdsd_bind_net_init(struct rdsd_net *rn);
 
 /* cong.c */
-struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn, __be32 addr);
+struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn, __be32 addr,
+					gfp_t gfp);
 void rdsd_cong_map_put(struct rdsd_net *rn, struct rdsd_cong_map *map);
+void rdsd_cong_map_attach(struct rdsd_conn *conn);
+void rdsd_cong_map_detach(struct rdsd_conn *conn);
 void rdsd_cong_set(struct rdsd_net *rn, struct rdsd_cong_map *map,
 		   __be16 port);
 void rdsd_cong_clear(struct rdsd_net *rn, struct rdsd_cong_map *map,
@@ -470,15 +545,16 @@ void rdsd_conn_put(struct rdsd_conn *conn);
 struct rdsd_conn *rdsd_conn_get_next(struct rdsd_net *rn, unsigned long *id);
 void rdsd_conn_down(struct rdsd_conn *conn);
 void rdsd_conn_requeue_unacked(struct rdsd_conn *conn);
-void rdsd_conn_cong_changed(struct rdsd_net *rn, __be32 laddr);
 void rdsd_conn_xmit(struct rdsd_conn *conn);
 void rdsd_conn_kick(struct rdsd_conn *conn);
 void rdsd_conn_up(struct rdsd_conn *conn);
+void rdsd_conn_net_init(struct rdsd_net *rn);
 void rdsd_conn_net_exit(struct rdsd_net *rn);
+unsigned int rdsd_conn_reap(struct rdsd_net *rn, unsigned long idle);
 
 /* send.c */
 int rdsd_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
-void rdsd_send_acked(struct rdsd_conn *conn, u64 seq);
+int rdsd_send_acked(struct rdsd_conn *conn, u64 seq);
 void rdsd_send_drop(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe);
 int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
@@ -489,6 +565,10 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		 int flags);
 void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_recv_purge(struct rdsd_sock *rs);
+
+/* rdma.c: the receive buffer room of notices (see rdma.c) */
+bool rdsd_op_notice_reserve(struct rdsd_sock *rs, struct rdsd_op *op);
+void rdsd_op_notice_cancel(struct rdsd_sock *rs, struct rdsd_op *op);
 
 /* info.c */
 int rdsd_info_getsockopt(struct rdsd_sock *rs, int optname,

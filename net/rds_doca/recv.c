@@ -8,11 +8,15 @@
  * queue.  A message for a port nobody is bound to is dropped silently, as
  * a datagram would be.
  *
- * The receive queue is accounted in payload bytes (at least a message's own
- * size for tiny ones) against half of SO_RCVBUF: past it the socket's port is marked congested in its
- * address's map, and senders hold back until it drains below a quarter.
- * Messages already on their way are still accepted, so a queue may
- * overshoot its limit by what was in flight.
+ * The receive queue is accounted in payload bytes, RDSD_RECV_MIN_CHARGE at
+ * least per message, against half of SO_RCVBUF: past it the socket's port
+ * is marked congested in its address's map, and senders hold back until it
+ * drains below a quarter.  Messages already on their way are still
+ * accepted, so a queue may overshoot its limit by what was in flight.
+ * Probe replies (from port 0) are the exception: no sender holds them back,
+ * so one that does not fit in the buffer, beside the messages and the
+ * notices (rdma.c) already there, is dropped and counted in
+ * recv_ping_dropped.
  *
  * recvmsg() takes the head of the queue off before it copies; a copy that
  * faults puts the message back at the head, so a bad buffer loses nothing.
@@ -30,12 +34,28 @@
 
 /*
  * What a queued message counts against the receive buffer: its payload, as
- * Linux RDS counts it, but at least what the message itself occupies, so
- * that a flood of empty messages cannot grow a queue unaccounted.
+ * Linux RDS counts it, but at least RDSD_RECV_MIN_CHARGE, which covers the
+ * message itself, so that a flood of empty messages cannot grow a queue
+ * unaccounted.
  */
 static int rdsd_recv_charge(const struct rdsd_msg *msg)
 {
-	return max_t(u32, msg->len, sizeof(*msg));
+	BUILD_BUG_ON(sizeof(*msg) + sizeof(struct scatterlist) >
+		     RDSD_RECV_MIN_CHARGE);
+	return max_t(u32, msg->len, RDSD_RECV_MIN_CHARGE);
+}
+
+/*
+ * Is there room for @msg, a probe reply, in the receive buffer?  Nothing
+ * holds the ping responder back as congestion holds senders back, so a
+ * reply is queued only if it fits.  recv_lock held.
+ */
+static bool rdsd_recv_pong_fits(struct rdsd_sock *rs,
+				const struct rdsd_msg *msg)
+{
+	lockdep_assert_held(&rs->recv_lock);
+	return rs->rcv_bytes + rs->notify_bytes + rdsd_recv_charge(msg) <=
+	       rdsd_rcvbuf(rs);
 }
 
 /* Account @delta bytes on the receive queue; recv_lock held. */
@@ -107,6 +127,12 @@ void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		rdsd_stat_inc(rn, recv_drop_dead_sock);
 		goto out;
 	}
+	/* a reply of the ping responder: no sender is held back for it */
+	if (!msg->sport && !rdsd_recv_pong_fits(rs, msg)) {
+		spin_unlock_bh(&rs->recv_lock);
+		rdsd_stat_inc(rn, recv_ping_dropped);
+		goto out;
+	}
 	if (sock_flag(sk, SOCK_RCVTSTAMP))
 		msg->rx_tstamp = ktime_get_real_ns();
 	if (unlikely(now))
@@ -132,6 +158,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_recv_incoming);
 static struct rdsd_msg *rdsd_recv_next(struct rdsd_sock *rs, bool peek)
 {
 	struct rdsd_msg *msg = NULL;
+	bool wake = false;
 
 	if (list_empty_careful(&rs->recv_queue))
 		return NULL;
@@ -144,9 +171,14 @@ static struct rdsd_msg *rdsd_recv_next(struct rdsd_sock *rs, bool peek)
 		} else {
 			list_del_init(&msg->recv_item);
 			rdsd_rcvbuf_delta(rs, -rdsd_recv_charge(msg));
+			/* room for a notice a sendmsg() waits for (rdma.c) */
+			wake = rs->notice_wait;
+			rs->notice_wait = false;
 		}
 	}
 	spin_unlock_bh(&rs->recv_lock);
+	if (wake)
+		rs->sk.sk_write_space(&rs->sk);
 	return msg;
 }
 

@@ -18,8 +18,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
+#include <linux/moduleparam.h>
 #include <linux/rds_doca.h>
 #include <linux/socket.h>
+#include <linux/timekeeping.h>
 
 #include "rdsd.h"
 
@@ -162,6 +164,20 @@ static bool rdsd_send_queue(struct rdsd_sock *rs, struct rdsd_conn *conn,
 	return queued;
 }
 
+/*
+ * Queue @msg if its operation's notice has room in the receive buffer
+ * (rdma.c) and the send buffer has room for it.  Returns 0 once queued,
+ * -ENOBUFS while there is no room for the notice, -EAGAIN while the send
+ * buffer is full.  The notice's room stays reserved across calls.
+ */
+static int rdsd_send_try(struct rdsd_sock *rs, struct rdsd_conn *conn,
+			 struct rdsd_msg *msg)
+{
+	if (!rdsd_op_notice_reserve(rs, msg->op))
+		return -ENOBUFS;
+	return rdsd_send_queue(rs, conn, msg) ? 0 : -EAGAIN;
+}
+
 static void rdsd_write_space(struct rdsd_sock *rs)
 {
 	rs->sk.sk_write_space(&rs->sk);
@@ -199,16 +215,42 @@ static void rdsd_send_complete_list(struct list_head *done)
 /**
  * rdsd_send_acked - the peer acknowledged every message up to @seq
  * @conn: connection.
- * @seq: highest acknowledged sequence number.
+ * @seq: highest sequence number the peer says it delivered, as the wire
+ *	(or the transport's connection handshake) carried it.
  *
- * Any context.
+ * Completes the messages on the retransmit list numbered @seq or lower.
+ *
+ * Sequence numbers are handed out by rdsd_conn_enqueue() from
+ * conn->next_tx_seq, which only grows for the life of @conn: a reconnect
+ * does not renumber (what was not acknowledged is sent again under its
+ * number), and a message that never reaches the wire, as a
+ * rdsd_msg_op_only() one, still uses its number, which the peer then
+ * never acknowledges on its own.  So a correct peer acknowledges at most
+ * conn->next_tx_seq - 1, and nothing while no number was handed out.  An
+ * ack of conn->next_tx_seq or beyond is a protocol violation: it completes
+ * nothing, changes nothing, is counted in recv_proto_error, and the caller
+ * resets the connection as it does for a malformed message (only the
+ * transport knows how to drop its path).  Checked here, under conn->lock,
+ * so every transport and every source of acks gets the same rule.
+ *
+ * An ack below conn->last_acked is stale, not an error: last_acked does
+ * not go back, and it completes only messages an earlier ack covered
+ * already (resent after a reconnect meanwhile), which is harmless.
+ *
+ * Any context.  Returns 0, or -EPROTO for an ack beyond the highest
+ * sequence number handed out.
  */
-void rdsd_send_acked(struct rdsd_conn *conn, u64 seq)
+int rdsd_send_acked(struct rdsd_conn *conn, u64 seq)
 {
 	struct rdsd_msg *msg, *tmp;
 	LIST_HEAD(done);
 
 	spin_lock_bh(&conn->lock);
+	if (unlikely(seq >= conn->next_tx_seq)) {
+		spin_unlock_bh(&conn->lock);
+		rdsd_stat_inc(conn->rn, recv_proto_error);
+		return -EPROTO;
+	}
 	if (seq > conn->last_acked)
 		WRITE_ONCE(conn->last_acked, seq);
 	list_for_each_entry_safe(msg, tmp, &conn->retrans, conn_item) {
@@ -220,8 +262,41 @@ void rdsd_send_acked(struct rdsd_conn *conn, u64 seq)
 	spin_unlock_bh(&conn->lock);
 
 	rdsd_send_complete_list(&done);
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_send_acked);
+
+static unsigned int rdsd_ping_rate __ro_after_init = 1000;
+module_param_named(ping_rate, rdsd_ping_rate, uint, 0444);
+MODULE_PARM_DESC(ping_rate,
+		 "probes a connection answers per second, in bursts of up to as many; more are dropped and counted in recv_ping_dropped (default 1000, 0 for no limit)");
+
+/*
+ * May @conn answer one more probe?  A token bucket of rdsd_ping_rate
+ * tokens a second, as deep as one second's worth, so a peer's probe flood
+ * makes this host send no more than that.  Serialized with
+ * rdsd_recv_incoming() by the transport.
+ */
+static bool rdsd_pong_allowed(struct rdsd_conn *conn)
+{
+	u32 rate = rdsd_ping_rate;
+	u64 now, elapsed, add;
+
+	if (!rate)
+		return true;
+	now = ktime_get_mono_fast_ns();
+	elapsed = min_t(u64, now - conn->pong_stamp, NSEC_PER_SEC);
+	add = div_u64(elapsed * rate, NSEC_PER_SEC);
+	if (add) {
+		/* what is left of a token waits for the next call */
+		conn->pong_tokens = min_t(u64, conn->pong_tokens + add, rate);
+		conn->pong_stamp = now;
+	}
+	if (!conn->pong_tokens)
+		return false;
+	conn->pong_tokens--;
+	return true;
+}
 
 /**
  * rdsd_send_pong - answer a probe that came to port 0
@@ -234,14 +309,22 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_send_acked);
  * loopback transport between two addresses, which delivers on the
  * sender's connection: then the connection back is looked up or made,
  * which needs process context, where that transport delivers.  A probe
- * that finds no memory goes unanswered, as a lost one would.
+ * that finds no memory goes unanswered, as a lost one would; so does one
+ * past the connection's rate (the ping_rate parameter), counted in
+ * recv_ping_dropped.  The prober's end queues the reply only if its
+ * receive buffer has room (recv.c).
  */
 void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe)
 {
 	struct rdsd_conn *back = conn;
 	struct rdsd_msg *msg;
 
+	if (!rdsd_pong_allowed(conn)) {
+		rdsd_stat_inc(conn->rn, recv_ping_dropped);
+		return;
+	}
 	if (conn->laddr != probe->daddr) {
+		/* for a peer: no user to charge, max_conns bounds it */
 		back = rdsd_conn_get_outgoing(conn->rn, conn->trans,
 					      probe->daddr, probe->saddr,
 					      GFP_ATOMIC);
@@ -342,8 +425,10 @@ static struct rdsd_conn *rdsd_send_conn(struct rdsd_sock *rs, __be32 daddr)
 		refcount_inc(&conn->refs);
 		return conn;
 	}
+	/* made for this sender: its memory cgroup pays (max_conns bounds) */
 	conn = rdsd_conn_get_outgoing(rdsd_sk_net(rs), rs->trans,
-				      rs->bound_addr, daddr, GFP_KERNEL);
+				      rs->bound_addr, daddr,
+				      GFP_KERNEL_ACCOUNT);
 	if (IS_ERR(conn))
 		return conn;
 
@@ -430,31 +515,41 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 	msg->daddr = daddr;
 	msg->dport = dport;
 
-	while (!rdsd_send_queue(rs, conn, msg)) {
+	while ((ret = rdsd_send_try(rs, conn, msg))) {
 		long t;
 
-		rdsd_stat_inc(rn, send_queue_full);
+		if (ret == -ENOBUFS)
+			rdsd_stat_inc(rn, notify_full);
+		else
+			rdsd_stat_inc(rn, send_queue_full);
 		ret = -EAGAIN;
 		if (nonblock)
-			goto out_msg;
+			goto out_unsent;
 		ret = sock_intr_errno(timeo);
 		if (signal_pending(current))
-			goto out_msg;
+			goto out_unsent;
 		t = wait_event_interruptible_timeout(*sk_sleep(sk),
-						     rdsd_send_queue(rs, conn,
-								     msg),
+						     !rdsd_send_try(rs, conn,
+								    msg),
 						     timeo);
 		if (t > 0)
 			break;	/* the condition queued the message */
 		/* as Linux RDS: a send timeout is ETIMEDOUT, not EAGAIN */
 		ret = t ? sock_intr_errno(timeo) : -ETIMEDOUT;
-		goto out_msg;
+		goto out_unsent;
 	}
 
 	rdsd_stat_inc(rn, send_queued);
 	rdsd_stat_add(rn, send_bytes, payload_len);
 	rdsd_conn_xmit(conn);
 	ret = payload_len;
+	goto out_msg;
+
+out_unsent:
+	/* nothing of a refused message stays behind */
+	rdsd_op_notice_cancel(rs, msg->op);
+	if (cm.map)
+		rdsd_mr_unmap(rs, msg->rdma_dest);
 out_msg:
 	rdsd_msg_put(msg);	/* this call's reference */
 out_conn:

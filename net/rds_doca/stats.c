@@ -31,6 +31,13 @@ const struct rdsd_stat_desc rdsd_stat_descs[] = {
 	RDSD_STAT(recv_ping),
 	RDSD_STAT(cong_update_received),
 	RDSD_STAT(conn_created),
+	RDSD_STAT(conn_reaped),
+	RDSD_STAT(conn_limit),
+	RDSD_STAT(recv_proto_error),
+	RDSD_STAT(recv_ping_dropped),
+	RDSD_STAT(rdma_refused),
+	RDSD_STAT(rdma_throttled),
+	RDSD_STAT(notify_full),
 	/* copy_<send|recv|rdma>_<engine|cpu|fallback>_<ops|bytes> */
 	RDSD_COPY_STAT("send_engine", RDSD_COPY_SEND, RDSD_COPY_ENGINE, ops),
 	RDSD_COPY_STAT("send_engine", RDSD_COPY_SEND, RDSD_COPY_ENGINE, bytes),

@@ -9,7 +9,9 @@
  * difference between loopback and RDMA lives behind this table.
  *
  * A transport acknowledges what its peer has delivered by calling
- * rdsd_send_acked(); it hands received messages to the core with
+ * rdsd_send_acked(), which refuses (-EPROTO) an ack of a sequence number
+ * never handed out: the transport then resets the connection as for any
+ * protocol violation.  It hands received messages to the core with
  * rdsd_recv_incoming().  Everything a transport attaches to a connection
  * lives in conn->tp, allocated by ->conn_alloc and freed by ->conn_free.
  */
@@ -64,11 +66,21 @@ struct rdsd_sock;
  *	nothing of a rdsd_msg_op_only() message goes to the peer (its
  *	operation is posted or was: the core completes the message at once),
  *	or another negative errno for a message that can never be sent (the
- *	core drops it).
+ *	core drops it).  The core holds a reference to @msg from before the
+ *	call until after it has dealt with the return, so @msg stays valid
+ *	for the whole call even if an ack completes it meanwhile (it is on
+ *	the retransmit list, and the peer's ack may come from any context):
+ *	the transport must not rely on @msg staying on a connection list.
+ *	A transport that keeps @msg after returning (in a work request, a
+ *	waiting list) takes a reference of its own with rdsd_msg_get() and
+ *	puts it when done.
  * @features: RDSD_TRANS_F_* bits.
  * @cong_changed: optional: a port of @conn's local address changed its
  *	congestion state; a transport that crosses hosts tells the peer.
- *	Any context, must not sleep.
+ *	Any context, must not sleep; called with the socket's
+ *	rs->recv_lock held, so it takes none of the locks under which the
+ *	transport completes operations (rdsd.h): the IB transport posts
+ *	the update from a work item.
  * @mr_register: optional: make region @mr of socket @rs (its pages
  *	pinned, not yet on any table) reachable by the device that serves
  *	the socket's bound address, and claim the key the device gave it
@@ -90,6 +102,13 @@ struct rdsd_sock;
  * @dev_describe: optional: describe the device with the lowest index not
  *	below *@index and set *@index to it.  Process context, may sleep.
  *	Returns 0, or -ENOENT when there is none.
+ * @conn_idle: optional: may the core free @conn now that nothing is queued
+ *	on it, nothing waits for the peer's acknowledgment and no user holds
+ *	it?  True when the transport owes the peer nothing either: every
+ *	message it delivered is acknowledged, so the peer will not send it
+ *	again to a successor that would deliver it a second time.  Process
+ *	context under rcu_read_lock(), must not sleep.  Without it the core
+ *	takes the connection as idle.
  */
 struct rdsd_transport_ops {
 	const char	*name;
@@ -109,6 +128,7 @@ struct rdsd_transport_ops {
 				     struct rdsd_conn_info *ci);
 	int		(*conn_drop)(struct rdsd_conn *conn);
 	int		(*dev_describe)(u32 *index, struct rdsd_dev_info *di);
+	bool		(*conn_idle)(struct rdsd_conn *conn);
 };
 
 #define RDSD_DEV_NAME_MAX	64	/* IB_DEVICE_NAME_MAX */

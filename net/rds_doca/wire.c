@@ -109,6 +109,9 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 
 	switch (i.type) {
 	case RDSD_WIRE_DATA:
+		/* no sender gets there, and the next one expected would wrap */
+		if (i.seq == U64_MAX)
+			return -EPROTO;
 		if (i.len > RDSD_MAX_MSG_SIZE)
 			return -EBADMSG;
 		if (i.frag_off > i.len || i.frag_len > i.len - i.frag_off)

@@ -45,8 +45,8 @@ enum rdsd_wire_type {
  * @version: RDSD_WIRE_VERSION.
  * @type: enum rdsd_wire_type.
  * @flags: RDSD_WIRE_F_* bits; unknown bits are refused.
- * @seq: sequence number of the message on its connection (DATA, CONG);
- *	zero for the other types.
+ * @seq: sequence number of the message on its connection (DATA, CONG;
+ *	never U64_MAX for DATA); zero for the other types.
  * @ack: highest sequence number the sender has delivered, valid with
  *	RDSD_WIRE_F_ACK_VALID.
  * @len: total payload length of the message, at most 1 MiB.

@@ -218,7 +218,10 @@ static struct rdsd_conn *fake_conn(struct kunit *test)
 	return conn;
 }
 
-/* Put messages with sequence numbers @first.. on the retransmit list. */
+/*
+ * Put messages with sequence numbers @first.. on the retransmit list, as
+ * if every number up to the last had been handed out.
+ */
 static void fake_retrans(struct kunit *test, struct rdsd_conn *conn, u64 first,
 			 int n)
 {
@@ -233,6 +236,7 @@ static void fake_retrans(struct kunit *test, struct rdsd_conn *conn, u64 first,
 		set_bit(RDSD_MSG_SENT, &msg->flags);
 		list_add_tail(&msg->conn_item, &conn->retrans);
 	}
+	conn->next_tx_seq = max(conn->next_tx_seq, first + n);
 }
 
 static int retrans_len(struct rdsd_conn *conn)
@@ -251,9 +255,12 @@ static u64 retrans_first(struct rdsd_conn *conn)
 				conn_item)->seq;
 }
 
-static void drain(struct rdsd_conn *conn)
+/* The peer acknowledges everything handed out. */
+static void drain(struct kunit *test, struct rdsd_conn *conn)
 {
-	rdsd_send_acked(conn, U64_MAX);
+	if (conn->next_tx_seq)
+		KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn,
+						      conn->next_tx_seq - 1), 0);
 }
 
 static void rdsd_send_acked_releases_prefix(struct kunit *test)
@@ -261,10 +268,10 @@ static void rdsd_send_acked_releases_prefix(struct kunit *test)
 	struct rdsd_conn *conn = fake_conn(test);
 
 	fake_retrans(test, conn, 10, 5);	/* 10..14 */
-	rdsd_send_acked(conn, 12);
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn, 12), 0);
 	KUNIT_EXPECT_EQ(test, retrans_len(conn), 2);
 	KUNIT_EXPECT_EQ(test, retrans_first(conn), 13ULL);
-	drain(conn);
+	drain(test, conn);
 	KUNIT_EXPECT_TRUE(test, list_empty(&conn->retrans));
 }
 
@@ -273,21 +280,110 @@ static void rdsd_send_acked_duplicate_ack_is_noop(struct kunit *test)
 	struct rdsd_conn *conn = fake_conn(test);
 
 	fake_retrans(test, conn, 10, 5);
-	rdsd_send_acked(conn, 11);
-	rdsd_send_acked(conn, 11);
-	rdsd_send_acked(conn, 5);	/* older than anything queued */
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn, 11), 0);
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn, 11), 0);
+	/* older than anything queued */
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn, 5), 0);
 	KUNIT_EXPECT_EQ(test, retrans_len(conn), 3);
 	KUNIT_EXPECT_EQ(test, retrans_first(conn), 12ULL);
-	drain(conn);
+	KUNIT_EXPECT_EQ(test, conn->last_acked, 11ULL);
+	drain(test, conn);
 }
 
-static void rdsd_send_acked_beyond_last_empties(struct kunit *test)
+static void rdsd_send_acked_old_ack_is_ignored(struct kunit *test)
+{
+	struct rdsd_conn *conn = fake_conn(test);
+	struct rdsd_net *rn = conn->rn;
+	u64 errors;
+
+	/* Arrange: 0..9 handed out, 0..6 acknowledged */
+	fake_retrans(test, conn, 0, 10);
+	KUNIT_ASSERT_EQ(test, rdsd_send_acked(conn, 6), 0);
+	errors = rdsd_stat_get(rn, recv_proto_error);
+
+	/* Act: an ack from before that one */
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn, 3), 0);
+
+	/* Assert: no error, nothing moves back or completes */
+	KUNIT_EXPECT_EQ(test, conn->last_acked, 6ULL);
+	KUNIT_EXPECT_EQ(test, retrans_len(conn), 3);
+	KUNIT_EXPECT_EQ(test, retrans_first(conn), 7ULL);
+	KUNIT_EXPECT_EQ(test, rdsd_stat_get(rn, recv_proto_error), errors);
+	drain(test, conn);
+}
+
+static void rdsd_send_acked_highest_sent_completes_all(struct kunit *test)
 {
 	struct rdsd_conn *conn = fake_conn(test);
 
-	fake_retrans(test, conn, 0, 3);
-	rdsd_send_acked(conn, 1000);
+	fake_retrans(test, conn, 0, 3);		/* 0..2, next_tx_seq 3 */
+
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn, 2), 0);
+
 	KUNIT_EXPECT_TRUE(test, list_empty(&conn->retrans));
+	KUNIT_EXPECT_EQ(test, conn->last_acked, 2ULL);
+}
+
+/*
+ * Acks of a number never handed out: 0..4 sent and still unacknowledged
+ * (next_tx_seq 5), or @queued more handed out but not on the wire yet.
+ */
+struct ack_beyond_case {
+	const char	*name;
+	u64		ack;
+	int		queued;	/* numbers handed out after 4, still queued */
+};
+
+static const struct ack_beyond_case ack_beyond_cases[] = {
+	{ "next_tx_seq itself", 5, 0 },
+	{ "one past next_tx_seq", 6, 0 },
+	{ "far beyond", 1000, 0 },
+	{ "2^63", 1ULL << 63, 0 },
+	{ "U64_MAX", U64_MAX, 0 },
+	{ "next_tx_seq with more queued", 8, 3 },
+};
+
+static void ack_beyond_desc(const struct ack_beyond_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ack_beyond, ack_beyond_cases, ack_beyond_desc);
+
+static void rdsd_send_acked_beyond_next_tx_seq_is_refused(struct kunit *test)
+{
+	const struct ack_beyond_case *c = test->param_value;
+	struct rdsd_conn *conn = fake_conn(test);
+	struct rdsd_net *rn = conn->rn;
+	u64 errors;
+
+	/* Arrange: 0..4 on the retransmit list, 0 acknowledged */
+	fake_retrans(test, conn, 0, 5);
+	conn->next_tx_seq += c->queued;
+	KUNIT_ASSERT_EQ(test, rdsd_send_acked(conn, 0), 0);
+	errors = rdsd_stat_get(rn, recv_proto_error);
+
+	/* Act */
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn, c->ack), -EPROTO);
+
+	/* Assert: reported and counted, nothing completed or moved */
+	KUNIT_EXPECT_EQ(test, rdsd_stat_get(rn, recv_proto_error), errors + 1);
+	KUNIT_EXPECT_EQ(test, retrans_len(conn), 4);
+	KUNIT_EXPECT_EQ(test, retrans_first(conn), 1ULL);
+	KUNIT_EXPECT_EQ(test, conn->last_acked, 0ULL);
+	drain(test, conn);
+	KUNIT_EXPECT_TRUE(test, list_empty(&conn->retrans));
+}
+
+static void rdsd_send_acked_nothing_handed_out_is_refused(struct kunit *test)
+{
+	struct rdsd_conn *conn = fake_conn(test);
+	struct rdsd_net *rn = conn->rn;
+	u64 errors = rdsd_stat_get(rn, recv_proto_error);
+
+	/* no number handed out: even an ack of 0 is made up */
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn, 0), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rdsd_stat_get(rn, recv_proto_error), errors + 1);
 }
 
 static void rdsd_send_acked_high_sequence_numbers(struct kunit *test)
@@ -296,10 +392,13 @@ static void rdsd_send_acked_high_sequence_numbers(struct kunit *test)
 
 	/* 64-bit sequence numbers near the top still order correctly */
 	fake_retrans(test, conn, U64_MAX - 4, 4);
-	rdsd_send_acked(conn, U64_MAX - 3);
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn, U64_MAX - 3), 0);
 	KUNIT_EXPECT_EQ(test, retrans_len(conn), 2);
 	KUNIT_EXPECT_EQ(test, retrans_first(conn), U64_MAX - 2);
-	drain(conn);
+	/* U64_MAX itself was never handed out */
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn, U64_MAX), -EPROTO);
+	KUNIT_EXPECT_EQ(test, retrans_len(conn), 2);
+	drain(test, conn);
 	KUNIT_EXPECT_TRUE(test, list_empty(&conn->retrans));
 }
 
@@ -307,7 +406,9 @@ static void rdsd_send_acked_on_empty_list(struct kunit *test)
 {
 	struct rdsd_conn *conn = fake_conn(test);
 
-	rdsd_send_acked(conn, 7);
+	/* 0..7 were handed out and completed before */
+	conn->next_tx_seq = 8;
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn, 7), 0);
 	KUNIT_EXPECT_TRUE(test, list_empty(&conn->retrans));
 }
 
@@ -372,7 +473,11 @@ static void rdsd_recv_incoming_replay_after_reset(struct kunit *test)
 static struct kunit_case rdsd_seq_cases[] = {
 	KUNIT_CASE(rdsd_send_acked_releases_prefix),
 	KUNIT_CASE(rdsd_send_acked_duplicate_ack_is_noop),
-	KUNIT_CASE(rdsd_send_acked_beyond_last_empties),
+	KUNIT_CASE(rdsd_send_acked_old_ack_is_ignored),
+	KUNIT_CASE(rdsd_send_acked_highest_sent_completes_all),
+	KUNIT_CASE_PARAM(rdsd_send_acked_beyond_next_tx_seq_is_refused,
+			 ack_beyond_gen_params),
+	KUNIT_CASE(rdsd_send_acked_nothing_handed_out_is_refused),
 	KUNIT_CASE(rdsd_send_acked_high_sequence_numbers),
 	KUNIT_CASE(rdsd_send_acked_on_empty_list),
 	KUNIT_CASE(rdsd_recv_incoming_drops_duplicates),
@@ -393,9 +498,9 @@ static void rdsd_cong_map_get_shares_per_address(struct kunit *test)
 	struct rdsd_net *rn = rdsd_net(&init_net);
 	struct rdsd_cong_map *a, *b, *c;
 
-	a = rdsd_cong_map_get(rn, TEST_ADDR(10));
-	b = rdsd_cong_map_get(rn, TEST_ADDR(10));
-	c = rdsd_cong_map_get(rn, TEST_ADDR(11));
+	a = rdsd_cong_map_get(rn, TEST_ADDR(10), GFP_KERNEL);
+	b = rdsd_cong_map_get(rn, TEST_ADDR(10), GFP_KERNEL);
+	c = rdsd_cong_map_get(rn, TEST_ADDR(11), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_ASSERT_NOT_NULL(test, c);
@@ -410,7 +515,8 @@ static void rdsd_cong_map_get_shares_per_address(struct kunit *test)
 static void rdsd_cong_set_clear_port_bits(struct kunit *test)
 {
 	struct rdsd_net *rn = rdsd_net(&init_net);
-	struct rdsd_cong_map *map = rdsd_cong_map_get(rn, TEST_ADDR(12));
+	struct rdsd_cong_map *map = rdsd_cong_map_get(rn, TEST_ADDR(12),
+						       GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, map);
 	KUNIT_EXPECT_FALSE(test, rdsd_cong_test(map, htons(4000)));
@@ -429,7 +535,8 @@ static void rdsd_cong_set_clear_port_bits(struct kunit *test)
 static void rdsd_cong_set_bumps_generation_once(struct kunit *test)
 {
 	struct rdsd_net *rn = rdsd_net(&init_net);
-	struct rdsd_cong_map *map = rdsd_cong_map_get(rn, TEST_ADDR(13));
+	struct rdsd_cong_map *map = rdsd_cong_map_get(rn, TEST_ADDR(13),
+						       GFP_KERNEL);
 	int gen;
 
 	KUNIT_ASSERT_NOT_NULL(test, map);
@@ -469,7 +576,7 @@ static const struct trans_bind_case trans_bind_cases[] = {
 	{ "127.0.0.1 is loopback", 0x7f000001, -1, true, 0 },
 	{ "127.255.255.254 is loopback", 0x7ffffffe, -1, true, 0 },
 	/* no RDMA device serves these in the test kernel */
-	{ "10.0.0.1 has no transport", 0x0a000001, -1, false, -EADDRNOTAVAIL },
+	{ "203.0.113.1 has no transport", 0xcb007101, -1, false, -EADDRNOTAVAIL },
 	{ "192.0.2.1 has no transport", 0xc0000201, -1, false, -EADDRNOTAVAIL },
 	{ "forced IB refuses loopback", 0x7f000001, RDS_TRANS_IB, false,
 	  -ENOPROTOOPT },
@@ -529,16 +636,16 @@ static void rdsd_trans_for_conn_same_address_is_loopback(struct kunit *test)
 	const struct rdsd_transport_ops *bound = (void *)test;
 
 	KUNIT_EXPECT_PTR_EQ(test,
-			    rdsd_trans_for_conn(&init_net, bound, htonl(0x0a000001),
-						htonl(0x0a000001)),
+			    rdsd_trans_for_conn(&init_net, bound, htonl(0xcb007101),
+						htonl(0xcb007101)),
 			    &rdsd_loop_transport);
 	KUNIT_EXPECT_PTR_EQ(test,
-			    rdsd_trans_for_conn(&init_net, bound, htonl(0x0a000001),
+			    rdsd_trans_for_conn(&init_net, bound, htonl(0xcb007101),
 						htonl(0x7f000001)),
 			    &rdsd_loop_transport);
 	KUNIT_EXPECT_PTR_EQ(test,
-			    rdsd_trans_for_conn(&init_net, bound, htonl(0x0a000001),
-						htonl(0x0a000002)),
+			    rdsd_trans_for_conn(&init_net, bound, htonl(0xcb007101),
+						htonl(0xcb007102)),
 			    bound);
 }
 
@@ -902,6 +1009,8 @@ WIRE_MUTATOR(w_off_past_len, h->frag_off = htonl(2500))
 WIRE_MUTATOR(w_off_overflow, h->frag_off = htonl(0xfffffff0))
 WIRE_MUTATOR(w_last_flag_early, h->flags |= htons(RDSD_WIRE_F_LAST_FRAG))
 WIRE_MUTATOR(w_ack_without_flag, h->flags &= ~htons(RDSD_WIRE_F_ACK_VALID))
+WIRE_MUTATOR(w_seq_max, h->seq = cpu_to_be64(U64_MAX))
+WIRE_MUTATOR(w_seq_below_max, h->seq = cpu_to_be64(U64_MAX - 1))
 WIRE_MUTATOR(w_last_frag_ok,
 	     h->frag_off = htonl(2000);
 	     h->flags |= htons(RDSD_WIRE_F_LAST_FRAG))
@@ -983,6 +1092,8 @@ static const struct wire_case wire_cases[] = {
 	{ "fragment offset overflow", w_off_overflow, -EBADMSG },
 	{ "last-fragment flag too early", w_last_flag_early, -EBADMSG },
 	{ "ack without its flag", w_ack_without_flag, -EPROTO },
+	{ "data numbered U64_MAX", w_seq_max, -EPROTO },
+	{ "data numbered U64_MAX - 1", w_seq_below_max, 0 },
 	{ "last fragment", w_last_frag_ok, 0 },
 	{ "last fragment without its flag", w_last_frag_unflagged, -EBADMSG },
 	{ "ack with payload", w_ack_with_payload, -EBADMSG },
@@ -1084,13 +1195,76 @@ static void rdsd_cookie_fields_are_independent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdsd_cookie_key(c), 0U);
 }
 
-/* A region of @len bytes starting @pg_off into its first page. */
+#define MR_OWNER_ADDR	TEST_ADDR(1)
+#define MR_OWNER_PORT	htons(5000)
+
+static void rdsd_cookie_off_make_keeps_page_offset(struct kunit *test)
+{
+	u32 first = rdsd_cookie_off_make(123), o;
+	bool differ = false;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, first & (PAGE_SIZE - 1), 123U);
+	for (i = 0; i < 64; i++) {
+		o = rdsd_cookie_off_make(123);
+		KUNIT_EXPECT_EQ(test, o & (PAGE_SIZE - 1), 123U);
+		differ |= o != first;
+	}
+	/* 20 random bits: 64 draws equal to the first has odds 2^-1280 */
+	KUNIT_EXPECT_TRUE(test, differ);
+}
+
+/*
+ * A region of @len bytes starting @pg_off into its first page, owned by
+ * the socket at MR_OWNER_ADDR:MR_OWNER_PORT.
+ */
 static void mr_init(struct rdsd_mr *mr, u32 pg_off, u32 cookie_off, u32 len)
 {
 	memset(mr, 0, sizeof(*mr));
 	mr->pg_off = pg_off;
 	mr->cookie_off = cookie_off;
 	mr->len = len;
+	mr->owner_addr = MR_OWNER_ADDR;
+	mr->owner_port = MR_OWNER_PORT;
+}
+
+/* rdsd_mr_check() for an operation from @saddr:@sport to the owner */
+static int mr_check(const struct rdsd_mr *mr, __be32 saddr, __be16 sport,
+		    u64 raddr, u32 bytes, bool write, u64 *off)
+{
+	const struct rdsd_mr_peer peer = {
+		.saddr = saddr, .sport = sport,
+		.daddr = MR_OWNER_ADDR, .dport = MR_OWNER_PORT,
+	};
+
+	return rdsd_mr_check(mr, &peer, raddr, bytes, write, off);
+}
+
+static void rdsd_mr_check_only_through_owner(struct kunit *test)
+{
+	struct rdsd_mr_peer peer = {
+		.saddr = TEST_ADDR(2), .sport = htons(4000),
+		.daddr = MR_OWNER_ADDR, .dport = MR_OWNER_PORT,
+	};
+	struct rdsd_mr mr;
+	u64 off = 0;
+
+	mr_init(&mr, 0, 0, 4096);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, &peer, 0, 8, true, &off), 0);
+	/* sent to another port of the owner's address */
+	peer.dport = htons(5001);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, &peer, 0, 8, true, &off),
+			-EACCES);
+	/* sent to the owner's port on another address */
+	peer.dport = MR_OWNER_PORT;
+	peer.daddr = TEST_ADDR(3);
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, &peer, 0, 8, false, &off),
+			-EACCES);
+	/* sent by the owner to itself: allowed like any peer */
+	peer.daddr = MR_OWNER_ADDR;
+	peer.saddr = MR_OWNER_ADDR;
+	peer.sport = MR_OWNER_PORT;
+	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, &peer, 0, 8, false, &off), 0);
 }
 
 static void rdsd_mr_check_keeps_peers_inside(struct kunit *test)
@@ -1102,47 +1276,47 @@ static void rdsd_mr_check_keeps_peers_inside(struct kunit *test)
 
 	/* 1000 bytes from offset 100 of the first page, cookie offset 100 */
 	mr_init(&mr, 100, 100, 1000);
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 1000, true,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, port, 100, 1000, true,
 					    &off), 0);
 	KUNIT_EXPECT_EQ(test, off, 100ULL);
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 1099, 1, false,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, port, 1099, 1, false,
 					    &off), 0);
 	KUNIT_EXPECT_EQ(test, off, 1099ULL);
 	/* before the region, past its end, overflowing, empty */
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 99, 1, false,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, port, 99, 1, false,
 					    &off), -EACCES);
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 1100, 1, false,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, port, 1100, 1, false,
 					    &off), -EACCES);
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 1001, false,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, port, 100, 1001, false,
 					    &off), -EACCES);
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, U64_MAX - 1, 8,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, port, U64_MAX - 1, 8,
 					    false, &off), -EACCES);
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 0, false,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, port, 100, 0, false,
 					    &off), -EACCES);
 
 	/* read only */
 	mr.flags = RDSD_MR_READ_ONLY;
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 8, true,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, port, 100, 8, true,
 					    &off), -EACCES);
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 8, false,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, port, 100, 8, false,
 					    &off), 0);
 
 	/* for one peer, any port; then one port */
 	mr.flags = 0;
 	mr.dest_addr = peer;
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, other, port, 100, 8, false,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, other, port, 100, 8, false,
 					    &off), -EACCES);
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, htons(1), 100, 8,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, htons(1), 100, 8,
 					    false, &off), 0);
 	mr.dest_port = port;
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, htons(1), 100, 8,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, htons(1), 100, 8,
 					    false, &off), -EACCES);
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 8, false,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, port, 100, 8, false,
 					    &off), 0);
 
 	/* dead */
 	mr.dead = true;
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, peer, port, 100, 8, false,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, peer, port, 100, 8, false,
 					    &off), -EACCES);
 }
 
@@ -1153,10 +1327,10 @@ static void rdsd_mr_check_zero_based_list(struct kunit *test)
 
 	/* an MR list whose byte 0 is 512 bytes into its first page */
 	mr_init(&mr, 512, 0, 3 * 4096);
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, 0, 0, 0, 3 * 4096, false,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, 0, 0, 0, 3 * 4096, false,
 					    &off), 0);
 	KUNIT_EXPECT_EQ(test, off, 512ULL);
-	KUNIT_EXPECT_EQ(test, rdsd_mr_check(&mr, 0, 0, 3 * 4096, 1, false,
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, 0, 0, 3 * 4096, 1, false,
 					    &off), -EACCES);
 }
 
@@ -1211,8 +1385,10 @@ static void rdsd_atomic_apply_computes(struct kunit *test)
 static struct kunit_case rdsd_cookie_cases[] = {
 	KUNIT_CASE(rdsd_cookie_layout_matches_linux),
 	KUNIT_CASE(rdsd_cookie_fields_are_independent),
+	KUNIT_CASE(rdsd_cookie_off_make_keeps_page_offset),
 	KUNIT_CASE(rdsd_mr_check_keeps_peers_inside),
 	KUNIT_CASE(rdsd_mr_check_zero_based_list),
+	KUNIT_CASE(rdsd_mr_check_only_through_owner),
 	KUNIT_CASE_PARAM(rdsd_atomic_apply_computes, atomic_gen_params),
 	{}
 };

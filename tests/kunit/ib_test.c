@@ -13,7 +13,9 @@
  * freely must be caught deadlocking, which shows the model can fail.
  *
  * rds_doca_ib_proto checks the connection race (who keeps its attempt),
- * the validation of the rdma_cm private data, and fragment reassembly.
+ * the validation of the rdma_cm private data, fragment reassembly, and
+ * that a send holding a message or an operation is never left without a
+ * completion to release it.
  */
 #include <kunit/test.h>
 #include <linux/in.h>
@@ -127,6 +129,46 @@ static void rdsd_ib_credits_take_returns_all_over_several_headers(struct kunit *
 	KUNIT_EXPECT_EQ(test, cr.avail, 96U);
 	rdsd_ib_credits_take(&cr, 1, &returned);
 	KUNIT_EXPECT_EQ(test, returned, 0U);
+}
+
+struct credits_add_case {
+	const char	*name;
+	u32		avail;
+	u32		max;
+	u32		n;
+	u32		avail_after;
+};
+
+static const struct credits_add_case credits_add_cases[] = {
+	{ "first credits of a queue pair", 0, 256, 256, 256 },
+	{ "returned within what was posted", 100, 256, 20, 120 },
+	{ "returned up to what was posted", 100, 256, 156, 256 },
+	{ "one more than was posted", 100, 256, 157, 256 },
+	{ "a header's worth beyond", 250, 256, U16_MAX, 256 },
+	{ "a whole buffer of packed headers", 0, 256, 256 * U16_MAX, 256 },
+	{ "would wrap the counter", 10, U32_MAX, U32_MAX, U32_MAX },
+	{ "nothing offered yet", 0, 0, 5, 0 },
+};
+
+static void credits_add_desc(const struct credits_add_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(credits_add, credits_add_cases, credits_add_desc);
+
+static void rdsd_ib_credits_add_clamps_to_posted(struct kunit *test)
+{
+	const struct credits_add_case *c = test->param_value;
+	struct rdsd_ib_credits cr = {
+		.avail = c->avail, .adv = 7, .max = c->max,
+	};
+
+	rdsd_ib_credits_add(&cr, c->n);
+
+	KUNIT_EXPECT_EQ(test, cr.avail, c->avail_after);
+	KUNIT_EXPECT_EQ(test, cr.adv, 7U);
+	KUNIT_EXPECT_EQ(test, cr.max, c->max);
 }
 
 /*
@@ -243,7 +285,8 @@ static void sim_arrive(struct sim *s, int i)
 	e->q_len--;
 	e->q_credits -= p.credits;
 	peer->consumed++;
-	peer->c.avail += p.credits;
+	/* as ib_data.c: a correct peer is never clamped, which is checked */
+	rdsd_ib_credits_add(&peer->c, p.credits);
 	if (p.last)
 		peer->delivered++;
 }
@@ -391,6 +434,7 @@ static void sim_init(struct kunit *test, struct sim *s, u32 ring,
 		struct sim_end *e = &s->end[i];
 
 		e->c.avail = ring;
+		e->c.max = ring;
 		e->to_send = msgs[i];
 		e->frags = sim_next_frags(s);
 		e->q = kunit_kcalloc(test, ring, sizeof(*e->q), GFP_KERNEL);
@@ -498,6 +542,8 @@ static struct kunit_case rdsd_ib_credits_cases[] = {
 	KUNIT_CASE_PARAM(rdsd_ib_credits_take_caps_returned,
 			 credits_take_gen_params),
 	KUNIT_CASE(rdsd_ib_credits_take_returns_all_over_several_headers),
+	KUNIT_CASE_PARAM(rdsd_ib_credits_add_clamps_to_posted,
+			 credits_add_gen_params),
 	KUNIT_CASE_PARAM(rdsd_ib_credits_exchange_never_overruns_or_deadlocks,
 			 sim_gen_params),
 	KUNIT_CASE(rdsd_ib_credits_exchange_catches_spending_last_credit),
@@ -902,8 +948,102 @@ static void rdsd_ib_op_status_maps_completions(struct kunit *test)
 				    ib_wc_status_msg(map[i].wc));
 }
 
+/*
+ * One send of a schedule: it holds a message (@msg) or nothing, asks for
+ * a completion whatever the count (@force), or is the completion of the
+ * oldest signaled send in flight (@complete); @stuck: only a signaled
+ * ACK from the ack timer would release what the tail holds.
+ */
+struct tail_step {
+	bool	msg;
+	bool	force;
+	bool	complete;
+	bool	stuck;
+};
+
+/* Post or complete as ib_data.c does, on a connection's counters. */
+static void tail_apply(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
+		       const struct tail_step *st)
+{
+	struct rdsd_ib_send s = {};
+
+	if (st->complete) {
+		tp->sig_inflight--;
+		return;
+	}
+	s.msg = st->msg ? msg : NULL;
+	rdsd_ib_signal(tp, &s, st->force);
+	if (s.wr.send_flags & IB_SEND_SIGNALED)
+		tp->sig_inflight++;
+	tp->send_head++;
+}
+
+static void rdsd_ib_tail_stuck_until_signaled(struct kunit *test)
+{
+	static const struct tail_step steps[] = {
+		/* an idle connection sends a message: nothing retires it */
+		{ .msg = true, .stuck = true },
+		{ .msg = true, .stuck = true },
+		/* the ack timer's signaled ACK */
+		{ .force = true },
+		{ .complete = true },
+		/* control messages hold nothing */
+		{},
+		{},
+		/* an operation (its last piece signaled), then its message */
+		{ .msg = true, .force = true },
+		{ .msg = true },
+		/* that completion leaves the message behind it */
+		{ .complete = true, .stuck = true },
+		{ .force = true },
+		{ .complete = true },
+	};
+	struct rdsd_ib_conn *tp;
+	struct rdsd_msg *msg;
+	unsigned int i;
+
+	/* Arrange */
+	tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+	msg = kunit_kzalloc(test, sizeof(*msg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+
+	/* Act and Assert, step by step */
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		tail_apply(tp, msg, &steps[i]);
+		KUNIT_EXPECT_EQ_MSG(test, rdsd_ib_tail_stuck(tp),
+				    steps[i].stuck, "step %u", i);
+	}
+}
+
+/* A busy ring asks for a completion every RDSD_IB_SIGNAL_EVERY sends. */
+static void rdsd_ib_tail_stuck_not_while_signal_due(struct kunit *test)
+{
+	const struct tail_step send = { .msg = true };
+	struct rdsd_ib_conn *tp;
+	struct rdsd_msg *msg;
+	unsigned int i;
+
+	tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+	msg = kunit_kzalloc(test, sizeof(*msg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+
+	for (i = 0; i < RDSD_IB_SIGNAL_EVERY; i++)
+		tail_apply(tp, msg, &send);
+	/* the last of them asked: its completion retires them all */
+	KUNIT_EXPECT_EQ(test, tp->sig_inflight, 1);
+	KUNIT_EXPECT_FALSE(test, rdsd_ib_tail_stuck(tp));
+	tail_apply(tp, msg, &send);
+	KUNIT_EXPECT_FALSE(test, rdsd_ib_tail_stuck(tp));
+	tail_apply(tp, msg, &(struct tail_step){ .complete = true });
+	KUNIT_EXPECT_TRUE(test, rdsd_ib_tail_stuck(tp));
+}
+
 static struct kunit_case rdsd_ib_proto_cases[] = {
 	KUNIT_CASE(rdsd_ib_op_status_maps_completions),
+	KUNIT_CASE(rdsd_ib_tail_stuck_until_signaled),
+	KUNIT_CASE(rdsd_ib_tail_stuck_not_while_signal_due),
 	KUNIT_CASE_PARAM(rdsd_ib_lower_wins_by_address, race_gen_params),
 	KUNIT_CASE(rdsd_ib_lower_wins_exactly_one_end_keeps),
 	KUNIT_CASE(rdsd_ib_lower_wins_one_winner_among_many),

@@ -12,7 +12,8 @@
  * rdsd_conn_net_exit() can destroy it), over a transport whose ->xmit
  * records the sequence numbers it is handed and can refuse one message
  * with -EAGAIN, resetting the path, bringing it back up or letting
- * another sender in while it does.
+ * another sender in while it does, or be acknowledged while it is being
+ * sent.
  */
 #include <kunit/test.h>
 #include <linux/in.h>
@@ -48,6 +49,13 @@ struct win_counts {
  * @done: ->xmit returns RDSD_XMIT_DONE for the message numbered
  *	@done_seq, which then holds nothing for the peer.
  * @done_seq: see @done.
+ * @ack: while the message numbered @ack_seq is being sent, before
+ *	anything else ->xmit does, the peer acknowledges it and everything
+ *	before it, as a peer that lies or a very fast one may.
+ * @ack_seq: see @ack.
+ * @ack_ret: what rdsd_send_acked() returned then.
+ * @ack_refs: the message's references right after that ack.
+ * @ack_on_conn: RDSD_MSG_ON_CONN right after that ack.
  * @counts: where ->conn_shutdown and ->conn_free are counted, if set.
  */
 struct win_tp {
@@ -61,6 +69,11 @@ struct win_tp {
 	bool		send_on_refuse;
 	bool		done;
 	u64		done_seq;
+	bool		ack;
+	u64		ack_seq;
+	int		ack_ret;
+	unsigned int	ack_refs;
+	bool		ack_on_conn;
 	struct win_counts *counts;
 };
 
@@ -105,6 +118,13 @@ static int win_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
 	struct win_tp *tp = conn->tp;
 
+	if (tp->ack && msg->seq == tp->ack_seq) {
+		tp->ack = false;
+		tp->ack_ret = rdsd_send_acked(conn, msg->seq);
+		/* @msg must still be ours to look at */
+		tp->ack_refs = refcount_read(&msg->refs);
+		tp->ack_on_conn = test_bit(RDSD_MSG_ON_CONN, &msg->flags);
+	}
 	if (tp->refuse && msg->seq == tp->refuse_seq) {
 		tp->refuse = false;
 		if (tp->reset_on_refuse) {
@@ -162,7 +182,6 @@ static int win_init(struct kunit *test)
 	struct rdsd_conn *conn;
 	struct rdsd_net *rn;
 	struct win *w;
-	int i;
 
 	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	rn = kunit_kzalloc(test, sizeof(*rn), GFP_KERNEL);
@@ -172,12 +191,7 @@ static int win_init(struct kunit *test)
 
 	/* what the connection and congestion code use of a namespace */
 	rn->net = &init_net;
-	spin_lock_init(&rn->conn_lock);
-	xa_init_flags(&rn->conns, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
-	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++)
-		INIT_HLIST_HEAD(&rn->conn_hash[i]);
-	spin_lock_init(&rn->cong_lock);
-	INIT_LIST_HEAD(&rn->cong_maps);
+	rdsd_conn_net_init(rn);
 	rn->stats = alloc_percpu(struct rdsd_stats);
 	if (!rn->stats)
 		return -ENOMEM;
@@ -202,7 +216,7 @@ static void win_destroy(struct kunit *test, struct win *w)
 	w->destroyed = true;
 	KUNIT_EXPECT_GE(test, w->counts.shutdowns, 1U);
 	KUNIT_EXPECT_EQ(test, w->counts.freed, 1U);
-	KUNIT_EXPECT_TRUE(test, list_empty(&w->rn->cong_maps));
+	KUNIT_EXPECT_EQ(test, w->rn->nr_cong_maps, 0U);
 }
 
 static void win_exit(struct kunit *test)
@@ -518,6 +532,81 @@ static void rdsd_conn_path_up_while_refusing_is_not_lost(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->send_queue));
 }
 
+static void rdsd_conn_xmit_acked_while_sent_stays_valid(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	/* Arrange: 1 is acknowledged, with 0, while ->xmit has it */
+	w->tp->ack = true;
+	w->tp->ack_seq = 1;
+
+	/* Act */
+	win_send(test, w->conn, 3);
+
+	/* Assert: completed, and alive on the core's reference alone */
+	KUNIT_EXPECT_EQ(test, w->tp->ack_ret, 0);
+	KUNIT_EXPECT_EQ(test, w->tp->ack_refs, 1U);
+	KUNIT_EXPECT_FALSE(test, w->tp->ack_on_conn);
+	EXPECT_SENT_SINCE(test, w, 0, 0, 1, 2);
+	EXPECT_RETRANS(test, w, 2);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->send_queue));
+}
+
+static void rdsd_conn_xmit_acked_while_refused_is_not_requeued(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	/* Arrange: 1 is acknowledged while ->xmit has it, then refused */
+	w->tp->ack = true;
+	w->tp->ack_seq = 1;
+	w->tp->refuse = true;
+	w->tp->refuse_seq = 1;
+
+	/* Act */
+	win_send(test, w->conn, 3);
+
+	/* Assert: the peer has 1, so it is not queued again; 2 waits */
+	KUNIT_EXPECT_EQ(test, w->tp->ack_ret, 0);
+	KUNIT_EXPECT_EQ(test, w->tp->ack_refs, 1U);
+	KUNIT_EXPECT_FALSE(test, w->tp->ack_on_conn);
+	EXPECT_SENT_SINCE(test, w, 0, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->retrans));
+	EXPECT_QUEUE(test, w, 2);
+
+	/* room again: only 2 goes */
+	rdsd_conn_xmit(w->conn);
+	EXPECT_SENT_SINCE(test, w, 1, 2);
+	EXPECT_RETRANS(test, w, 2);
+}
+
+static void rdsd_conn_ack_beyond_sent_changes_nothing(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	/* Arrange: 0..4 sent, 0..1 acknowledged, 5..6 queued, path down */
+	win_send(test, w->conn, 5);
+	KUNIT_ASSERT_EQ(test, rdsd_send_acked(w->conn, 1), 0);
+	rdsd_conn_down(w->conn);
+	win_queue(test, w->conn, 2);
+
+	/* Act: acks of 7 (next_tx_seq) and 2^63, as a forged header says */
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(w->conn, 7), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(w->conn, 1ULL << 63), -EPROTO);
+
+	/* Assert: both counted; every message where it was */
+	KUNIT_EXPECT_EQ(test, rdsd_stat_get(w->rn, recv_proto_error), 2ULL);
+	KUNIT_EXPECT_EQ(test, w->conn->last_acked, 1ULL);
+	EXPECT_RETRANS(test, w, 2, 3, 4);
+	EXPECT_QUEUE(test, w, 5, 6);
+
+	/* the highest number handed out is a valid ack, after a reset too */
+	win_reset(w->conn, 0);
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(w->conn, 6), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->retrans));
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->send_queue));
+	KUNIT_EXPECT_EQ(test, rdsd_stat_get(w->rn, recv_proto_error), 2ULL);
+}
+
 static void rdsd_conn_destroy_releases_every_message(struct kunit *test)
 {
 	struct win *w = test->priv;
@@ -562,6 +651,9 @@ static struct kunit_case rdsd_ib_window_cases[] = {
 	KUNIT_CASE(rdsd_conn_reset_during_xmit_sorts_refused),
 	KUNIT_CASE(rdsd_conn_xmit_while_refusing_is_not_lost),
 	KUNIT_CASE(rdsd_conn_path_up_while_refusing_is_not_lost),
+	KUNIT_CASE(rdsd_conn_xmit_acked_while_sent_stays_valid),
+	KUNIT_CASE(rdsd_conn_xmit_acked_while_refused_is_not_requeued),
+	KUNIT_CASE(rdsd_conn_ack_beyond_sent_changes_nothing),
 	KUNIT_CASE(rdsd_conn_destroy_releases_every_message),
 	{}
 };

@@ -19,6 +19,13 @@
 #              a registers memory and hands b the cookies; b reads,
 #              writes and applies atomics through them, then finds a
 #              freed and a used-up cookie refused
+#   rdma-cong  (doca only) each host sends the other messages behind RDMA
+#              writes with RDS_RDMA_NOTIFY_ME into a region of the
+#              other's, while it reads the other's messages slowly
+#              through a small receive buffer: each port turns congested
+#              and back while the same socket's operations complete, so
+#              lockdep sees a send completion queue a notice and a
+#              congestion change reach the IB transport, both at once
 #
 # Stages: "rds" runs them over Linux RDS (rds_rdma, family 21) as the
 # reference, "doca" over rds_doca.  Output is TAP, the checks of the
@@ -46,6 +53,7 @@ PORT_FANIN=6200
 PORT_RELOAD_A=7000
 PORT_RELOAD_B=7100
 PORT_RDMA=7200
+PORT_RDMA_CONG=7300
 
 usage() {
 	cat <<EOF
@@ -214,6 +222,17 @@ test_rdma() {
 	fi
 }
 
+test_rdma_cong() {
+	local -a c
+
+	mapfile -t c < <(common)
+	start rdma-cong "$XHOST" "${c[@]}" --mode rdma-cong \
+		--port "$PORT_RDMA_CONG" --count "$MESSAGES"
+	wait_ready rdma-cong
+	sync_peer rdma-cong || return
+	fold rdma-cong
+}
+
 # test_ctl: each host pings the other's kernel with rdsctl, and shows
 # the connection between them.
 test_ctl() {
@@ -328,6 +347,7 @@ run_stage() {
 	timed reload_test reload-a a "$PORT_RELOAD_A"
 	timed reload_test reload-b b "$PORT_RELOAD_B"
 	[[ $stage != doca ]] || timed test_rdma
+	[[ $stage != doca ]] || timed test_rdma_cong
 	[[ $stage != doca ]] || timed test_ctl
 
 	sync_peer end || return

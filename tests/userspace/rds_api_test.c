@@ -280,9 +280,9 @@ static void test_bind_errors(void)
 	       "239.255.1.2 (multicast) -> EINVAL");
 
 	/* rds_trans_get_preferred() finds no transport */
-	sin = sin_str("192.0.2.1", 0);
+	sin = sin_str("203.0.113.254", 0);
 	is_err(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), EADDRNOTAVAIL,
-	       "192.0.2.1 (not local) -> EADDRNOTAVAIL");
+	       "203.0.113.254 (not local) -> EADDRNOTAVAIL");
 
 	/* move_addr_to_kernel() */
 	is_err(bind(fd, NULL, sizeof(sin)), EFAULT, "NULL address -> EFAULT");

@@ -16,6 +16,7 @@
 #include "rds_util.h"
 
 #include <linux/capability.h>
+#include <grp.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -690,7 +691,8 @@ static void test_mr_errors(void)
 	is_ok(free_mr(b, cookie, 0), "freeing it -> 0");
 	cookie = 0;
 	is_ok(get_mr(b, buf + 123, 1, 0, &cookie), "1 byte -> 0");
-	is_eq(cookie_off(cookie), 123, "cookie offset is the page offset");
+	is_eq(cookie_off(cookie) & (PAGE - 1), 123,
+	      "the cookie keeps the page offset of byte 0");
 	is_ok(free_mr(b, cookie, 0), "freeing it -> 0");
 out:
 	if (u >= 0)
@@ -726,8 +728,8 @@ static void test_mr_cookies(void)
 		"two registrations of one buffer get different keys",
 		"cookies 0x%llx and 0x%llx", (unsigned long long)c1,
 		(unsigned long long)c2);
-	is_eq(cookie_off(c1), 10, "first cookie offset 10");
-	is_eq(cookie_off(c2), 10, "second cookie offset 10");
+	is_eq(cookie_off(c1) & (PAGE - 1), 10, "first cookie, page offset 10");
+	is_eq(cookie_off(c2) & (PAGE - 1), 10, "second cookie, page offset 10");
 	pattern_fill(bbuf, 100, 1);
 	st = run_write(&p, c1, 0, bbuf, 100, "write through the first");
 	is_eq(st, RDS_RDMA_SUCCESS, "write through the first cookie");
@@ -1475,21 +1477,21 @@ static void test_remote_errors(void)
 	REFUSED(c, 1000, 1, 1, "write just past the end");
 	REFUSED(c, 5000, 16, 1, "write far past the end");
 	REFUSED(c, ~0ULL - 7, 16, 1, "write at a remote address that wraps");
-	REFUSED(cookie_make(key, 50), 0, 16, 1,
-		"write before the region (cookie offset 50 instead of 100)");
-	REFUSED(cookie_make(key, 50), 40, 16, 0,
-		"read straddling the region's start (offset 50, addr 40)");
-	REFUSED(cookie_make(key, 0), 0, 1000, 1,
-		"write from the page start (cookie offset 0)");
-	REFUSED(cookie_make(key, 4096 + 100), 0, 16, 1,
-		"write after the region (cookie offset 4196)");
+	/* a cookie whose high half was changed names no region */
+	REFUSED(cookie_make(key, cookie_off(c) - 50), 0, 16, 1,
+		"write before the region (high half 50 lower)");
+	REFUSED(cookie_make(key, cookie_off(c) - 50), 40, 16, 0,
+		"read straddling the region's start (high half 50 lower)");
+	REFUSED(cookie_make(key, cookie_off(c) & ~(PAGE - 1)), 0, 1000, 1,
+		"write from the page start (high half at the page)");
+	REFUSED(cookie_make(key, cookie_off(c) + 4096), 0, 16, 1,
+		"write after the region (high half one page higher)");
+	REFUSED(c ^ (1ULL << 63), 0, 16, 1,
+		"write with the cookie's top bit flipped");
 #undef REFUSED
 
-	/* the same arithmetic, in range */
-	st = run_write(&p, cookie_make(key, 50), 50, bbuf, 16,
-		       "offset 50 + addr 50 is the region's first byte");
-	is_eq(st, RDS_RDMA_SUCCESS,
-	      "write at cookie offset 50 + addr 50 (region byte 0) succeeds");
+	st = run_write(&p, c, 0, bbuf, 16, "region byte 0");
+	is_eq(st, RDS_RDMA_SUCCESS, "write at remote address 0 succeeds");
 	check_pattern(abuf + 100, 16, 61, "it landed at the region's start");
 	st = run_write(&p, c, 999, bbuf, 1, "last byte");
 	is_eq(st, RDS_RDMA_SUCCESS, "write of the region's last byte succeeds");
@@ -1676,29 +1678,8 @@ out:
  */
 static bool counter_get(int fd, const char *name, uint64_t *val)
 {
-	struct rds_info_counter *c;
-	socklen_t len;
-	size_t i, n;
-	void *buf;
-	int r = info_get(fd, RDS_INFO_COUNTERS, &buf, &len);
-
-	if (r != (int)sizeof(*c)) {
-		free(buf);
-		return ok_diag(0, "RDS_INFO_COUNTERS", "getsockopt: %s",
-			       r < 0 ? tap_errname(-r) : "bad entry size");
-	}
-	c = buf;
-	n = len / sizeof(*c);
-	for (i = 0; i < n; i++) {
-		if (!strncmp((const char *)c[i].name, name, sizeof(c[i].name))) {
-			*val = c[i].value;
-			free(buf);
-			return true;
-		}
-	}
-	free(buf);
-	return ok_diag(0, "RDS_INFO_COUNTERS", "no counter %s among %zu",
-		       name, n);
+	return counter_read(fd, name, val) ||
+	       ok_diag(0, "RDS_INFO_COUNTERS", "no counter %s", name);
 }
 
 /*
@@ -2128,7 +2109,7 @@ static void test_dest_map(void)
 	cm_add(&cm, RDS_CMSG_RDMA_MAP, &g, sizeof(g));
 	is_ok(send_a_to_b(&p, &cm), "sendmsg with RDS_CMSG_RDMA_MAP");
 	ok(c != 0, "cookie written to cookie_addr");
-	is_eq(cookie_off(c), 200, "cookie offset 200");
+	is_eq(cookie_off(c) & (PAGE - 1), 200, "cookie page offset 200");
 	memset(&rx, 0, sizeof(rx));
 	if (expect_msg(p.b, &rx, "B gets the message"))
 		ok_diag(rx.has_dest && rx.dest == c,
@@ -2886,7 +2867,8 @@ static void test_mrlist_basic(void)
 	if (!is_ok(get_mr_list(p.a, v, 3, 0, &c), "GET_MR_LIST of 1, 2, 1 pages"))
 		goto out;
 	ok(c != 0, "a cookie was written");
-	is_eq(cookie_off(c), 0, "the cookie's offset is 0");
+	is_eq(cookie_off(c) & (PAGE - 1), 0,
+	      "the cookie's page offset is 0 (zero-based)");
 
 	pattern_fill(bbuf, 16 * KIB, 17);
 	memcpy(want, bbuf, 16 * KIB);
@@ -2933,7 +2915,8 @@ static void test_mrlist_basic(void)
 	if (!is_ok(get_mr_list(p.a, v, 3, 0, &c),
 		   "GET_MR_LIST with an unaligned first start and last end"))
 		goto out;
-	is_eq(cookie_off(c), 0, "the cookie's offset is 0");
+	is_eq(cookie_off(c) & (PAGE - 1), 0,
+	      "the cookie's page offset is 0 (zero-based)");
 	pattern_fill(bbuf, PAGE - 100 + 2 * PAGE + 1000, 19);
 	st = run_write(&p, c, 0, bbuf, PAGE - 100 + 2 * PAGE + 1000,
 		       "write of the whole region");
@@ -3041,6 +3024,284 @@ out:
 	xunmap(area, MIB + 4 * PAGE);
 }
 
+/*
+ * Cookies are capabilities bound to their owner.  Root registers a region
+ * on socket V; user nobody, in a child, (1) uses V's cookie through its
+ * own sockets, which must not reach V's region, and (2) guesses cookies
+ * near V's, and sequential ones from 1, at V's own port: every attempt
+ * ends in RDS_RDMA_REMOTE_ERROR, V's memory is unchanged, and each
+ * refusal is counted.  Over IB the device checks the key, and the owner
+ * check is not made there yet (Documentation/security.rst).
+ */
+enum {
+	ISO_SETUID, ISO_OWN_READ, ISO_OWN_WRITE, ISO_GUESSES, ISO_GUESS_OK,
+	ISO_GUESS_REFUSED, ISO_THROTTLED, ISO_FAILED_CHECKS, ISO_COUNT
+};
+
+/*
+ * One silent operation with @cookie from p->b to p->sa, whose outcome only
+ * the notice tells.  A socket whose operations were refused too often in
+ * the last second gets EAGAIN (counted in *@throttled): wait and send it
+ * again.  Returns the status, or -1 after a failing check.
+ */
+static int guess(struct pair *p, uint64_t cookie, void *buf, uint64_t flags,
+		 int *throttled)
+{
+	struct rds_iovec lv = { (uintptr_t)buf, 64 };
+	struct rds_rdma_args ra;
+	struct cm c;
+
+	mk_rdma(&ra, cookie, 0, 64, &lv, 1,
+		flags | RDS_RDMA_SILENT | RDS_RDMA_NOTIFY_ME);
+	cm_init(&c);
+	cm_add(&c, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra));
+	while (send_cm(p->b, &p->sa, op_payload, sizeof(op_payload) - 1,
+		       &c) < 0) {
+		if (errno != EAGAIN)
+			return ok_diag(0, "guess", "sendmsg: %s",
+				       tap_errname(errno)), -1;
+		(*throttled)++;
+		sleep_ms(50);
+	}
+	return op_outcome(p, ra.user_token, false, "guess");
+}
+
+static void iso_child(int wfd, uint64_t victim_cookie,
+		      const struct sockaddr_in *victim)
+{
+	char *buf = xmap(PAGE);
+	struct pair q = { .a = -1, .b = -1 }, g;
+	int res[ISO_COUNT] = { 0 }, st;
+	uint64_t key = cookie_key(victim_cookie);
+	uint64_t off = cookie_off(victim_cookie), c;
+	unsigned int i, j;
+
+	res[ISO_SETUID] = setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+			  setresuid(65534, 65534, 65534) ? errno : 0;
+	if (res[ISO_SETUID] || !buf || !pair_open(&q))
+		goto out;
+	res[ISO_OWN_READ] = run_read(&q, victim_cookie, 0, buf, 64,
+				     "nobody: V's cookie through its own port");
+	pattern_fill(buf, PAGE, 5);
+	res[ISO_OWN_WRITE] = run_write(&q, victim_cookie, 0, buf, 64,
+				       "nobody: V's cookie, write, own port");
+
+	/* guesses sent to V itself: silent, so only the notice comes back */
+	g = q;
+	g.sa = *victim;
+	for (i = 0; i < 600; i++) {
+		j = i % 200 + 1;
+		switch (i / 200) {
+		case 0:		/* the keys next to V's */
+			c = cookie_make((key + (i & 1 ? j : -j)) & 0xffffffff,
+					off);
+			break;
+		case 1:		/* V's key, other high halves */
+			c = cookie_make(key, off + (i & 1 ? j : -j) * PAGE);
+			break;
+		default:	/* keys handed out in sequence */
+			c = cookie_make(j, off & (PAGE - 1));
+			break;
+		}
+		st = guess(&g, c, buf, i & 2 ? RDS_RDMA_READWRITE : 0,
+			   &res[ISO_THROTTLED]);
+		res[ISO_GUESSES]++;
+		res[ISO_GUESS_OK] += st == RDS_RDMA_SUCCESS;
+		res[ISO_GUESS_REFUSED] += st == RDS_RDMA_REMOTE_ERROR;
+	}
+out:
+	res[ISO_FAILED_CHECKS] = tap_failures();
+	if (write(wfd, res, sizeof(res)) != sizeof(res))
+		_exit(3);
+	_exit(0);
+}
+
+static void test_sec_cookie_owner(void)
+{
+	char *vbuf = xmap(PAGE), *bbuf = xmap(PAGE);
+	struct pair p = { .a = -1, .b = -1 };
+	uint64_t cv = 0, before = 0, after = 0;
+	int res[ISO_COUNT], fds[2] = { -1, -1 }, status, st;
+	pid_t pid;
+
+	if (over_ib()) {
+		tap_diag("sec_cookie_owner: loopback only: over IB the owner check is not made yet");
+		goto out;
+	}
+	if (!vbuf || !bbuf || !pair_open(&p))
+		goto out;
+	memset(vbuf, 0x5a, PAGE);
+	if (!is_ok(get_mr(p.a, vbuf, PAGE, 0, &cv), "V: GET_MR") ||
+	    !counter_get(p.a, "rdma_refused", &before) ||
+	    !is_ok(pipe(fds), "pipe"))
+		goto out;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		iso_child(fds[1], cv, &p.sa);
+	}
+	close(fds[1]);
+	fds[1] = -1;
+	memset(res, 0xff, sizeof(res));
+	ok(pid > 0 && read(fds[0], res, sizeof(res)) == sizeof(res),
+	   "the unprivileged child reported");
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	is_eq(res[ISO_SETUID], 0, "the child runs as nobody");
+	is_eq(res[ISO_FAILED_CHECKS], 0, "the child's own checks passed");
+	is_eq(res[ISO_OWN_READ], RDS_RDMA_REMOTE_ERROR,
+	      "V's cookie sent to another socket cannot read V's region");
+	is_eq(res[ISO_OWN_WRITE], RDS_RDMA_REMOTE_ERROR,
+	      "nor write it");
+	is_eq(res[ISO_GUESSES], 600, "600 guessed cookies tried at V's port");
+	is_eq(res[ISO_GUESS_OK], 0, "none of them reached a region");
+	is_eq(res[ISO_GUESS_REFUSED], 600,
+	      "each ended in RDS_RDMA_REMOTE_ERROR");
+	tap_diag("sec_cookie_owner: sendmsg() refused %d times while throttled",
+		 res[ISO_THROTTLED]);
+	check_fill(vbuf, PAGE, 0x5a, "V's memory is unchanged");
+	if (counter_get(p.a, "rdma_refused", &after))
+		ok_diag(after - before >= 602, "each refusal is counted",
+			"rdma_refused rose by %llu",
+			(unsigned long long)(after - before));
+
+	/* handed over, the cookie works for anyone who sends it to V */
+	pattern_fill(bbuf, PAGE, 77);
+	st = run_write(&p, cv, 0, bbuf, 64, "a peer given V's cookie");
+	is_eq(st, RDS_RDMA_SUCCESS,
+	      "a peer given V's cookie writes V's region through V's port");
+	check_pattern(vbuf, 64, 77, "the write landed");
+out:
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	pair_close(&p);
+	xunmap(vbuf, PAGE);
+	xunmap(bbuf, PAGE);
+}
+
+/*
+ * Refused operations are rate-limited per socket: a socket that keeps
+ * sending operations with a wrong cookie soon gets EAGAIN from sendmsg()
+ * (counted in rdma_throttled), while another socket is not held back and
+ * a good cookie still works once the second is over.
+ */
+static void test_sec_refusals_throttled(void)
+{
+	char *abuf = xmap(PAGE), *bbuf = xmap(PAGE);
+	struct pair p = { .a = -1, .b = -1 };
+	uint64_t c = 0, before = 0, after = 0;
+	struct rds_iovec lv;
+	struct rds_rdma_args ra;
+	unsigned int sent = 0;
+	int err = 0, other = -1, st;
+
+	if (over_ib()) {
+		/* there a wrong key resets the connection: see security.rst */
+		tap_diag("sec_refusals_throttled: loopback only");
+		goto out;
+	}
+	if (!abuf || !bbuf || !pair_open(&p))
+		goto out;
+	if (!is_ok(get_mr(p.a, abuf, PAGE, 0, &c), "GET_MR") ||
+	    !counter_get(p.a, "rdma_throttled", &before))
+		goto out;
+	lv.addr = (uintptr_t)bbuf;
+	lv.bytes = 64;
+	/* silent, on empty messages, no notice: only the refusals count */
+	while (sent < 20000) {
+		mk_rdma(&ra, c ^ (1ULL << 62), 0, 64, &lv, 1, RDS_RDMA_SILENT);
+		if (send_rdma(p.b, &p.sa, &ra) < 0) {
+			err = errno;
+			break;
+		}
+		sent++;
+	}
+	tap_diag("sec_refusals_throttled: %u refused operations before the first refusal at sendmsg()",
+		 sent);
+	is_eq(err, EAGAIN, "a socket sending bad cookies soon gets EAGAIN");
+	ok(sent >= 64, "but not before 64 refusals (%u)", sent);
+	if (counter_get(p.a, "rdma_throttled", &after))
+		ok(after > before, "rdma_throttled counts it");
+	other = bound_socket_at(cfg.peer, 0, "setup: another socket");
+	if (other >= 0) {
+		struct pair q = p;
+
+		q.b = other;
+		pattern_fill(bbuf, PAGE, 9);
+		st = run_write(&q, c, 0, bbuf, 64, "another socket");
+		is_eq(st, RDS_RDMA_SUCCESS,
+		      "another socket of the same user is not held back");
+		check_pattern(abuf, 64, 9, "its write landed");
+	}
+	sleep_ms(1100);
+	st = run_write(&p, c, 64, bbuf, 64, "after a second");
+	is_eq(st, RDS_RDMA_SUCCESS,
+	      "a second later the throttled socket's good cookie works");
+out:
+	if (other >= 0)
+		close(other);
+	pair_close(&p);
+	xunmap(abuf, PAGE);
+	xunmap(bbuf, PAGE);
+}
+
+/*
+ * Cookies cannot be guessed: over 1000 registrations no two share a key,
+ * consecutive keys are not neighbours, and every random bit (0-31 and
+ * 44-63, mr.h) takes both values about equally often.  Over IB the key is
+ * the device's and only bits 44-63 are random (Documentation/security.rst).
+ */
+static void test_sec_cookie_random(void)
+{
+	enum { N = 1000 };
+	uint64_t *c = calloc(N, sizeof(*c)), keys[N];
+	char *buf = xmap(PAGE);
+	unsigned int i, b, fails = 0, near = 0, dups = 0, lopsided = 0;
+	int fd = -1;
+
+	if (!c || !buf)
+		goto out;
+	fd = bound_socket_at(cfg.addr, 0, "setup: bind");
+	if (fd < 0)
+		goto out;
+	for (i = 0; i < N; i++) {
+		if (get_mr(fd, buf + 16, 64, 0, &c[i]) || free_mr(fd, c[i], 0))
+			fails++;
+		keys[i] = cookie_key(c[i]);
+		if (i && (keys[i] - keys[i - 1] + 256) % (1ULL << 32) < 512)
+			near++;
+	}
+	is_eq(fails, 0, "1000 register/free cycles succeed");
+	qsort(keys, N, sizeof(*keys), cmp_u64);
+	for (i = 1; i < N; i++)
+		dups += keys[i] == keys[i - 1];
+	is_eq(dups, 0, "no key handed out twice");
+	/* by chance: about 1000 * 512 / 2^32 */
+	if (!over_ib())
+		is_eq(near, 0, "no key lies within 256 of the one before");
+	for (b = over_ib() ? 44 : 0; b < 64; b++) {
+		unsigned int ones = 0;
+
+		if (b >= 32 && b < 44)
+			continue;	/* the page offset */
+		for (i = 0; i < N; i++)
+			ones += (c[i] >> b) & 1;
+		/* 300 and 700 are 12.6 standard deviations from 500 */
+		if (ones < 300 || ones > 700)
+			lopsided++;
+	}
+	is_eq(lopsided, 0, "each random bit is set in 30-70%% of cookies");
+	ok(cookie_off(c[0]) % PAGE == 16, "the page offset is kept");
+out:
+	if (fd >= 0)
+		close(fd);
+	free(c);
+	xunmap(buf, PAGE);
+}
+
 /* ------------------------------------------------------------------ */
 /* main                                                                */
 /* ------------------------------------------------------------------ */
@@ -3086,6 +3347,9 @@ static const struct test tests[] = {
 	{ "life_munmap_local", test_life_munmap_local },
 	{ "mrlist_basic", test_mrlist_basic },
 	{ "mrlist_errors", test_mrlist_errors },
+	{ "sec_cookie_owner", test_sec_cookie_owner },
+	{ "sec_cookie_random", test_sec_cookie_random },
+	{ "sec_refusals_throttled", test_sec_refusals_throttled },
 };
 
 static bool selected(const struct test *t)

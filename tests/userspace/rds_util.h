@@ -590,4 +590,31 @@ static inline int info_get(int fd, int opt, void **buf, socklen_t *len)
 	return -ENOSPC;
 }
 
+/* Counter @name of @fd's namespace, or false. */
+static inline bool counter_read(int fd, const char *name, uint64_t *val)
+{
+	struct rds_info_counter *c;
+	socklen_t len;
+	size_t i;
+	void *buf;
+	bool found = false;
+	int r = info_get(fd, RDS_INFO_COUNTERS, &buf, &len);
+
+	if (r != (int)sizeof(*c)) {
+		free(buf);
+		return false;
+	}
+	c = buf;
+	for (i = 0; i < len / sizeof(*c); i++) {
+		if (!strncmp((const char *)c[i].name, name,
+			     sizeof(c[i].name))) {
+			*val = c[i].value;
+			found = true;
+			break;
+		}
+	}
+	free(buf);
+	return found;
+}
+
 #endif /* RDS_SELFTEST_UTIL_H */

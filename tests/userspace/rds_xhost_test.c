@@ -22,6 +22,13 @@
  *                peer's operations did, free a region, until "quit"
  *   rdma-user    RDMA reads, writes and atomics through those cookies,
  *                against an rdma-owner at --peer:--port
+ *   rdma-cong    both hosts at once: bind --addr:--port with a small
+ *                receive buffer, register a region and swap cookies with
+ *                --peer:--port, then send --count messages, each behind
+ *                an RDMA write with RDS_RDMA_NOTIFY_ME into the peer's
+ *                region, while reading the peer's messages slowly: each
+ *                port turns congested and back again and again while
+ *                the socket's own operations complete
  *
  * stream-send runs twice against one stream-recv, with the sending
  * host's module reloaded in between: the receiver, which stays up, must
@@ -373,7 +380,8 @@ static void mode_stream_send(void)
 	"          [--sport P] [--dport P] [--count N] [--ack-at N]\n"	\
 	"          [--from N] [--to N] [--idle-timeout S]\n"		\
 	"  MODE: echo, ping, stream-recv (--sport, --count, --ack-at),\n" \
-	"        stream-send (--dport, --from, --to), rdma-owner, rdma-user"
+	"        stream-send (--dport, --from, --to), rdma-owner, rdma-user,\n" \
+	"        rdma-cong (--count)"
 
 /* ---- RDMA and atomics between hosts ---- */
 
@@ -694,6 +702,230 @@ out:
 	close(fd);
 }
 
+/* ---- congestion and RDMA notices at once, both ways ---- */
+
+#define CONG_MAGIC	0x52444343u	/* "RDCC" */
+#define CONG_SLOTS	16		/* operations in flight, region slots */
+#define CONG_SLOT	4096
+#define CONG_RCVBUF	4096		/* SO_RCVBUF: the kernel doubles it */
+#define CONG_BURST	4		/* sends per read while not held back */
+
+enum { CONG_HELLO = 1, CONG_DATA };
+
+struct cong_msg {
+	uint32_t magic;
+	uint32_t type;
+	uint64_t seq;		/* CONG_DATA: the message's number */
+	uint64_t cookie;	/* CONG_HELLO: the sender's region */
+	uint32_t have;		/* CONG_HELLO: the sender has our cookie */
+	uint32_t pad;
+};
+
+/* Message @i's length: small ones (packed with their operations) and not. */
+static size_t cong_len(uint64_t i)
+{
+	return i % 2 ? 2048 : 256;
+}
+
+/* Send message @i behind a 4 KiB RDMA write into slot i % CONG_SLOTS. */
+static ssize_t cong_send(int fd, const struct sockaddr_in *to,
+			 uint64_t cookie, char *local, uint64_t i)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(struct rds_rdma_args))];
+		struct cmsghdr align;
+	} ctl;
+	char *l = local + (i % CONG_SLOTS) * CONG_SLOT;
+	struct rds_iovec v = { .addr = (uintptr_t)l, .bytes = CONG_SLOT };
+	struct rds_rdma_args a = {
+		.cookie = cookie,
+		.remote_vec = { .addr = (i % CONG_SLOTS) * CONG_SLOT,
+				.bytes = CONG_SLOT },
+		.local_vec_addr = (uintptr_t)&v,
+		.nr_local = 1,
+		.flags = RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME,
+		.user_token = i + 1,
+	};
+	struct cong_msg *cm = (struct cong_msg *)want;
+	struct iovec iov = { want, cong_len(i) };
+	struct msghdr m = {
+		.msg_name = (void *)to,
+		.msg_namelen = sizeof(*to),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.b,
+		.msg_controllen = sizeof(ctl.b),
+	};
+	struct cmsghdr *c;
+
+	memcpy(l, &i, sizeof(i));
+	memset(want, 0, cong_len(i));
+	cm->magic = CONG_MAGIC;
+	cm->type = CONG_DATA;
+	cm->seq = i;
+	memset(&ctl, 0, sizeof(ctl));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_RDMA_ARGS;
+	c->cmsg_len = CMSG_LEN(sizeof(a));
+	memcpy(CMSG_DATA(c), &a, sizeof(a));
+	return sendmsg(fd, &m, MSG_DONTWAIT);
+}
+
+static void mode_rdma_cong(void)
+{
+	const long n = opt_count;
+	struct sockaddr_in peer = sin_make(cfg.peer, opt_port), from;
+	size_t size = 2 * CONG_SLOTS * CONG_SLOT;
+	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	union {
+		char b[CMSG_SPACE(sizeof(struct rds_rdma_notify)) * 8];
+		struct cmsghdr align;
+	} ctl;
+	struct pollfd pfd = { .events = POLLIN };
+	long sent = 0, recvd = 0, notified = 0, held = 0, bad_data = 0;
+	long bad_status = 0, bad_token = 0, iter = 0;
+	uint64_t mine = 0, theirs = 0;
+	bool have = false, peer_has = false;
+	long long last_hello = 0, idle_until;
+	char *region, *local;
+	int fd, sz = CONG_RCVBUF;
+
+	if (!ok_diag(mem != MAP_FAILED, "rdma-cong: mmap", "%s",
+		     tap_errname(errno)))
+		return;
+	region = mem;
+	local = mem + CONG_SLOTS * CONG_SLOT;
+	memset(mem, 0xff, size);
+	fd = open_bound(opt_port, "rdma-cong: bind");
+	if (fd < 0)
+		goto out;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if (!is_ok(get_mr(fd, region, CONG_SLOTS * CONG_SLOT, 0, &mine),
+		   "rdma-cong: RDS_GET_MR of the region the peer writes"))
+		goto out_fd;
+	tap_diag("ready");
+	pfd.fd = fd;
+
+	idle_until = now_ms() + idle_ms();
+	while ((sent < n || recvd < n || notified < n || !peer_has) &&
+	       now_ms() < idle_until) {
+		struct iovec iov = { buf, sizeof(buf) };
+		const struct cong_msg *cm = (const void *)buf;
+		struct rds_rdma_notify note;
+		struct msghdr m;
+		struct cmsghdr *c;
+		ssize_t r;
+		int burst;
+
+		/* swap cookies until the peer shows it has ours */
+		if (!peer_has && now_ms() - last_hello >= 100) {
+			struct cong_msg h = {
+				.magic = CONG_MAGIC, .type = CONG_HELLO,
+				.cookie = mine, .have = have,
+			};
+
+			send_to(fd, &peer, &h, sizeof(h), MSG_DONTWAIT);
+			last_hello = now_ms();
+		}
+		/* a burst of sends, while the peer's port and our room allow */
+		for (burst = 0; have && burst < CONG_BURST && sent < n &&
+		     sent - notified < CONG_SLOTS; burst++) {
+			if (cong_send(fd, &peer, theirs, local, sent) >= 0) {
+				sent++;
+				idle_until = now_ms() + idle_ms();
+				continue;
+			}
+			if (errno != ENOBUFS && errno != EAGAIN) {
+				ok_diag(0, "rdma-cong: send with an RDMA write",
+					"message %ld: %s", sent,
+					tap_errname(errno));
+				goto out_fd;
+			}
+			held++;
+			break;
+		}
+
+		/* then one read, and a pause after data: a slow reader */
+		memset(&m, 0, sizeof(m));
+		memset(&from, 0, sizeof(from));
+		m.msg_name = &from;
+		m.msg_namelen = sizeof(from);
+		m.msg_iov = &iov;
+		m.msg_iovlen = 1;
+		m.msg_control = ctl.b;
+		m.msg_controllen = sizeof(ctl.b);
+		r = recvmsg(fd, &m, MSG_DONTWAIT);
+		if (r < 0) {
+			if (errno != EAGAIN) {
+				ok_diag(0, "rdma-cong: recvmsg", "%s",
+					tap_errname(errno));
+				goto out_fd;
+			}
+			poll(&pfd, 1, 10);
+			continue;
+		}
+		for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			if (c->cmsg_level != SOL_RDS ||
+			    c->cmsg_type != RDS_CMSG_RDMA_STATUS)
+				continue;
+			memcpy(&note, CMSG_DATA(c), sizeof(note));
+			if (note.status != RDS_RDMA_SUCCESS)
+				bad_status++;
+			if (note.user_token != (uint64_t)notified + 1)
+				bad_token++;
+			notified++;
+			idle_until = now_ms() + idle_ms();
+		}
+		if (!from.sin_port)
+			continue;	/* notices only */
+		if (r < (ssize_t)sizeof(*cm) || cm->magic != CONG_MAGIC) {
+			bad_data++;
+			continue;
+		}
+		if (cm->type == CONG_HELLO) {
+			theirs = cm->cookie;
+			have = true;
+			peer_has |= cm->have;
+			continue;
+		}
+		/* the peer sends data only once it has our cookie */
+		peer_has = true;
+		if (cm->seq != (uint64_t)recvd || r != (ssize_t)cong_len(recvd)) {
+			bad_data++;
+		} else {
+			/* its write landed first; a later one may have too */
+			uint64_t v;
+
+			memcpy(&v, region + (recvd % CONG_SLOTS) * CONG_SLOT,
+			       sizeof(v));
+			if (v < (uint64_t)recvd || v >= (uint64_t)n ||
+			    v % CONG_SLOTS != (uint64_t)recvd % CONG_SLOTS)
+				bad_data++;
+		}
+		recvd++;
+		idle_until = now_ms() + idle_ms();
+		if (++iter % 2 == 0)
+			usleep(500);
+	}
+
+	is_eq(sent, n, "rdma-cong: %ld messages sent behind RDMA writes", n);
+	is_eq(notified, n, "rdma-cong: a notice for each of them");
+	ok_diag(!bad_status && !bad_token, "rdma-cong: every notice in order, RDS_RDMA_SUCCESS",
+		"%ld failed, %ld out of order", bad_status, bad_token);
+	is_eq(recvd, n, "rdma-cong: %ld messages received from the peer", n);
+	is_eq(bad_data, 0,
+	      "rdma-cong: each in order, after the write that came with it");
+	tap_diag("rdma-cong: the peer's port held %ld sends back", held);
+	ok(held > 0, "rdma-cong: the peer's port was congested at times");
+out_fd:
+	close(fd);
+out:
+	munmap(mem, size);
+}
+
 enum {
 	OPT_MODE = 0x100, OPT_PORT, OPT_SPORT, OPT_DPORT, OPT_COUNT,
 	OPT_ACK_AT, OPT_FROM, OPT_TO, OPT_IDLE,
@@ -759,6 +991,7 @@ int main(int argc, char **argv)
 		{ "stream-send", mode_stream_send },
 		{ "rdma-owner", mode_rdma_owner },
 		{ "rdma-user", mode_rdma_user },
+		{ "rdma-cong", mode_rdma_cong },
 	};
 	unsigned int i;
 
@@ -770,6 +1003,7 @@ int main(int argc, char **argv)
 			break;
 	if (!opt_mode || i == sizeof(modes) / sizeof(modes[0]) || !opt_port ||
 	    (!strcmp(opt_mode, "stream-recv") && (!opt_sport || !opt_count)) ||
+	    (!strcmp(opt_mode, "rdma-cong") && !opt_count) ||
 	    (!strcmp(opt_mode, "stream-send") &&
 	     (!opt_dport || opt_to <= opt_from))) {
 		usage(argv[0], USAGE);

@@ -459,6 +459,17 @@ def test_objects(family, addr, peer, transport):
     T.ok(rc == 0 and any(e.get("inode") == a.inode()
                          for e in json.loads(out or "[]")),
          f"{transport}: nobody can show sockets", err)
+    # cookies are capabilities: only their owner's uid and the
+    # administrator see them
+    rc, out, err = rdsctl("-j", "mr", "show", user=65534)
+    seen = json.loads(out or "[]") if rc == 0 else []
+    T.ok(rc == 0 and
+         len([e for e in seen if e.get("sock_id") == sa.get("id")]) == 2,
+         f"{transport}: nobody sees root's two live regions", f"{err} {seen}")
+    T.ok(seen and all("cookie" not in e and "key" not in e for e in seen),
+         f"{transport}: without their cookies or keys", seen)
+    T.ok(len(by(rdsctl_json("mr", "show"), "cookie", cookie2)) == 1,
+         f"{transport}: root sees the cookies")
     rc, out, err = rdsctl("stats", "reset", user=65534)
     T.ok(rc == 1 and "not permitted" in err,
          f"{transport}: nobody cannot reset counters (exit 1, EPERM)",
@@ -483,7 +494,7 @@ def test_loop_drop(peer):
     T.ok(rc == 1 and os.strerror(errno.EOPNOTSUPP) in err,
          "loopback: conn drop is refused (EOPNOTSUPP) with a message",
          f"{rc}: {err}")
-    rc, _, err = rdsctl("conn", "drop", "peer", "192.0.2.77")
+    rc, _, err = rdsctl("conn", "drop", "peer", "203.0.113.77")
     T.ok(rc == 1 and "no such connection" in err,
          "conn drop of an unknown peer: exit 1, no such connection (ENOENT)",
          f"{rc}: {err}")
@@ -551,7 +562,7 @@ def test_genl_refusals():
     A_CONN_PEER, A_CONN_TRANSPORT, A_INFO_FAMILY = 4, 5, 2
     A_INFO_DMA_MODE = 8
     g = Genl()
-    peer = socket.inet_aton("192.0.2.77")
+    peer = socket.inet_aton("203.0.113.77")
     T.eq(g.errno_of(CMD_CONN_DROP), errno.EINVAL,
          "genl: CONN_DROP without a peer -> EINVAL")
     # the netlink core's answer to a length outside the policy's range
@@ -672,7 +683,7 @@ def test_ping(local, peer):
 
 
 def test_ping_unreachable():
-    rc, out, err = rdsctl("ping", "192.0.2.1", "-c", "1", "-W", "1")
+    rc, out, err = rdsctl("ping", "203.0.113.254", "-c", "1", "-W", "1")
     T.ok(rc == 1 and err.strip(),
          "ping of an unreachable address fails with a message",
          f"{rc}: {out}{err}")

@@ -5,9 +5,12 @@
 # net/rds.  Meant to run as root on a disposable machine (a VM): it loads
 # and unloads rds, rds_doca and their dependencies.
 #
-#   1. doca:     insmod rds_doca.ko (its own family), run the suites
+#   1. doca:     an unprivileged socket() must not load rds_doca; then
+#                insmod rds_doca.ko (its own family), run the suites
 #                (rds_api_test, rds_order_test, rds_rdma_test for RDMA
-#                and atomics, and rdsctl_test.py for the control plane)
+#                and atomics, rds_bounds_test for what an unprivileged
+#                user can make it queue, and rdsctl_test.py for the
+#                control plane)
 #   2. conflict: with rds.ko holding AF_RDS, insmod rds_doca.ko family=21
 #                must fail, with an explanation in the kernel log
 #   3. rds:      the suites against rds.ko (loopback transport only)
@@ -18,15 +21,21 @@
 #                inject (failed descriptors, failed preparation, slow and
 #                reversed completions), then the engine released at run
 #                time and the provider unloaded
+#   6. conns:    rds_doca with max_conns=1000 conn_idle_secs=2: uid 65534
+#                floods 4000 loopback peers (rds_conn_flood_test); the
+#                limit refuses with EADDRNOTAVAIL and every connection is
+#                freed once idle
 #
 # and, when named with --stage, over Soft-RoCE: an rxe device on a dummy
 # interface that carries two addresses, the suites run between them.
 #
-#   6. ib:        rds_doca (its own family) over its IB transport
-#   7. ib-faults: rds_doca while the link and the rxe device go away and
+#   7. ib:        rds_doca (its own family) over its IB transport; after
+#                 a last RDMA exchange rds_doca must unload within 5 s of
+#                 its last socket closing
+#   8. ib-faults: rds_doca while the link and the rxe device go away and
 #                 come back under a stream of messages (ib_faults.sh);
 #                 then rds_doca must unload with its connections up
-#   8. rds-ib:    the in-tree rds_rdma (family 21), the reference
+#   9. rds-ib:    the in-tree rds_rdma (family 21), the reference
 #
 # Output is TAP; every module operation is a check, and the suites'
 # checks are renumbered and prefixed with their stage.  The last line is
@@ -42,16 +51,16 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 KO=build/$(uname -r)/rds_doca.ko
 STAGES=()
-DEFAULT_STAGES=(doca conflict rds dropin dma)
-ALL_STAGES=(doca conflict rds dropin dma ib ib-faults rds-ib)
+DEFAULT_STAGES=(doca conflict rds dropin dma conns)
+ALL_STAGES=(doca conflict rds dropin dma conns ib ib-faults rds-ib)
 ORDER_ARGS=${ORDER_ARGS:-}
 FAULTS_ARGS=${FAULTS_ARGS:-}
 
 # The one-host RoCE topology: both addresses on one rxe device.
 IB_NETDEV=d0
 IB_DEV=rxe0
-IB_ADDR=10.11.0.1
-IB_PEER=10.11.0.2
+IB_ADDR=192.0.2.1
+IB_PEER=192.0.2.2
 IB_ARGS=(--addr "$IB_ADDR" --peer "$IB_PEER" --transport ib)
 
 usage() {
@@ -59,8 +68,8 @@ usage() {
 usage: ${0##*/} [--ko PATH] [--stage NAME]...
   --ko PATH     rds_doca module (default: build/\$(uname -r)/rds_doca.ko)
   --stage NAME  run only the named stages (repeatable): doca, conflict,
-                rds, dropin, dma (these five by default), ib, ib-faults,
-                rds-ib;
+                rds, dropin, dma, conns (these six by default), ib,
+                ib-faults, rds-ib;
                 all: every one of them
 environment: SUITE_TIMEOUT (seconds per suite, default 900),
              ORDER_ARGS (extra rds_order_test arguments),
@@ -87,7 +96,7 @@ done
 [[ ${#STAGES[@]} -eq 0 ]] && STAGES=("${DEFAULT_STAGES[@]}")
 for s in "${STAGES[@]}"; do
 	case $s in
-	doca|conflict|rds|dropin|dma|ib|ib-faults|rds-ib) ;;
+	doca|conflict|rds|dropin|dma|conns|ib|ib-faults|rds-ib) ;;
 	*) echo "${0##*/}: unknown stage '$s'" >&2; usage >&2; exit 2 ;;
 	esac
 done
@@ -105,12 +114,13 @@ loaded() { [[ -d /sys/module/$1 ]]; }
 
 no_other_transport() { ! loaded rds_tcp && ! loaded rds_rdma; }
 
-# Unload a module; sockets are freed after an RCU grace period, so the
+# unload MODULE [SECONDS]: unload a module, retrying for up to SECONDS
+# (default 10); sockets are freed after an RCU grace period, so the
 # module may stay busy for a moment after the last test exits.
 unload() {
 	local out
 
-	for _ in $(seq 20); do
+	for _ in $(seq $((${2:-10} * 2))); do
 		loaded "$1" || return 0
 		out=$(rmmod "$1" 2>&1) && return 0
 		sleep 0.5
@@ -121,6 +131,25 @@ unload() {
 
 family_param() {
 	cat /sys/module/rds_doca/parameters/family 2>/dev/null
+}
+
+# rdma_last STAGE FAMILY: a last RDMA exchange over IB, both ways, whose
+# sockets then close: 100 messages each way, every other one of 2 KiB
+# (sent in its operation's chain, behind an RDMA write), the last too.
+rdma_last() {
+	local stage=$1 fam=$2 log pid rc=0
+
+	log=$(mktemp)
+	"$XHOST" --family "$fam" --impl doca --addr "$IB_PEER" \
+		--peer "$IB_ADDR" --transport ib --mode rdma-cong --port 7300 \
+		--count 100 >"$log" 2>&1 &
+	pid=$!
+	run_suite "$stage-rdma-last" "$XHOST" --family "$fam" --impl doca \
+		"${IB_ARGS[@]}" --mode rdma-cong --port 7300 --count 100
+	wait "$pid" || rc=$?
+	check "$rc" "$stage-rdma-last: the other end ($IB_PEER) passed" \
+		"$(grep -v '^ok' "$log")"
+	rm -f "$log"
 }
 
 # suites STAGE FAMILY IMPL TRANSPORT: rds_api_test, rds_order_test and,
@@ -147,6 +176,8 @@ suites() {
 	if [[ $impl == doca ]]; then
 		run_suite "$stage-rdma" "$RDMA" --family "$fam" --impl doca \
 			"${addrs[@]}"
+		run_suite "$stage-bounds" "$BOUNDS" --family "$fam" \
+			--impl doca "${addrs[@]}"
 		if [[ $transport == ib ]]; then
 			run_suite "$stage-sync-event" "$SYNC_EVENT" \
 				--family "$fam" --addr "$IB_ADDR" --peer "$IB_PEER"
@@ -225,6 +256,9 @@ if ! make -s -C "$HERE" >/tmp/rds-selftests-build.log 2>&1; then
 fi
 API=$HERE/rds_api_test
 RDMA=$HERE/rds_rdma_test
+XHOST=$HERE/rds_xhost_test
+BOUNDS=$HERE/rds_bounds_test
+CONN_FLOOD=$HERE/rds_conn_flood_test
 SYNC_EVENT=$HERE/../../tools/rds-demo/rds-sync-event
 ORDER=$HERE/rds_order_test
 CTL=$HERE/rdsctl_test.py
@@ -269,9 +303,42 @@ sysctl_files() {
 	fi
 }
 
+# no_autoload STAGE: with rds_doca installed in the module tree (so that
+# an alias would find it) and not loaded, an unprivileged socket(25, ...)
+# fails with EAFNOSUPPORT and loads nothing: the module has no net-pf
+# alias, an administrator loads it.
+no_autoload() {
+	local stage=$1 dir out
+
+	dir=/lib/modules/$(uname -r)/updates/rds-selftest
+	out=$({ mkdir -p "$dir" && cp "$KO" "$dir/rds_doca.ko" &&
+		depmod -a; } 2>&1)
+	if check $? "$stage: rds_doca.ko installed in the module tree" "$out"; then
+		out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+			/usr/bin/python3 -c '
+import errno, socket, sys
+try:
+    socket.socket(25, socket.SOCK_SEQPACKET, 0)
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))
+    sys.exit(e.errno != errno.EAFNOSUPPORT)
+print("socket() succeeded")
+sys.exit(1)' 2>&1)
+		check $? "$stage: unprivileged socket(25, SOCK_SEQPACKET, 0) -> EAFNOSUPPORT" \
+			"$out"
+		check "$(status eval '! loaded rds_doca')" \
+			"$stage: ... and rds_doca stays unloaded" \
+			"$(lsmod | grep rds)"
+		loaded rds_doca && unload rds_doca >/dev/null
+	fi
+	rm -rf "$dir"
+	depmod -a
+}
+
 # 1. rds_doca under its own family number
 if want_stage doca; then
 	if check $((1 - have_ko)) "doca: module $KO exists"; then
+		no_autoload doca
 		out=$(insmod_doca)
 		if check $? "doca: insmod rds_doca.ko" "$out"; then
 			fam=$(family_param)
@@ -455,7 +522,21 @@ if want_stage dma; then
 	fi
 fi
 
-# 6. rds_doca over its IB transport
+# 6. connections an unprivileged user makes: limited, freed when idle
+if want_stage conns; then
+	if check $((1 - have_ko)) "conns: module $KO exists"; then
+		out=$(insmod_doca max_conns=1000 conn_idle_secs=2)
+		if check $? "conns: insmod rds_doca.ko max_conns=1000 conn_idle_secs=2" "$out"; then
+			fam=$(family_param)
+			run_suite conns-flood "$CONN_FLOOD" --family "${fam:-25}" \
+				--impl doca
+			out=$(unload rds_doca)
+			check $? "conns: rmmod rds_doca" "$out"
+		fi
+	fi
+fi
+
+# 7. rds_doca over its IB transport
 if want_stage ib; then
 	if check $((1 - have_ko)) "ib: module $KO exists" && rxe_setup ib; then
 		out=$(insmod_doca)
@@ -466,16 +547,24 @@ if want_stage ib; then
 				run_suite ib-rdsctl "$CTL" --family "$fam" \
 					"${IB_ARGS[@]}" --netdev "$IB_NETDEV" \
 					--ibdev "$IB_DEV"
+				rdma_last ib "$fam"
 			fi
-			out=$(unload rds_doca)
-			check $? "ib: rmmod rds_doca" "$out"
+			# finished operations hold their sockets, and so the
+			# module, only until their sends are retired, which
+			# takes no later traffic
+			t0=$(date +%s%N)
+			out=$(unload rds_doca 5)
+			rc=$?
+			diag "ib: rmmod rds_doca done $(( ($(date +%s%N) - t0) / 1000000 )) ms after the last socket closed"
+			check $rc "ib: rmmod rds_doca within 5 s of the last socket closing" \
+				"$out"
 		fi
 	fi
 	out=$(rxe_teardown)
 	check $? "ib: remove $IB_DEV and $IB_NETDEV" "$out"
 fi
 
-# 7. rds_doca across link and device faults
+# 8. rds_doca across link and device faults
 if want_stage ib-faults; then
 	if check $((1 - have_ko)) "ib-faults: module $KO exists" &&
 	   rxe_setup ib-faults; then
@@ -505,7 +594,7 @@ if want_stage ib-faults; then
 	fi
 fi
 
-# 8. the in-tree rds_rdma over the same device, the reference
+# 9. the in-tree rds_rdma over the same device, the reference
 if want_stage rds-ib; then
 	if rxe_setup rds-ib; then
 		out=$(modprobe rds_rdma 2>&1)

@@ -4,8 +4,8 @@
 # Run inside a VM (make bench), in one boot:
 #  1. loopback: rds_doca beside Linux RDS on 127.0.0.1 (compare.sh),
 #     messages and RDMA (Linux RDS has no RDMA there: "unsupported");
-#  2. IB: Soft-RoCE (rxe) on a dummy interface holding 10.11.0.1 and
-#     10.11.0.2; rds_doca over IB, Linux RDS over rds_rdma and raw verbs
+#  2. IB: Soft-RoCE (rxe) on a dummy interface holding 192.0.2.1 and
+#     192.0.2.2; rds_doca over IB, Linux RDS over rds_rdma and raw verbs
 #     (perftest) on that device, interleaved (ib-compare.sh): messages,
 #     and RDMA write, read and fetch-and-add against ib_write_bw,
 #     ib_read_bw and ib_atomic_bw;
@@ -59,15 +59,15 @@ if [[ ${RDSD_BENCH_IB:-1} == 1 ]]; then
 	modprobe dummy
 	ip link add d0 type dummy
 	ip link set d0 up
-	ip addr add 10.11.0.1/24 dev d0
-	ip addr add 10.11.0.2/24 dev d0
+	ip addr add 192.0.2.1/24 dev d0
+	ip addr add 192.0.2.2/24 dev d0
 	rdma link add rxe0 type rxe netdev d0
 	echo
 	echo "# IB: rxe0 on d0; rds_doca on family $family, rds_rdma on family 21, perftest"
 	tools/rds-bench/ib-compare.sh "${len[@]}" --out "$out/ib" \
 		--sizes "${RDSD_BENCH_IB_SIZES:-64 4k 64k 1m}" \
 		--rdma-modes "${rdma_modes:-none}" --window "$window" \
-		--saddr 10.11.0.2 --daddr 10.11.0.1 || { r=$?; ((r > rc)) && rc=$r; }
+		--saddr 192.0.2.2 --daddr 192.0.2.1 || { r=$?; ((r > rc)) && rc=$r; }
 	rmmod rds_doca
 	rdma link delete rxe0
 	ip link delete d0

@@ -44,13 +44,13 @@ ss)
 ibv_devinfo)
 	[ "$*" = "-v -d fake0" ] || { echo "fake ibv_devinfo: unsupported: $*" >&2; exit 1; }
 	printf '\t\t\tGID[  0]:\t\tfe80::1, RoCE v2\n'
-	printf '\t\t\tGID[  1]:\t\t::ffff:10.11.0.1, IB/RoCE v1\n'
-	printf '\t\t\tGID[  2]:\t\t::ffff:10.11.0.1, RoCE v2\n'
-	printf '\t\t\tGID[  3]:\t\t::ffff:10.11.0.2, RoCE v2\n'
+	printf '\t\t\tGID[  1]:\t\t::ffff:192.0.2.1, IB/RoCE v1\n'
+	printf '\t\t\tGID[  2]:\t\t::ffff:192.0.2.1, RoCE v2\n'
+	printf '\t\t\tGID[  3]:\t\t::ffff:192.0.2.2, RoCE v2\n'
 	exit 0;;
 ip)
-	echo "2: d0    inet 10.11.0.1/24 scope global d0\\       valid_lft forever preferred_lft forever"
-	echo "2: d0    inet 10.11.0.2/24 scope global secondary d0\\       valid_lft forever preferred_lft forever"
+	echo "2: d0    inet 192.0.2.1/24 scope global d0\\       valid_lft forever preferred_lft forever"
+	echo "2: d0    inet 192.0.2.2/24 scope global secondary d0\\       valid_lft forever preferred_lft forever"
 	exit 0;;
 ib_send_bw|ib_send_lat|ib_write_bw|ib_read_bw|ib_atomic_bw) prog=$(basename "$0");;
 *) echo "fake-perftest.sh: call me as ib_send_bw, ib_send_lat, ib_write_bw, ib_read_bw, ib_atomic_bw, ibv_devinfo, rdma, ip or ss" >&2; exit 2;;

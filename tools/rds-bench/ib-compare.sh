@@ -31,8 +31,8 @@ RDMA shows "unsupp." in the RDMA rows (rds_rdma on Soft-RoCE refuses
 RDS_GET_MR).
 
 Options:
-  --saddr A          sending/client address (default 10.11.0.2)
-  --daddr A          receiving/server address (default 10.11.0.1)
+  --saddr A          sending/client address (default 192.0.2.2)
+  --daddr A          receiving/server address (default 192.0.2.1)
   --doca-family N    rds_doca's family (default: its module parameter,
                      else 25)
   --rds-family N     Linux RDS's family (default 21)
@@ -64,8 +64,8 @@ die_usage() {
 
 is_uint() { case "$1" in ''|*[!0-9]*) return 1;; *) return 0;; esac; }
 
-SADDR=10.11.0.2
-DADDR=10.11.0.1
+SADDR=192.0.2.2
+DADDR=192.0.2.1
 DOCA_FAM=""
 RDS_FAM=21
 ROUNDS=3

@@ -219,8 +219,8 @@ else
 fi
 
 # --local/--peer: the sending end binds one address and sends to the other
-expect 0 "--local/--peer" -- run probe --local 10.11.0.2 --peer 10.11.0.1
-grep_out "10.11.0.2:[0-9]* -> 10.11.0.1:" "probe binds --local and sends to --peer"
+expect 0 "--local/--peer" -- run probe --local 192.0.2.2 --peer 192.0.2.1
+grep_out "192.0.2.2:[0-9]* -> 192.0.2.1:" "probe binds --local and sends to --peer"
 
 # --- perftest-bench.sh over fake-perftest.sh ----------------------------
 P=$HERE/perftest-bench.sh
@@ -232,22 +232,22 @@ for n in ib_send_bw ib_send_lat ib_write_bw ib_read_bw ib_atomic_bw ibv_devinfo 
 done
 HOW=""
 pt() { PATH=$FB:$PATH FAKE_PERFTEST_DIR=$FD FAKE_PERFTEST=$HOW "$P" "$@"; }
-IBA="--saddr 10.11.0.2 --daddr 10.11.0.1"
-for bad in "" "bogus" "--addr 10.11.0.1" "--addr 10.11.0.1 stream pingpong" \
-	   "stream" "--addr 1.2.3 stream" "--addr 10.11.0.1 --size 0 stream" \
-	   "--addr 10.11.0.1 --size 9m stream" "--addr 10.11.0.1 --iters 4 stream" \
-	   "--addr 10.11.0.1 --duration 0 stream" "--addr 10.11.0.1 --port 0 stream" \
-	   "--addr 10.11.0.1 --bogus stream" "--addr 10.11.0.1 stream --size" \
-	   "--addr 10.11.0.1 --size 16 atomic" "--addr 10.11.0.1 --window 0 rdma-write"; do
+IBA="--saddr 192.0.2.2 --daddr 192.0.2.1"
+for bad in "" "bogus" "--addr 192.0.2.1" "--addr 192.0.2.1 stream pingpong" \
+	   "stream" "--addr 1.2.3 stream" "--addr 192.0.2.1 --size 0 stream" \
+	   "--addr 192.0.2.1 --size 9m stream" "--addr 192.0.2.1 --iters 4 stream" \
+	   "--addr 192.0.2.1 --duration 0 stream" "--addr 192.0.2.1 --port 0 stream" \
+	   "--addr 192.0.2.1 --bogus stream" "--addr 192.0.2.1 stream --size" \
+	   "--addr 192.0.2.1 --size 16 atomic" "--addr 192.0.2.1 --window 0 rdma-write"; do
 	# shellcheck disable=SC2086
 	expect 2 "perftest-bench.sh rejects: '$bad'" -- pt $bad
 	grep_out "Try 'perftest-bench.sh --help'" "perftest-bench.sh explains: '$bad'"
 done
-expect 1 "perftest-bench.sh: address on no RDMA device" -- pt --addr 10.99.0.1 probe
-grep_out "no interface holds 10.99.0.1" "says which address has no device"
+expect 1 "perftest-bench.sh: address on no RDMA device" -- pt --addr 203.0.113.99 probe
+grep_out "no interface holds 203.0.113.99" "says which address has no device"
 # shellcheck disable=SC2086
 expect 0 "perftest-bench.sh probe" -- pt $IBA probe
-grep_out "probe    perftest ok: fake0, 10.11.0.2 -> 10.11.0.1" "probe line"
+grep_out "probe    perftest ok: fake0, 192.0.2.2 -> 192.0.2.1" "probe line"
 PJ=$T/p.jsonl
 # shellcheck disable=SC2086
 expect 0 "perftest stream" -- pt $IBA -s 64k -n 500 --json "$PJ" stream
@@ -294,9 +294,9 @@ grep_out "ib_atomic_bw .* size 8 .* 40000 ops/s" "ib_atomic_bw line"
 # shellcheck disable=SC2086
 expect 4 "perftest rdma-write -e: unsupported" -- pt $IBA -n 300 --events --json "$PR" -l 'a "q" \x' rdma-write
 grep_out "rdma-write verbs ib_write_bw -e .* unsupported: ib_write_bw has no -e" "says ib_write_bw has no -e"
-if grep -q "^ib_write_bw -d fake0 -p 18515 -s 65536 -n 300 -t 16 -x 3 10.11.0.1$" "$FD/args" &&
-   grep -q "^ib_read_bw -d fake0 -p 18515 -s 4096 -n 300 -t 32 -e -x 3 10.11.0.1$" "$FD/args" &&
-   grep -q "^ib_atomic_bw -d fake0 -p 18515 -n 300 -A FETCH_AND_ADD -t 16 -x 3 10.11.0.1$" "$FD/args"; then
+if grep -q "^ib_write_bw -d fake0 -p 18515 -s 65536 -n 300 -t 16 -x 3 192.0.2.1$" "$FD/args" &&
+   grep -q "^ib_read_bw -d fake0 -p 18515 -s 4096 -n 300 -t 32 -e -x 3 192.0.2.1$" "$FD/args" &&
+   grep -q "^ib_atomic_bw -d fake0 -p 18515 -n 300 -A FETCH_AND_ADD -t 16 -x 3 192.0.2.1$" "$FD/args"; then
 	ok "perftest RDMA options: -s, -t window, -A FETCH_AND_ADD, no -s for atomic"
 else
 	nok "perftest RDMA options"; sed 's/^/# /' "$FD/args"

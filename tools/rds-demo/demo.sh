@@ -14,13 +14,13 @@ echo
 echo "# over Soft-RoCE: rxe0 on a dummy interface with two addresses"
 modprobe rdma_rxe
 ip link add d0 type dummy
-ip addr add 10.11.0.1/24 dev d0
-ip addr add 10.11.0.2/24 dev d0
+ip addr add 192.0.2.1/24 dev d0
+ip addr add 192.0.2.2/24 dev d0
 ip link set d0 up
 rdma link add rxe0 type rxe netdev d0
 # before closing its sockets, the demo shows them with rdsctl
 RDS_DEMO_SHOW='for o in conn sock stats; do echo "# rdsctl $o show"; tools/rdsctl/rdsctl $o show || exit 1; done' \
-	tools/rds-demo/rds-demo 10.11.0.1 10.11.0.2
+	tools/rds-demo/rds-demo 192.0.2.1 192.0.2.2
 rdma link delete rxe0
 ip link delete d0
 rmmod rds_doca

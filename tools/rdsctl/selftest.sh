@@ -108,8 +108,8 @@ usage conn show laddr 300.0.0.1
 usage conn state sideways
 usage conn show bogus 1
 usage conn drop
-usage conn drop laddr 10.0.0.1
-usage conn drop peer 10.0.0.1 state up
+usage conn drop laddr 192.0.2.1
+usage conn drop peer 192.0.2.1 state up
 usage sock show port 70000
 usage sock show port -1
 usage sock show addr x
@@ -161,10 +161,10 @@ absent conn
 absent conn show
 absent conn list
 absent co sh
-absent conn show peer 10.0.0.2 state up
+absent conn show peer 192.0.2.2 state up
 absent -j conn show
 absent -p -d conn
-absent conn drop peer 10.0.0.2
+absent conn drop peer 192.0.2.2
 absent sock
 absent sock show port 4000
 absent mr

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite rds_doca_conn: connection lifetime and limits.
+ *
+ * Each case gets a connection table of its own (rdsd_conn_net_init(), so
+ * rdsd_conn_net_exit() can empty it) and connections over a test
+ * transport that counts ->cong_changed calls and can say it still owes
+ * the peer something (->conn_idle).  The cases check the per-namespace
+ * limit (max_conns), the reaper's idea of idle (rdsd_conn_reap() with an
+ * idle time of 0 or of an hour), and that congestion maps are shared per
+ * address, reach only their own connections and go with their last user.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+
+#include "rdsd.h"
+
+#define CT_LADDR	htonl(0x7f4f0001)	/* 127.79.0.1 */
+#define CT_LADDR2	htonl(0x7f4f0002)
+#define CT_FADDR(n)	htonl(0x7f4f0100 + (n))
+#define CT_HOUR		(3600 * HZ)
+
+/**
+ * struct ct_tp - the test transport's state of a connection (conn->tp)
+ * @busy: ->conn_idle says the peer is still owed something.
+ * @cong_changed: ->cong_changed calls.
+ */
+struct ct_tp {
+	bool		busy;
+	unsigned int	cong_changed;
+};
+
+static int ct_laddr_check(struct net *net, __be32 addr)
+{
+	return -EADDRNOTAVAIL;
+}
+
+static int ct_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
+{
+	conn->tp = kzalloc(sizeof(struct ct_tp), gfp);
+	return conn->tp ? 0 : -ENOMEM;
+}
+
+static void ct_conn_free(struct rdsd_conn *conn)
+{
+	kfree(conn->tp);
+}
+
+static int ct_conn_connect(struct rdsd_conn *conn)
+{
+	return 0;
+}
+
+static void ct_conn_shutdown(struct rdsd_conn *conn)
+{
+}
+
+static int ct_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
+{
+	return -EAGAIN;
+}
+
+static void ct_cong_changed(struct rdsd_conn *conn)
+{
+	struct ct_tp *tp = conn->tp;
+
+	tp->cong_changed++;
+}
+
+static bool ct_conn_idle(struct rdsd_conn *conn)
+{
+	struct ct_tp *tp = conn->tp;
+
+	return !READ_ONCE(tp->busy);
+}
+
+static const struct rdsd_transport_ops ct_transport = {
+	.name		= "conn-test",
+	.type		= -1,
+	.laddr_check	= ct_laddr_check,
+	.conn_alloc	= ct_conn_alloc,
+	.conn_free	= ct_conn_free,
+	.conn_connect	= ct_conn_connect,
+	.conn_shutdown	= ct_conn_shutdown,
+	.xmit		= ct_xmit,
+	.cong_changed	= ct_cong_changed,
+	.conn_idle	= ct_conn_idle,
+};
+
+static int ct_init(struct kunit *test)
+{
+	struct rdsd_net *rn;
+
+	rn = kunit_kzalloc(test, sizeof(*rn), GFP_KERNEL);
+	if (!rn)
+		return -ENOMEM;
+	rn->net = &init_net;
+	rdsd_conn_net_init(rn);
+	/* what a congestion change looks at besides the map */
+	spin_lock_init(&rn->monitor_lock);
+	INIT_LIST_HEAD(&rn->cong_monitors);
+	init_waitqueue_head(&rn->cong_poll_waitq);
+	rn->stats = alloc_percpu(struct rdsd_stats);
+	if (!rn->stats)
+		return -ENOMEM;
+	test->priv = rn;
+	return 0;
+}
+
+static void ct_exit(struct kunit *test)
+{
+	struct rdsd_net *rn = test->priv;
+
+	if (!rn)
+		return;
+	rdsd_conn_net_exit(rn);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rn->nr_conns), 0);
+	KUNIT_EXPECT_EQ(test, rn->nr_cong_maps, 0U);
+	free_percpu(rn->stats);
+}
+
+static struct rdsd_conn *ct_conn(struct kunit *test, __be32 laddr, int n)
+{
+	struct rdsd_conn *conn;
+
+	conn = rdsd_conn_find_create(test->priv, &ct_transport, laddr,
+				     CT_FADDR(n), GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(conn));
+	return conn;
+}
+
+static void rdsd_conn_find_create_over_limit_fails(struct kunit *test)
+{
+	struct rdsd_net *rn = test->priv;
+	struct rdsd_conn *a, *b, *c;
+
+	/* Arrange */
+	rn->max_conns = 2;
+	a = ct_conn(test, CT_LADDR, 0);
+	b = ct_conn(test, CT_LADDR, 1);
+
+	/* Act */
+	c = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(2),
+				  GFP_KERNEL);
+
+	/* Assert */
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(c), -EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, rdsd_stat_get(rn, conn_limit), 1ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rn->nr_conns), 2);
+	/* an existing connection is still found at the limit */
+	c = ct_conn(test, CT_LADDR, 1);
+	KUNIT_EXPECT_PTR_EQ(test, c, b);
+	rdsd_conn_put(c);
+
+	/* once one is reaped there is room again */
+	rdsd_conn_put(a);
+	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, 0), 1U);
+	c = ct_conn(test, CT_LADDR, 2);
+	rdsd_conn_put(c);
+	rdsd_conn_put(b);
+}
+
+static void rdsd_conn_reap_frees_only_unused(struct kunit *test)
+{
+	struct rdsd_net *rn = test->priv;
+	struct rdsd_conn *held, *unused, *again;
+
+	/* Arrange: one a socket still caches, one nobody uses */
+	held = ct_conn(test, CT_LADDR, 0);
+	unused = ct_conn(test, CT_LADDR, 1);
+	rdsd_conn_put(unused);
+
+	/* Act */
+	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, 0), 1U);
+
+	/* Assert */
+	KUNIT_EXPECT_EQ(test, atomic_read(&rn->nr_conns), 1);
+	KUNIT_EXPECT_EQ(test, rdsd_stat_get(rn, conn_reaped), 1ULL);
+	again = ct_conn(test, CT_LADDR, 0);
+	KUNIT_EXPECT_PTR_EQ(test, again, held);
+	rdsd_conn_put(again);
+	/* a reaped connection needed again is simply made again */
+	again = ct_conn(test, CT_LADDR, 1);
+	KUNIT_EXPECT_EQ(test, again->next_tx_seq, 0ULL);
+	KUNIT_EXPECT_EQ(test, again->next_rx_seq, 0ULL);
+	rdsd_conn_put(again);
+	rdsd_conn_put(held);
+}
+
+static void rdsd_conn_reap_keeps_queued_messages(struct kunit *test)
+{
+	struct rdsd_net *rn = test->priv;
+	struct rdsd_conn *conn;
+	struct rdsd_msg *msg;
+
+	/* Arrange: a message waits on an otherwise unused connection */
+	conn = ct_conn(test, CT_LADDR, 0);
+	msg = rdsd_msg_alloc(0, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	spin_lock_bh(&conn->lock);
+	msg->conn = conn;
+	msg->seq = conn->next_tx_seq++;
+	set_bit(RDSD_MSG_ON_CONN, &msg->flags);
+	list_add_tail(&msg->conn_item, &conn->send_queue);
+	spin_unlock_bh(&conn->lock);
+	rdsd_conn_put(conn);
+
+	/* Act, Assert: kept while queued */
+	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, 0), 0U);
+
+	/* acknowledged: off the queues, then it may go (after its idle time) */
+	spin_lock_bh(&conn->lock);
+	list_del_init(&msg->conn_item);
+	clear_bit(RDSD_MSG_ON_CONN, &msg->flags);
+	spin_unlock_bh(&conn->lock);
+	rdsd_msg_put(msg);
+	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, 0), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rn->nr_conns), 0);
+}
+
+static void rdsd_conn_reap_asks_transport(struct kunit *test)
+{
+	struct rdsd_net *rn = test->priv;
+	struct rdsd_conn *conn;
+	struct ct_tp *tp;
+
+	/* Arrange: the transport still owes the peer an acknowledgment */
+	conn = ct_conn(test, CT_LADDR, 0);
+	tp = conn->tp;
+	WRITE_ONCE(tp->busy, true);
+	rdsd_conn_put(conn);
+
+	/* Act, Assert */
+	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, 0), 0U);
+	WRITE_ONCE(tp->busy, false);
+	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, 0), 1U);
+}
+
+static void rdsd_conn_reap_waits_idle_time(struct kunit *test)
+{
+	struct rdsd_net *rn = test->priv;
+	struct rdsd_conn *conn;
+
+	/* Arrange: unused since its creation, a moment ago */
+	conn = ct_conn(test, CT_LADDR, 0);
+	rdsd_conn_put(conn);
+
+	/* Act, Assert: not idle for an hour yet */
+	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, CT_HOUR), 0U);
+	/* an hour later, as the reaper will see it */
+	conn->idle_since -= CT_HOUR;
+	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, CT_HOUR), 1U);
+}
+
+static void rdsd_conn_reap_restarts_on_traffic(struct kunit *test)
+{
+	struct rdsd_net *rn = test->priv;
+	struct rdsd_conn *conn;
+
+	/* Arrange: long unused, but a message came in since the last look */
+	conn = ct_conn(test, CT_LADDR, 0);
+	rdsd_conn_put(conn);
+	conn->idle_since -= CT_HOUR;
+	WRITE_ONCE(conn->next_rx_seq, 1);
+
+	/* Act, Assert: its idle time starts again */
+	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, CT_HOUR), 0U);
+	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, CT_HOUR), 0U);
+	conn->idle_since -= CT_HOUR;
+	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, CT_HOUR), 1U);
+}
+
+static void rdsd_cong_change_reaches_only_map_users(struct kunit *test)
+{
+	struct rdsd_net *rn = test->priv;
+	struct rdsd_conn *a, *b, *other;
+	struct rdsd_cong_map *map;
+
+	/* Arrange: two connections from one address, one from another */
+	a = ct_conn(test, CT_LADDR, 0);
+	b = ct_conn(test, CT_LADDR, 1);
+	other = ct_conn(test, CT_LADDR2, 0);
+	KUNIT_EXPECT_PTR_EQ(test, a->lcong, b->lcong);
+	KUNIT_EXPECT_PTR_NE(test, a->lcong, other->lcong);
+	/* CT_LADDR, CT_LADDR2, CT_FADDR(0) and CT_FADDR(1) */
+	KUNIT_EXPECT_EQ(test, rn->nr_cong_maps, 4U);
+	map = a->lcong;
+
+	/* Act */
+	rdsd_cong_set(rn, map, htons(4000));
+	rdsd_cong_clear(rn, map, htons(4000));
+
+	/* Assert */
+	KUNIT_EXPECT_EQ(test, ((struct ct_tp *)a->tp)->cong_changed, 2U);
+	KUNIT_EXPECT_EQ(test, ((struct ct_tp *)b->tp)->cong_changed, 2U);
+	KUNIT_EXPECT_EQ(test, ((struct ct_tp *)other->tp)->cong_changed, 0U);
+
+	/* maps go with their last user */
+	rdsd_conn_put(a);
+	rdsd_conn_put(b);
+	rdsd_conn_put(other);
+	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, 0), 3U);
+	KUNIT_EXPECT_EQ(test, rn->nr_cong_maps, 0U);
+}
+
+static struct kunit_case rdsd_conn_cases[] = {
+	KUNIT_CASE(rdsd_conn_find_create_over_limit_fails),
+	KUNIT_CASE(rdsd_conn_reap_frees_only_unused),
+	KUNIT_CASE(rdsd_conn_reap_keeps_queued_messages),
+	KUNIT_CASE(rdsd_conn_reap_asks_transport),
+	KUNIT_CASE(rdsd_conn_reap_waits_idle_time),
+	KUNIT_CASE(rdsd_conn_reap_restarts_on_traffic),
+	KUNIT_CASE(rdsd_cong_change_reaches_only_map_users),
+	{}
+};
+
+static struct kunit_suite rdsd_conn_suite = {
+	.name = "rds_doca_conn",
+	.init = ct_init,
+	.exit = ct_exit,
+	.test_cases = rdsd_conn_cases,
+};
+
+kunit_test_suites(&rdsd_conn_suite);

@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bounds on what an unprivileged user can make rds_doca queue, against
+ * Documentation/rds_doca.rst ("Buffers", "Addresses"):
+ *
+ *  - probe replies count against the prober's receive buffer, and those
+ *    that do not fit are dropped and counted in recv_ping_dropped;
+ *  - completion notices count against the receive buffer: an operation
+ *    that may owe one is refused (EAGAIN, or ETIMEDOUT after waiting)
+ *    while there is no room, counted in notify_full, and every notice of
+ *    an accepted operation arrives;
+ *  - a region made by RDS_CMSG_RDMA_MAP for a send that is refused is
+ *    freed before sendmsg() returns.
+ *
+ * Each flood runs in a child that drops to uid and gid 65534 first and
+ * reports its numbers through a pipe; the checks are made here.  Counters
+ * are read through RDS_INFO_COUNTERS.  Nothing is timed: waits are for
+ * conditions, with generous deadlines.  Prints TAP (see tap.h).
+ */
+#include "rds_util.h"
+
+#include <grp.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+/* Documentation/rds_doca.rst, "Buffers": what a reply or notice counts. */
+#define MIN_CHARGE	256
+/* SO_RCVBUF the flooding sockets set: half of the doubled value usable. */
+#define FLOOD_RCVBUF	8192
+#define FLOODS		4000
+#define NOBODY		65534
+/* Wait this long for something that must happen. */
+#define SETTLE_MS	60000
+
+#define PAGE		4096UL
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+/* The usable receive buffer of @fd: half of what SO_RCVBUF reports. */
+static int rcvbuf_usable(int fd)
+{
+	int v = 0;
+	socklen_t l = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &l))
+		return -1;
+	return v / 2;
+}
+
+/* A socket bound to @a:0 with SO_RCVBUF FLOOD_RCVBUF, or -1. */
+static int flood_socket(struct in_addr a)
+{
+	struct sockaddr_in sin = sin_make(a, 0);
+	int fd = rds_socket(), v = FLOOD_RCVBUF;
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Run @fn(@res) in a child with uid and gid 65534 and no supplementary
+ * groups; @res (of @len bytes, its first int set to the child's errno
+ * of the privilege drop, 0 on success) comes back through a pipe.
+ * Returns false after a failing check.
+ */
+static bool run_as_nobody(void (*fn)(void *res), void *res, size_t len)
+{
+	int pfd[2], status = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (!sys_ok(pipe(pfd), "pipe"))
+		return false;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		/* the child reports through the pipe only, never in TAP */
+		int *err = res;
+
+		close(pfd[0]);
+		memset(res, 0, len);
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			*err = errno;
+		else
+			fn(res);
+		if (write(pfd[1], res, len) != (ssize_t)len)
+			_exit(3);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (!sys_ok(pid, "fork")) {
+		close(pfd[0]);
+		return false;
+	}
+	r = read(pfd[0], res, len);
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (!ok_diag(r == (ssize_t)len, "child reported",
+		     "read %zd of %zu, child status 0x%x", r, len, status))
+		return false;
+	return is_eq(*(int *)res, 0,
+		     "child runs as uid and gid %d, no groups", NOBODY);
+}
+
+/* Control messages for sendmsg(). */
+struct cm {
+	union {
+		char buf[512];
+		struct cmsghdr align;
+	} u;
+	size_t len;
+};
+
+static void cm_add(struct cm *c, int type, const void *data, size_t dlen)
+{
+	struct cmsghdr *h = (struct cmsghdr *)(c->u.buf + c->len);
+
+	memset(h, 0, CMSG_SPACE(dlen));
+	h->cmsg_level = SOL_RDS;
+	h->cmsg_type = type;
+	h->cmsg_len = CMSG_LEN(dlen);
+	memcpy(CMSG_DATA(h), data, dlen);
+	c->len += CMSG_SPACE(dlen);
+}
+
+static ssize_t send_cm(int fd, const struct sockaddr_in *to,
+		       const struct cm *c, int flags)
+{
+	struct msghdr m = {
+		.msg_name = (void *)to,
+		.msg_namelen = sizeof(*to),
+		.msg_control = (void *)c->u.buf,
+		.msg_controllen = c->len,
+	};
+
+	return sendmsg(fd, &m, flags);
+}
+
+/*
+ * An RDMA write of 8 bytes from @local to @cookie with RDS_RDMA_SILENT
+ * and @flags, token @token, on an empty message; plus
+ * RDS_CMSG_RDMA_MAP of @map if not NULL.
+ */
+static ssize_t send_write_op(int fd, const struct sockaddr_in *to,
+			     uint64_t cookie, void *local, uint64_t flags,
+			     uint64_t token, const struct rds_get_mr_args *map,
+			     int sflags)
+{
+	struct rds_iovec lv = { (uintptr_t)local, 8 };
+	struct rds_rdma_args ra;
+	struct cm c;
+
+	memset(&ra, 0, sizeof(ra));
+	ra.cookie = cookie;
+	ra.remote_vec.addr = 0;
+	ra.remote_vec.bytes = 8;
+	ra.local_vec_addr = (uintptr_t)&lv;
+	ra.nr_local = 1;
+	ra.flags = RDS_RDMA_READWRITE | RDS_RDMA_SILENT | flags;
+	ra.user_token = token;
+	memset(&c, 0, sizeof(c));
+	cm_add(&c, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra));
+	if (map)
+		cm_add(&c, RDS_CMSG_RDMA_MAP, map, sizeof(*map));
+	return send_cm(fd, to, &c, sflags);
+}
+
+/*
+ * Receive what is queued on @fd without waiting: notices (their tokens
+ * to @seen, indexed by token, and statuses) and messages.  Returns the
+ * number of notices; *msgs counts messages, *bad notices with an unknown
+ * token, a repeated token or a success status.
+ */
+static unsigned int drain(int fd, unsigned char *seen, unsigned int nseen,
+			  unsigned int *msgs, unsigned int *bad)
+{
+	static union {
+		char buf[CMSG_SPACE(sizeof(struct rds_rdma_notify)) * 64];
+		struct cmsghdr align;
+	} cbuf;
+	unsigned int notes = 0;
+	char data[64];
+
+	for (;;) {
+		struct iovec iov = { data, sizeof(data) };
+		struct msghdr m = {
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = cbuf.buf,
+			.msg_controllen = sizeof(cbuf.buf),
+		};
+		struct cmsghdr *h;
+		bool note = false;
+
+		if (recvmsg(fd, &m, MSG_DONTWAIT) < 0)
+			return notes;
+		for (h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+			struct rds_rdma_notify n;
+
+			if (h->cmsg_level != SOL_RDS ||
+			    h->cmsg_type != RDS_CMSG_RDMA_STATUS)
+				continue;
+			memcpy(&n, CMSG_DATA(h), sizeof(n));
+			note = true;
+			notes++;
+			if (n.user_token >= nseen || seen[n.user_token] ||
+			    n.status == RDS_RDMA_SUCCESS)
+				(*bad)++;
+			else
+				seen[n.user_token] = 1;
+		}
+		if (!note)
+			(*msgs)++;
+	}
+}
+
+/* Wait up to @ms for @fd to be readable. */
+static bool readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) > 0;
+}
+
+/* A cookie that names no region: a key no region has, a random high half. */
+static uint64_t bad_cookie(void)
+{
+	return 0x5a5a5000ULL << 32 | 0x7ffffff1ULL;
+}
+
+/* The VmPin line of /proc/self/status in KiB, or -1. */
+static long vm_pin_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* ------------------------------------------------------------------ */
+/* probe replies                                                       */
+/* ------------------------------------------------------------------ */
+
+struct probe_res {
+	int err;		/* privilege drop */
+	int setup_err;		/* socket, bind, SO_RCVBUF, counters */
+	int usable;		/* half of SO_RCVBUF */
+	unsigned int sent;
+	int send_err;		/* errno of the first failed probe */
+	bool settled;		/* every reply was queued or dropped */
+	uint64_t delivered;	/* recv_delivered delta */
+	uint64_t dropped;	/* recv_ping_dropped delta */
+	unsigned int queued;	/* replies read back */
+	unsigned int other;	/* messages from a port other than 0 */
+};
+
+static void probe_child(void *arg)
+{
+	struct probe_res *res = arg;
+	struct sockaddr_in to = sin_make(cfg.peer, 0);
+	uint64_t d0, p0, d1 = 0, p1 = 0;
+	long long deadline;
+	int fd;
+
+	fd = flood_socket(cfg.addr);
+	if (fd < 0 || !counter_read(fd, "recv_delivered", &d0) ||
+	    !counter_read(fd, "recv_ping_dropped", &p0)) {
+		res->setup_err = errno ? errno : EINVAL;
+		return;
+	}
+	res->usable = rcvbuf_usable(fd);
+	for (res->sent = 0; res->sent < FLOODS; res->sent++) {
+		if (send_to(fd, &to, NULL, 0, 0) < 0) {
+			res->send_err = errno;
+			break;
+		}
+	}
+	/* every reply is either queued (delivered) or dropped, in time */
+	deadline = now_ms() + SETTLE_MS;
+	do {
+		if (!counter_read(fd, "recv_delivered", &d1) ||
+		    !counter_read(fd, "recv_ping_dropped", &p1))
+			break;
+		if ((d1 - d0) + (p1 - p0) >= res->sent) {
+			res->settled = true;
+			break;
+		}
+		sleep_ms(10);
+	} while (now_ms() < deadline);
+	res->delivered = d1 - d0;
+	res->dropped = p1 - p0;
+
+	for (;;) {
+		struct sockaddr_in from;
+		char buf[16];
+		ssize_t r = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT,
+				     (struct sockaddr *)&from,
+				     &(socklen_t){ sizeof(from) });
+
+		if (r < 0)
+			break;
+		if (r == 0 && from.sin_port == 0)
+			res->queued++;
+		else
+			res->other++;
+	}
+	close(fd);
+}
+
+static void test_probe_flood(void)
+{
+	struct probe_res res;
+	unsigned int limit;
+
+	if (!run_as_nobody(probe_child, &res, sizeof(res)))
+		return;
+	if (!is_eq(res.setup_err, 0, "setup: socket, SO_RCVBUF %d, counters",
+		   FLOOD_RCVBUF))
+		return;
+	limit = res.usable / MIN_CHARGE;
+	tap_diag("probe_flood: %u probes, %u replies queued, %llu dropped (recv_ping_dropped), buffer %d bytes: %u replies",
+		 res.sent, res.queued, (unsigned long long)res.dropped,
+		 res.usable, limit);
+	is_eq(res.usable, FLOOD_RCVBUF, "usable receive buffer is %d bytes",
+	      FLOOD_RCVBUF);
+	ok_diag(res.sent == FLOODS, "unprivileged: 4000 probes sent",
+		"sent %u, then %s", res.sent, tap_errname(res.send_err));
+	ok_diag(res.settled, "every reply was queued or dropped",
+		"recv_delivered +%llu, recv_ping_dropped +%llu for %u probes",
+		(unsigned long long)res.delivered,
+		(unsigned long long)res.dropped, res.sent);
+	ok_diag(res.queued >= 1 && res.queued <= limit,
+		"replies queued: at least 1, at most what the buffer admits",
+		"%u queued, the buffer admits %u (%d / %d)", res.queued, limit,
+		res.usable, MIN_CHARGE);
+	is_eq(res.queued, res.delivered,
+	      "the replies read are the ones delivered");
+	is_eq(res.dropped, (uint64_t)res.sent - res.queued,
+	      "recv_ping_dropped rose by the rest");
+	is_eq(res.other, 0, "nothing but replies from port 0 queued");
+}
+
+/* ------------------------------------------------------------------ */
+/* completion notices                                                  */
+/* ------------------------------------------------------------------ */
+
+struct notify_res {
+	int err;		/* privilege drop */
+	int setup_err;
+	int usable;
+	unsigned int accepted;	/* sendmsg() took the operation */
+	unsigned int eagain;	/* refused with EAGAIN */
+	unsigned int other;	/* refused otherwise */
+	int other_err;		/* its errno */
+	uint64_t full;		/* notify_full delta over the flood */
+	bool settled;		/* a notice for every accepted operation */
+	unsigned int notices;
+	unsigned int bad;	/* unknown, repeated or successful */
+	unsigned int msgs;	/* messages instead of notices */
+	int block_err;		/* errno of the blocking send when full */
+	uint64_t block_full;	/* notify_full delta over it */
+	int again_err;		/* errno of a send after draining, 0: sent */
+	bool again_notice;	/* and its notice came */
+};
+
+static bool notify_recverr;
+
+/*
+ * The target of the operations: a socket on the peer address, and a
+ * cookie naming nothing, so every operation fails there and owes a
+ * notice with RDS_RDMA_NOTIFY_ME and with RDS_RECVERR alike.
+ */
+static bool op_target(struct sockaddr_in *to, uint64_t *cookie, int *owner)
+{
+	struct sockaddr_in sin = sin_make(cfg.peer, 0);
+
+	*owner = rds_socket();
+	if (*owner < 0 || bind(*owner, (struct sockaddr *)&sin, sizeof(sin)))
+		return false;
+	*to = sock_addr(*owner);
+	*cookie = bad_cookie();
+	return true;
+}
+
+static void notify_child(void *arg)
+{
+	struct notify_res *res = arg;
+	static unsigned char seen[FLOODS + 3];
+	char *local = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t flags = notify_recverr ? 0 : RDS_RDMA_NOTIFY_ME;
+	uint64_t cookie = 0, f0, f1 = 0;
+	struct timeval tv = { 0, 200000 };
+	struct sockaddr_in to;
+	long long deadline;
+	int fd, owner = -1, one = 1;
+	unsigned int i;
+	ssize_t r;
+
+	memset(seen, 0, sizeof(seen));
+	fd = flood_socket(cfg.addr);
+	if (local == MAP_FAILED || fd < 0 ||
+	    !op_target(&to, &cookie, &owner) ||
+	    (notify_recverr &&
+	     setsockopt(fd, SOL_RDS, RDS_RECVERR, &one, sizeof(one))) ||
+	    !counter_read(fd, "notify_full", &f0)) {
+		res->setup_err = errno ? errno : EINVAL;
+		return;
+	}
+	res->usable = rcvbuf_usable(fd);
+
+	/* tokens 1..FLOODS; nothing is read meanwhile */
+	for (i = 1; i <= FLOODS; i++) {
+		r = send_write_op(fd, &to, cookie, local, flags, i, NULL,
+				  MSG_DONTWAIT);
+		if (r >= 0)
+			res->accepted++;
+		else if (errno == EAGAIN)
+			res->eagain++;
+		else if (!res->other++)
+			res->other_err = errno;
+	}
+	counter_read(fd, "notify_full", &f1);
+	res->full = f1 - f0;
+
+	/* still full: a blocking send waits SO_SNDTIMEO, then ETIMEDOUT */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == 0) {
+		f0 = f1;
+		r = send_write_op(fd, &to, cookie, local, flags, FLOODS + 1,
+				  NULL, 0);
+		res->block_err = r < 0 ? errno : 0;
+		counter_read(fd, "notify_full", &f1);
+		res->block_full = f1 - f0;
+		if (r >= 0)
+			res->accepted++;
+	}
+
+	deadline = now_ms() + SETTLE_MS;
+	while (res->notices < res->accepted && now_ms() < deadline) {
+		readable(fd, 100);
+		res->notices += drain(fd, seen, sizeof(seen), &res->msgs,
+				      &res->bad);
+	}
+	res->settled = res->notices == res->accepted;
+
+	/* the room is back */
+	r = send_write_op(fd, &to, cookie, local, flags, FLOODS + 2, NULL,
+			  MSG_DONTWAIT);
+	res->again_err = r < 0 ? errno : 0;
+	deadline = now_ms() + SETTLE_MS;
+	while (!r && !seen[FLOODS + 2] && now_ms() < deadline) {
+		unsigned int bad = 0, msgs = 0;
+
+		readable(fd, 100);
+		drain(fd, seen, sizeof(seen), &msgs, &bad);
+	}
+	res->again_notice = seen[FLOODS + 2];
+	close(fd);
+	close(owner);
+	munmap(local, PAGE);
+}
+
+static void notify_flood(bool recverr)
+{
+	struct notify_res res;
+	unsigned int limit;
+
+	notify_recverr = recverr;
+	if (!run_as_nobody(notify_child, &res, sizeof(res)))
+		return;
+	if (!is_eq(res.setup_err, 0, "setup: sockets, SO_RCVBUF %d, target",
+		   FLOOD_RCVBUF))
+		return;
+	limit = res.usable / MIN_CHARGE;
+	tap_diag("%s: %u operations accepted, %u refused (EAGAIN), notify_full +%llu, %u notices read; room for %u",
+		 recverr ? "notify_recverr_flood" : "notify_flood",
+		 res.accepted, res.eagain, (unsigned long long)res.full,
+		 res.notices, limit);
+	ok_diag(res.accepted >= 1 && res.accepted <= limit,
+		"operations accepted: at least 1, at most the notices the buffer admits",
+		"%u accepted, the buffer admits %u (%d / %d)", res.accepted,
+		limit, res.usable, MIN_CHARGE);
+	ok_diag(res.other == 0, "no refusal but EAGAIN", "%u refused with %s",
+		res.other, tap_errname(res.other_err));
+	is_eq(res.eagain + res.accepted, FLOODS + (res.block_err ? 0 : 1),
+	      "every operation accepted or refused with EAGAIN");
+	is_eq(res.full, res.eagain, "notify_full counts each refusal");
+	is_eq(res.block_err, ETIMEDOUT,
+	      "blocking send with no room waits SO_SNDTIMEO -> ETIMEDOUT");
+	ok(res.block_full >= 1, "notify_full counts the blocking refusal");
+	ok_diag(res.settled && !res.bad && !res.msgs,
+		"a notice for every accepted operation, each once, a failure",
+		"%u notices for %u operations, %u bad, %u messages",
+		res.notices, res.accepted, res.bad, res.msgs);
+	is_eq(res.again_err, 0, "notices read: an operation is accepted again");
+	ok(res.again_notice, "and its notice comes");
+}
+
+static void test_notify_flood(void)
+{
+	notify_flood(false);
+}
+
+static void test_notify_recverr_flood(void)
+{
+	notify_flood(true);
+}
+
+/* ------------------------------------------------------------------ */
+/* RDS_CMSG_RDMA_MAP of a refused send                                 */
+/* ------------------------------------------------------------------ */
+
+static void test_map_refused(void)
+{
+	static unsigned char seen[FLOODS + 2];
+	char *local = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *area = mmap(NULL, 16 * PAGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rds_get_mr_args map;
+	struct sockaddr_in to;
+	uint64_t cookie = 0, mapped = 0, f0 = 0, f1 = 0;
+	unsigned int i, n = 0, bad = 0, msgs = 0;
+	int fd = -1, owner = -1, e = 0;
+	long pin0, pin1;
+	ssize_t r = 0;
+
+	memset(seen, 0, sizeof(seen));
+	if (!ok(local != MAP_FAILED && area != MAP_FAILED, "setup: mmap"))
+		return;
+	memset(area, 1, 16 * PAGE);
+	fd = flood_socket(cfg.addr);
+	if (!sys_ok(fd, "setup: socket with SO_RCVBUF %d", FLOOD_RCVBUF) ||
+	    !ok(op_target(&to, &cookie, &owner), "setup: target"))
+		goto out;
+
+	/* fill the room for notices */
+	for (i = 1; i < FLOODS; i++) {
+		r = send_write_op(fd, &to, cookie, local, RDS_RDMA_NOTIFY_ME,
+				  i, NULL, MSG_DONTWAIT);
+		if (r < 0) {
+			e = errno;
+			break;
+		}
+	}
+	if (!ok_diag(r < 0 && e == EAGAIN, "room for notices filled",
+		     "after %u operations: %zd, %s", i - 1, r, tap_errname(e)))
+		goto out;
+	tap_diag("map_refused: room for notices filled by %u operations",
+		 i - 1);
+
+	memset(&map, 0, sizeof(map));
+	map.vec.addr = (uintptr_t)area;
+	map.vec.bytes = 16 * PAGE;
+	map.cookie_addr = (uintptr_t)&mapped;
+	pin0 = vm_pin_kb();
+	counter_read(fd, "notify_full", &f0);
+	is_err(send_write_op(fd, &to, cookie, local, RDS_RDMA_NOTIFY_ME,
+			     FLOODS, &map, MSG_DONTWAIT), EAGAIN,
+	       "RDS_CMSG_RDMA_MAP with an operation that finds no room -> EAGAIN");
+	counter_read(fd, "notify_full", &f1);
+	pin1 = vm_pin_kb();
+	is_eq(f1 - f0, 1, "notify_full counts it");
+	ok_diag(mapped != 0, "the region was made: its cookie was written",
+		"cookie_addr still holds 0");
+	if (mapped)
+		is_err(free_mr(fd, mapped, 0), EINVAL,
+		       "its cookie names nothing: RDS_FREE_MR -> EINVAL");
+	ok_diag(pin0 >= 0 && pin1 == pin0, "its pages are unpinned (VmPin)",
+		"VmPin %ld kB before, %ld kB after", pin0, pin1);
+
+	/* the same send once there is room: the region stays */
+	{
+		long long deadline = now_ms() + SETTLE_MS;
+
+		while (n < i - 1 && now_ms() < deadline) {
+			readable(fd, 100);
+			n += drain(fd, seen, sizeof(seen), &msgs, &bad);
+		}
+	}
+	is_eq(n, i - 1, "every notice of the accepted operations came");
+	mapped = 0;
+	is_ok(send_write_op(fd, &to, cookie, local, RDS_RDMA_NOTIFY_ME,
+			    FLOODS, &map, MSG_DONTWAIT),
+	      "with room: the same send is accepted");
+	ok_diag(vm_pin_kb() == pin0 + (long)(16 * PAGE / 1024),
+		"its region stays pinned (VmPin)", "VmPin %ld kB, %ld before",
+		vm_pin_kb(), pin0);
+	is_ok(free_mr(fd, mapped, 0), "and RDS_FREE_MR of its cookie -> 0");
+out:
+	if (fd >= 0)
+		close(fd);
+	if (owner >= 0)
+		close(owner);
+	if (local != MAP_FAILED)
+		munmap(local, PAGE);
+	if (area != MAP_FAILED)
+		munmap(area, 16 * PAGE);
+}
+
+/* ------------------------------------------------------------------ */
+/* main                                                                */
+/* ------------------------------------------------------------------ */
+
+struct test {
+	const char *name;
+	void (*fn)(void);
+};
+
+static const struct test tests[] = {
+	{ "probe_flood", test_probe_flood },
+	{ "notify_flood", test_notify_flood },
+	{ "notify_recverr_flood", test_notify_recverr_flood },
+	{ "map_refused", test_map_refused },
+};
+
+static bool selected(const struct test *t)
+{
+	return !cfg.filter || strstr(t->name, cfg.filter);
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (parse_common(argc, argv, NULL, NULL, NULL))
+		return 2;
+	if (!cfg.impl_doca) {
+		fprintf(stderr, "%s: --impl rds is not supported: these bounds are rds_doca's\n",
+			argv[0]);
+		return 2;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "%s: run as root: each flood drops to uid %d\n",
+			argv[0], NOBODY);
+		return 2;
+	}
+	return run_selftests("rds_bounds_test", tests, selected);
+}
