@@ -38,8 +38,9 @@ struct rdsd_sock;
  * @name: short name shown to users ("loopback", "ib").
  * @type: number reported by getsockopt(SO_RDS_TRANSPORT).
  * @laddr_check: may a socket bind to @addr in @net with this transport?
- *	Process context, may not sleep (called under rcu_read_lock()).
- *	Returns 0 if it may, a negative errno otherwise.
+ *	Process context, called with no lock held; it takes what its own
+ *	lookups need (the IB transport holds rcu_read_lock() across its
+ *	device lookup).  Returns 0 if it may, a negative errno otherwise.
  * @conn_alloc: attach transport state to a new connection (conn->tp).
  *	Process context, may sleep if @gfp allows.  Called once per
  *	connection object, before it is visible to anyone; two racing
