@@ -464,6 +464,32 @@ int rdsd_mr_map(struct rdsd_sock *rs, const struct rds_get_mr_args *args,
 	return rdsd_mr_give_cookie(rs, mr, args->cookie_addr, cookie);
 }
 
+/*
+ * Free @rs's region named by @cookie's key, as RDS_FREE_MR does; with
+ * @exact, only if the rest of the cookie matches too.  Returns 0, or
+ * -EINVAL if there is no such region.  Process context.
+ */
+static int rdsd_mr_free_cookie(struct rdsd_sock *rs, u64 cookie, bool exact)
+{
+	struct rdsd_mr *mr;
+
+	xa_lock_bh(&rs->mrs);
+	mr = xa_load(&rs->mrs, rdsd_cookie_key(cookie));
+	if (mr && exact && mr->cookie_off != rdsd_cookie_offset(cookie))
+		mr = NULL;
+	if (mr)
+		refcount_inc(&mr->refs);	/* put at the end of this call */
+	xa_unlock_bh(&rs->mrs);
+	if (!mr)
+		return -EINVAL;
+	if (rdsd_mr_unlink(rs, mr)) {
+		rdsd_mr_invalidate(mr);
+		rdsd_mr_put_sync(mr);	/* the tables' */
+	}
+	rdsd_mr_put_sync(mr);
+	return 0;
+}
+
 /**
  * rdsd_mr_unmap - undo rdsd_mr_map() for a message that was not sent
  * @rs: socket.
@@ -474,22 +500,7 @@ int rdsd_mr_map(struct rdsd_sock *rs, const struct rds_get_mr_args *args,
  */
 void rdsd_mr_unmap(struct rdsd_sock *rs, u64 cookie)
 {
-	struct rdsd_mr *mr;
-
-	xa_lock_bh(&rs->mrs);
-	mr = xa_load(&rs->mrs, rdsd_cookie_key(cookie));
-	if (mr && mr->cookie_off == rdsd_cookie_offset(cookie))
-		refcount_inc(&mr->refs);	/* put at the end of this call */
-	else
-		mr = NULL;
-	xa_unlock_bh(&rs->mrs);
-	if (!mr)
-		return;
-	if (rdsd_mr_unlink(rs, mr)) {
-		rdsd_mr_invalidate(mr);
-		rdsd_mr_put_sync(mr);	/* the tables' */
-	}
-	rdsd_mr_put_sync(mr);
+	rdsd_mr_free_cookie(rs, cookie, true);
 }
 
 /* RDS_DOCA_GET_MR_LIST: several buffers, one zero-based region. */
@@ -641,7 +652,6 @@ void rdsd_mr_drop_all(struct rdsd_sock *rs)
 int rdsd_mr_free(struct rdsd_sock *rs, sockptr_t optval, unsigned int optlen)
 {
 	struct rds_free_mr_args args;
-	struct rdsd_mr *mr;
 
 	if (optlen != sizeof(args))
 		return -EINVAL;
@@ -655,19 +665,8 @@ int rdsd_mr_free(struct rdsd_sock *rs, sockptr_t optval, unsigned int optlen)
 		return 0;
 	}
 
-	xa_lock_bh(&rs->mrs);
-	mr = xa_load(&rs->mrs, rdsd_cookie_key(args.cookie));
-	if (mr)
-		refcount_inc(&mr->refs);	/* put at the end of this call */
-	xa_unlock_bh(&rs->mrs);
-	if (!mr)
-		return -EINVAL;
-	if (rdsd_mr_unlink(rs, mr)) {
-		rdsd_mr_invalidate(mr);
-		rdsd_mr_put_sync(mr);	/* the tables' */
-	}
-	rdsd_mr_put_sync(mr);
-	return 0;
+	/* the key alone names it, as in Linux */
+	return rdsd_mr_free_cookie(rs, args.cookie, false);
 }
 
 /**

@@ -618,22 +618,12 @@ out:
 /* main                                                                */
 /* ------------------------------------------------------------------ */
 
-struct test {
-	const char *name;
-	void (*fn)(void);
-};
-
-static const struct test tests[] = {
+static const struct selftest tests[] = {
 	{ "probe_flood", test_probe_flood },
 	{ "notify_flood", test_notify_flood },
 	{ "notify_recverr_flood", test_notify_recverr_flood },
 	{ "map_refused", test_map_refused },
 };
-
-static bool selected(const struct test *t)
-{
-	return !cfg.filter || strstr(t->name, cfg.filter);
-}
 
 int main(int argc, char **argv)
 {
@@ -650,5 +640,5 @@ int main(int argc, char **argv)
 			argv[0], NOBODY);
 		return 2;
 	}
-	return run_selftests("rds_bounds_test", tests, selected);
+	return run_selftests("rds_bounds_test", tests, selftest_by_filter);
 }

@@ -251,19 +251,9 @@ static void test_conn_flood(void)
 	close(fd);
 }
 
-struct test {
-	const char *name;
-	void (*fn)(void);
-};
-
-static const struct test tests[] = {
+static const struct selftest tests[] = {
 	{ "conn_flood", test_conn_flood },
 };
-
-static bool selected(const struct test *t)
-{
-	return !cfg.filter || strstr(t->name, cfg.filter);
-}
 
 int main(int argc, char **argv)
 {
@@ -284,5 +274,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: --addr must be a 127/8 address\n", argv[0]);
 		return 2;
 	}
-	return run_selftests("rds_conn_flood_test", tests, selected);
+	return run_selftests("rds_conn_flood_test", tests, selftest_by_filter);
 }

@@ -518,6 +518,18 @@ static inline uint32_t fnv1a(const void *buf, size_t len)
 	return h;
 }
 
+/* One test of a program: run_selftests() runs those its @pick accepts. */
+struct selftest {
+	const char *name;
+	void (*fn)(void);
+};
+
+/* The tests whose name contains --filter, or all without one. */
+static inline bool selftest_by_filter(const struct selftest *t)
+{
+	return !cfg.filter || strstr(t->name, cfg.filter);
+}
+
 /*
  * main()'s end in a suite of named tests: with --list print the names of
  * the tests @pick selects, else run each, its name prefixing its checks.
