@@ -8,7 +8,13 @@
  * --up --down-ms later (a link taken down and up, an RDMA device deleted
  * and added back).  The faults are spread over the stream: the k-th one
  * starts once k / (resets + 1) of the messages have been accepted by
- * sendmsg(), so senders are always mid-stream when the path breaks.
+ * sendmsg(), so senders are always mid-stream when the path breaks, and
+ * once a message sent after the previous repair has crossed the path, so
+ * every fault breaks an established connection.  (Breaking a path while
+ * rdma_cm's handshake is on it is a different fault, and one Soft-RoCE
+ * does not survive: a connection manager message it cannot route moves
+ * the device's GSI queue pair to the error state for good, so no
+ * connection on that device can be made until it is re-created.)
  *
  * Every payload carries its sender, receiver, sequence number, length and
  * checksums.  The messages one socket sends to one destination must arrive
@@ -643,6 +649,34 @@ static void wait_for(bool (*done)(long), long arg, long long repaired,
 	}
 }
 
+/*
+ * Before fault @k: wait until a message sent now crosses the path from
+ * --addr to the idle socket at --peer, so the connection the previous
+ * repair brought back is established.  False if the watch gave up.
+ */
+static bool path_carries(int k, int probe_fd, int idle_fd,
+			 long long repaired)
+{
+	struct sockaddr_in to = sock_addr(idle_fd);
+	bool sent = false;
+	char buf[16];
+
+	while (watch_ok(repaired)) {
+		if (!sent)
+			sent = send_to(probe_fd, &to, "path", 4, 0) == 4;
+		if (sent && recv_wait(idle_fd, buf, sizeof(buf), NULL, NULL, 0,
+				      200) == 4) {
+			tap_diag("fault %d: a message sent since crossed the "
+				 "path %lld ms after the repair", k - 1,
+				 now_ms() - repaired);
+			return true;
+		}
+		if (!sent)
+			sleep_ms(20);
+	}
+	return false;
+}
+
 static bool sent_reached(long target)
 {
 	return total_sent() >= target;
@@ -719,7 +753,7 @@ static int do_stream(void)
 {
 	struct fault_log log = { 0 };
 	long long repaired = 0, elapsed;
-	int i, j, k, idle_fd;
+	int i, j, k, idle_fd, probe_fd;
 	bool finished;
 
 	if (!setup())
@@ -727,6 +761,10 @@ static int do_stream(void)
 	idle_fd = bound_socket_at(cfg.peer, 0, "bind an idle socket");
 	if (idle_fd < 0)
 		return -1;
+	probe_fd = bound_socket_at(cfg.addr, 0, "bind a path probe");
+	if (probe_fd < 0)
+		return -1;
+	set_timeo(probe_fd, SO_SNDTIMEO, opt_sndtimeo_ms);
 
 	watch.start = now_ms();
 	watch.deadline = watch.start + opt_timeout * 1000LL;
@@ -740,6 +778,8 @@ static int do_stream(void)
 	for (k = 1; k <= opt_resets; k++) {
 		wait_for(sent_reached, run.total * k / (opt_resets + 1),
 			 repaired, k - 1);
+		if (k > 1 && !watch.why)
+			path_carries(k, probe_fd, idle_fd, repaired);
 		if (watch.why) {
 			tap_diag("fault %d not started: %s", k, watch.why);
 			break;
@@ -763,6 +803,7 @@ static int do_stream(void)
 	if (!finished)
 		return -1;	/* threads may be stuck in the kernel */
 	close(idle_fd);
+	close(probe_fd);
 	for (i = 0; i < run.nsend; i++)
 		close(run.tx[i].fd);
 	for (j = 0; j < run.nrecv; j++)
