@@ -883,17 +883,32 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
 	struct rdsd_ib_conn *tp = conn->tp;
 	u32 nfrags = max_t(u32, 1, DIV_ROUND_UP(msg->len, RDSD_IB_FRAG_SIZE));
-	bool post_op = rdsd_ib_op_pending(msg);
 	struct rdsd_wire_info info;
 	struct rdsd_op *op = msg->op;
 	int count = 0, op_count = 0, ret = -EAGAIN;
 	u16 ack_flags, last_flags;
 	u32 i, adv, nwr = 0;
+	bool post_op;
 
+again:
+	post_op = rdsd_ib_op_pending(msg);
 	rdsd_ib_msg_info(msg, post_op, &info);
 	spin_lock_bh(&tp->send_lock);
 	if (!tp->tx_ready)
 		goto out;	/* rdsd_conn_up() sends it on the next path */
+	/*
+	 * An operation of more pieces than the device takes in the whole
+	 * ring would wait for room forever, and every later message of the
+	 * connection with it: it fails, as a refused one does, and the
+	 * message goes on without it.  Completed outside send_lock.
+	 */
+	if (post_op && rdsd_ib_op_wrs(tp, op, op->nents) + nfrags + 1 >
+		       RDSD_IB_SEND_RING) {
+		spin_unlock_bh(&tp->send_lock);
+		rdsd_stat_inc(conn->rn, rdma_refused);
+		rdsd_op_complete(op, RDS_RDMA_OTHER_ERROR);
+		goto again;
+	}
 	rdsd_ib_send_cong(tp);
 
 	/*

@@ -1179,6 +1179,66 @@ out:
 	xunmap(bbuf, 4 * PAGE);
 }
 
+/*
+ * An operation of 1,024 two-byte pieces, each across a page boundary: 2,048
+ * page pieces.  The copy engine takes them all; over IB they are more work
+ * requests than the send ring holds, so the operation fails alone
+ * (RDS_RDMA_OTHER_ERROR, the region untouched) and neither its message
+ * nor the next operation on the connection waits for it.
+ */
+static void test_rdma_many_pieces(void)
+{
+	const unsigned int nr = RDS_DOCA_MAX_RDMA_IOVECS, total = 2 * nr;
+	const int want = over_ib() ? RDS_RDMA_OTHER_ERROR : RDS_RDMA_SUCCESS;
+	char *abuf = xmap(PAGE), *bbuf = xmap((nr + 1) * PAGE);
+	struct pair p = { .a = -1, .b = -1 };
+	struct rds_iovec *lv = calloc(nr, sizeof(*lv));
+	struct rds_rdma_args ra;
+	uint64_t cookie = 0;
+	unsigned int i;
+	bool same = true;
+
+	if (!abuf || !bbuf || !lv || !pair_open(&p))
+		goto out;
+	for (i = 0; i < nr; i++) {
+		lv[i].addr = (uintptr_t)(bbuf + (i + 1) * PAGE - 1);
+		lv[i].bytes = 2;
+		bbuf[(i + 1) * PAGE - 1] = (char)i;
+		bbuf[(i + 1) * PAGE] = (char)~i;
+	}
+	if (!is_ok(get_mr(p.a, abuf, PAGE, 0, &cookie), "GET_MR"))
+		goto out;
+	memset(abuf, 0x5a, PAGE);
+	mk_rdma(&ra, cookie, 0, total, lv, nr,
+		RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME);
+	is_ok(send_rdma(p.b, &p.sa, &ra), "write of %u pieces: sendmsg", nr);
+	expect_notice(p.b, ra.user_token, want,
+		      "write of %u pieces: notice status %d", nr, want);
+	expect_msg(p.a, NULL, "write of %u pieces: A gets the message", nr);
+	for (i = 0; i < nr; i++)
+		same &= abuf[2 * i] == (char)i && abuf[2 * i + 1] == (char)~i;
+	if (over_ib())
+		check_fill(abuf, PAGE, 0x5a,
+			   "write of %u pieces: the region is untouched", nr);
+	else
+		ok(same, "write of %u pieces: every piece lands in order", nr);
+
+	/* the connection is not held up: a plain write goes through */
+	mk_rdma(&ra, cookie, 0, 2, lv, 1,
+		RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME);
+	is_ok(send_rdma(p.b, &p.sa, &ra), "then a 2-byte write: sendmsg");
+	expect_notice(p.b, ra.user_token, RDS_RDMA_SUCCESS,
+		      "then a 2-byte write: notice");
+	expect_msg(p.a, NULL, "then a 2-byte write: A gets the message");
+	ok(abuf[0] == 0 && abuf[1] == (char)~0,
+	   "then a 2-byte write: it lands");
+out:
+	pair_close(&p);
+	free(lv);
+	xunmap(abuf, PAGE);
+	xunmap(bbuf, (nr + 1) * PAGE);
+}
+
 static void test_rdma_visible_on_delivery(void)
 {
 	enum { ROUNDS = 20, LEN = 65536 };
@@ -3309,6 +3369,7 @@ static const struct selftest tests[] = {
 	{ "mr_for_dest_family", test_mr_for_dest_family },
 	{ "rdma_write_read", test_rdma_write_read },
 	{ "rdma_iovecs", test_rdma_iovecs },
+	{ "rdma_many_pieces", test_rdma_many_pieces },
 	{ "rdma_visible_on_delivery", test_rdma_visible_on_delivery },
 	{ "rdma_silent", test_rdma_silent },
 	{ "rdma_refused", test_rdma_refused },
