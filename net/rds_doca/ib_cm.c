@@ -444,6 +444,19 @@ int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_cm_data_check);
 
+/* What rdsd_ib_cm_data_check()'s @err says of the peer, for the log. */
+static const char *rdsd_ib_cm_data_why(int err)
+{
+	switch (err) {
+	case -EPROTONOSUPPORT:
+		return "protocol version not spoken";
+	case -ERANGE:
+		return "credits or sizes too small";
+	default:
+		return "private data not of this protocol";
+	}
+}
+
 static void rdsd_ib_cm_data_fill(struct rdsd_ib_conn *tp,
 				 struct rdsd_ib_cm_data *d, u8 reason)
 {
@@ -884,9 +897,9 @@ static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	ret = rdsd_ib_cm_data_check(d, ev->param.conn.private_data_len);
 	if (ret) {
+		rdsd_stat_inc(rdsd_net(&init_net), recv_proto_error);
 		pr_info_ratelimited("refusing a connection: %s\n",
-				    ret == -ERANGE ? "credits or sizes too small" :
-				    "protocol version not spoken");
+				    rdsd_ib_cm_data_why(ret));
 		rdsd_ib_reject(id, NULL, ret == -ERANGE ? RDSD_IB_REJ_LIMITS :
 						      RDSD_IB_REJ_VERSION);
 		return 1;	/* rdma_cm destroys @id */
@@ -1011,8 +1024,14 @@ static int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 			ret = rdsd_ib_cm_data_check(c->private_data,
 						    c->private_data_len);
-			if (ret)
+			if (ret) {
+				rdsd_stat_inc(tp->conn->rn, recv_proto_error);
+				pr_info_ratelimited("%pI4->%pI4: peer's answer refused: %s\n",
+						    &tp->conn->laddr,
+						    &tp->conn->faddr,
+						    rdsd_ib_cm_data_why(ret));
 				break;
+			}
 			rdsd_ib_peer_learn(tp, c->private_data);
 		}
 		ret = rdsd_ib_established(tp);
