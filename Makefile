@@ -9,7 +9,16 @@
 #   make demo            a short demonstration in a VM
 #   make bench           rds_doca against Linux RDS (loopback), and against
 #                        rds_rdma and raw verbs over Soft-RoCE, in one VM boot
-#   make install         install rdsctl (DESTDIR, PREFIX as usual)
+#   make install         install the module (into /lib/modules/<release>/
+#                        updates, then depmod), <linux/rds_doca.h>, rdsctl,
+#                        the man pages, the bash completion and
+#                        /etc/modprobe.d/rds_doca.conf (DESTDIR, PREFIX as
+#                        usual; with DESTDIR, depmod is left to the package)
+#   make uninstall       remove all of that again
+#   make dkms-install    register the sources with DKMS, which builds and
+#                        installs the module for KVER and for every kernel
+#                        installed later
+#   make dkms-remove     remove it from DKMS, every kernel
 #
 # Modules are built in build/<kernel release>/, one directory per kernel,
 # so builds for several kernels never share objects.
@@ -24,11 +33,13 @@ RDSD_CACHE ?= $(HOME)/.cache/rds_doca
 KBUILD_FLAGS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all module modules-all tools tests clean check demo bench deps \
-	install
+	install uninstall install-module uninstall-module dkms-install \
+	dkms-remove
 
 all: module tools tests
 
 module:
+	@scripts/check-build-deps.sh module "$(KDIR)"
 	@test -n "$(KVER)" || { echo "no kernel tree at KDIR='$(KDIR)': set KDIR or run scripts/install-deps.sh" >&2; exit 1; }
 	@mkdir -p $(BUILD)
 	@rm -rf $(BUILD)/net $(BUILD)/include $(BUILD)/tests
@@ -49,12 +60,88 @@ modules-all:
 	done
 
 tools:
+	@scripts/check-build-deps.sh tools
 	$(MAKE) -C tools/rds-bench
 	$(MAKE) -C tools/rds-demo
 	$(MAKE) -C tools/rdsctl
 
-install:
-	$(MAKE) -C tools/rdsctl install
+# Installation.  The module goes where the kernel's module tools look
+# first (updates/), whatever PREFIX; the rest under PREFIX, except the
+# modprobe settings, which belong in SYSCONFDIR.  KO installs a module
+# built elsewhere (its release must be KVER's); by default the module of
+# BUILD, built first when it is missing or older than its sources.
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+INCLUDEDIR = $(PREFIX)/include
+MANDIR = $(PREFIX)/share/man
+DOCDIR = $(PREFIX)/share/doc/rds_doca
+MODDIR = /lib/modules/$(KVER)/updates
+KO ?= $(BUILD)/rds_doca.ko
+MODULE_SOURCES = $(wildcard Kbuild net/rds_doca/*.[ch] include/uapi/linux/*.h)
+
+$(BUILD)/rds_doca.ko: $(MODULE_SOURCES)
+	$(MAKE) module
+
+install-module: $(KO)
+	@test -n "$(KVER)" || { echo "no kernel tree at KDIR='$(KDIR)': set KDIR" >&2; exit 1; }
+	install -D -m 0644 $(KO) $(DESTDIR)$(MODDIR)/rds_doca.ko
+	$(if $(DESTDIR),@echo "DESTDIR set: run depmod $(KVER) once the module is in place",depmod -a $(KVER))
+
+install: install-module
+	$(MAKE) -C tools/rdsctl install PREFIX=$(PREFIX)
+	install -D -m 0644 include/uapi/linux/rds_doca.h \
+		$(DESTDIR)$(INCLUDEDIR)/linux/rds_doca.h
+	install -D -m 0644 Documentation/man/rds_doca.7 \
+		$(DESTDIR)$(MANDIR)/man7/rds_doca.7
+	install -D -m 0644 scripts/rds_doca.modules-load.conf \
+		$(DESTDIR)$(DOCDIR)/modules-load.d/rds_doca.conf
+	@# an administrator's edited settings are kept
+	@conf=$(DESTDIR)$(SYSCONFDIR)/modprobe.d/rds_doca.conf; \
+	if [ -e $$conf ]; then \
+		echo "keeping $$conf"; \
+	else \
+		echo "install $$conf"; \
+		mkdir -p $$(dirname $$conf) && \
+		sed 's|@DOCDIR@|$(DOCDIR)|' scripts/rds_doca.modprobe.conf >$$conf && \
+		chmod 0644 $$conf; \
+	fi
+
+uninstall-module:
+	@test -n "$(KVER)" || { echo "no kernel tree at KDIR='$(KDIR)': set KDIR" >&2; exit 1; }
+	rm -f $(DESTDIR)$(MODDIR)/rds_doca.ko
+	$(if $(DESTDIR),,depmod -a $(KVER))
+
+uninstall: uninstall-module
+	rm -f $(DESTDIR)$(PREFIX)/sbin/rdsctl \
+		$(DESTDIR)$(MANDIR)/man8/rdsctl.8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/rdsctl \
+		$(DESTDIR)$(INCLUDEDIR)/linux/rds_doca.h \
+		$(DESTDIR)$(MANDIR)/man7/rds_doca.7 \
+		$(DESTDIR)$(DOCDIR)/modules-load.d/rds_doca.conf \
+		$(DESTDIR)$(SYSCONFDIR)/modprobe.d/rds_doca.conf
+	-rmdir $(DESTDIR)$(DOCDIR)/modules-load.d $(DESTDIR)$(DOCDIR) 2>/dev/null
+
+# DKMS: the sources in /usr/src/rds_doca-<version>, built by dkms for KVER
+# now and for every kernel installed later.
+DKMS_VERSION = $(shell sed -n 's/^\#define RDSD_VERSION[[:space:]]*"\(.*\)"/\1/p' net/rds_doca/rdsd.h)
+DKMS_SRC = /usr/src/rds_doca-$(DKMS_VERSION)
+
+dkms-install:
+	@command -v dkms >/dev/null || { echo "dkms is missing: apt-get install dkms (or run scripts/install-deps.sh)" >&2; exit 1; }
+	@test -n "$(KVER)" || { echo "no kernel tree at KDIR='$(KDIR)': set KDIR or install linux-headers-$$(uname -r)" >&2; exit 1; }
+	-dkms remove rds_doca/$(DKMS_VERSION) --all >/dev/null 2>&1
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)/tests
+	cp -r Kbuild Makefile net include scripts $(DKMS_SRC)/
+	cp -r tests/kunit tests/dma $(DKMS_SRC)/tests/
+	sed 's/@VERSION@/$(DKMS_VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
+	dkms add rds_doca/$(DKMS_VERSION)
+	dkms build rds_doca/$(DKMS_VERSION) -k $(KVER)
+	dkms install rds_doca/$(DKMS_VERSION) -k $(KVER)
+
+dkms-remove:
+	-dkms remove rds_doca/$(DKMS_VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 tests:
 	$(MAKE) -C tests/userspace

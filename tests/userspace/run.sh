@@ -5,7 +5,9 @@
 # net/rds.  Meant to run as root on a disposable machine (a VM): it loads
 # and unloads rds, rds_doca and their dependencies.
 #
-#   1. doca:     an unprivileged socket() must not load rds_doca; then
+#   1. doca:     an unprivileged socket() must not load rds_doca; "make
+#                install" of the module, modprobe, "make uninstall"
+#                (tests/install/install_test.sh); then
 #                insmod rds_doca.ko (its own family), run the suites
 #                (rds_api_test, rds_order_test, rds_rdma_test for RDMA
 #                and atomics, rds_bounds_test for what an unprivileged
@@ -339,6 +341,9 @@ sys.exit(1)' 2>&1)
 if want_stage doca; then
 	if check $((1 - have_ko)) "doca: module $KO exists"; then
 		no_autoload doca
+		# make install, modprobe, the demo, make uninstall
+		run_suite doca-install "$HERE/../install/install_test.sh" \
+			--ko "$KO"
 		out=$(insmod_doca)
 		if check $? "doca: insmod rds_doca.ko" "$out"; then
 			fam=$(family_param)
