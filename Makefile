@@ -145,6 +145,7 @@ dkms-remove:
 
 tests:
 	$(MAKE) -C tests/userspace
+	$(MAKE) -C tests/compat
 
 deps:
 	scripts/install-deps.sh
@@ -155,6 +156,7 @@ clean:
 	-$(MAKE) -C tools/rds-demo clean
 	-$(MAKE) -C tools/rdsctl clean
 	-$(MAKE) -C tests/userspace clean
+	-$(MAKE) -C tests/compat clean
 
 # The 6.12 kernel the demo and the benchmark boot.
 KVER_612 = $(shell . $(RDSD_CACHE)/kernels.env 2>/dev/null && echo $$KVER_612)

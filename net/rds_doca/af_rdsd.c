@@ -183,17 +183,49 @@ static __poll_t rdsd_poll(struct file *file, struct socket *sock,
 	return mask;
 }
 
+/*
+ * Does the socket's transport take a type of service?  As Linux RDS's
+ * transports: InfiniBand (mapped 1:1) and TCP (mapped to 0) do, loopback
+ * does not (the ioctl is then ENOTTY).
+ */
+static bool rdsd_tos_taken(const struct rdsd_transport_ops *trans)
+{
+	return trans && (trans->type == RDS_TRANS_IB ||
+			 trans->type == RDS_TRANS_TCP);
+}
+
+/*
+ * SIOCRDSSETTOS and SIOCRDSGETTOS, with Linux RDS's rules: a type of
+ * service is set once the socket has a transport (bind() or
+ * SO_RDS_TRANSPORT) that takes one, before the socket has sent, and only
+ * once.  It is remembered and reported; no transport gives it a lane of
+ * its own yet.
+ */
 static int rdsd_ioctl(struct socket *sock, unsigned int cmd,
 		      unsigned long arg)
 {
-	rds_tos_t tos = 0;
+	struct rdsd_sock *rs = rdsd_sk(sock->sk);
+	rds_tos_t tos;
+	int ret = 0;
 
 	switch (cmd) {
+	case SIOCRDSSETTOS:
+		if (get_user(tos, (rds_tos_t __user *)arg))
+			return -EFAULT;
+		lock_sock(sock->sk);
+		if (!rdsd_tos_taken(rs->trans))
+			ret = -ENOIOCTLCMD;	/* ENOTTY, as Linux */
+		else if (rs->tos || rs->conn)
+			ret = -EINVAL;
+		else
+			WRITE_ONCE(rs->tos, tos);
+		release_sock(sock->sk);
+		return ret;
 	case SIOCRDSGETTOS:
-		/* no transport maps a type of service yet: it stays 0 */
+		tos = READ_ONCE(rs->tos);
 		return put_user(tos, (rds_tos_t __user *)arg) ? -EFAULT : 0;
 	default:
-		/* SIOCRDSSETTOS too; interface ioctls go to the core */
+		/* interface ioctls go to the core */
 		return -ENOIOCTLCMD;
 	}
 }

@@ -58,18 +58,67 @@ static void *rdsd_info_next(struct rdsd_info *in)
 	return p;
 }
 
-static void rdsd_info_counters(struct rdsd_net *rn, struct rdsd_info *in)
+/*
+ * Linux RDS's counters that rds_doca counts too, under Linux's names
+ * (net/rds/stats.c), listed first in drop-in mode so that scripts written
+ * for Linux find theirs.  Documentation/rds_doca.rst has the whole table.
+ */
+#define RDSD_LINUX_STAT(name, f)	{ name, RDSD_STAT_OFFSET(f) }
+
+static const struct rdsd_stat_desc rdsd_linux_stat_descs[] = {
+	RDSD_LINUX_STAT("recv_drop_old_seq", recv_drop_old_seq),
+	RDSD_LINUX_STAT("recv_drop_no_sock", recv_drop_no_sock),
+	RDSD_LINUX_STAT("recv_drop_dead_sock", recv_drop_dead_sock),
+	/* Linux's recv_queued: queued on the socket; rds_doca's delivered */
+	RDSD_LINUX_STAT("recv_queued", recv_delivered),
+	RDSD_LINUX_STAT("recv_ping", recv_ping),
+	RDSD_LINUX_STAT("send_queue_full", send_queue_full),
+	RDSD_LINUX_STAT("send_queued", send_queued),
+	RDSD_LINUX_STAT("cong_update_received", cong_update_received),
+	RDSD_LINUX_STAT("cong_send_error", send_cong_error),
+	RDSD_LINUX_STAT("cong_send_blocked", send_cong_blocked),
+	RDSD_LINUX_STAT("recv_bytes_added_to_sock", recv_bytes),
+};
+
+static void rdsd_info_counter(struct rdsd_net *rn, struct rdsd_info *in,
+			      const struct rdsd_stat_desc *desc)
+{
+	struct rds_info_counter *c = rdsd_info_next(in);
+
+	if (!c)
+		return;
+	strscpy(c->name, desc->name, sizeof(c->name));
+	c->value = rdsd_stat_read(rn, desc->offset);
+}
+
+/* Is @name one of the Linux names listed first? */
+static bool rdsd_info_linux_name(const char *name)
 {
 	unsigned int i;
 
-	in->each = sizeof(struct rds_info_counter);
-	for (i = 0; i < rdsd_nr_stats; i++) {
-		struct rds_info_counter *c = rdsd_info_next(in);
+	for (i = 0; i < ARRAY_SIZE(rdsd_linux_stat_descs); i++)
+		if (!strcmp(rdsd_linux_stat_descs[i].name, name))
+			return true;
+	return false;
+}
 
-		if (!c)
+/*
+ * As family 21 (drop-in): Linux's names first, then rds_doca's own that
+ * are not among them; under its own family: rds_doca's names only.
+ */
+static void rdsd_info_counters(struct rdsd_net *rn, struct rdsd_info *in)
+{
+	bool dropin = rdsd_family == AF_RDS;
+	unsigned int i;
+
+	in->each = sizeof(struct rds_info_counter);
+	if (dropin)
+		for (i = 0; i < ARRAY_SIZE(rdsd_linux_stat_descs); i++)
+			rdsd_info_counter(rn, in, &rdsd_linux_stat_descs[i]);
+	for (i = 0; i < rdsd_nr_stats; i++) {
+		if (dropin && rdsd_info_linux_name(rdsd_stat_descs[i].name))
 			continue;
-		strscpy(c->name, rdsd_stat_descs[i].name, sizeof(c->name));
-		c->value = rdsd_stat_read(rn, rdsd_stat_descs[i].offset);
+		rdsd_info_counter(rn, in, &rdsd_stat_descs[i]);
 	}
 }
 

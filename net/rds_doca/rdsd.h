@@ -468,6 +468,8 @@ struct rdsd_sock {
 	int			cong_track;
 	u8			rx_traces;
 	u8			rx_trace_pos[3];
+	/* SIOCRDSSETTOS; written under the socket lock, fixed once non-zero */
+	u8			tos;
 };
 
 static inline struct rdsd_sock *rdsd_sk(const struct sock *sk)

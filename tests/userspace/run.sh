@@ -16,7 +16,10 @@
 #   2. conflict: with rds.ko holding AF_RDS, insmod rds_doca.ko family=21
 #                must fail, with an explanation in the kernel log
 #   3. rds:      the suites against rds.ko (loopback transport only)
-#   4. dropin:   rds_doca.ko family=21 in place of rds.ko, the suites
+#   4. dropin:   rds_doca.ko family=21 in place of rds.ko, the suites,
+#                and Linux's counter names (tests/compat, which also
+#                runs in doca, rds, ib and rds-ib: counters and the
+#                type of service ioctls)
 #   5. dma:      rds_doca with every copy on a software DMA engine
 #                (rdsd_test_dma.ko, thresholds 0): the suites, then the
 #                order and RDMA suites under each fault the engine can
@@ -251,7 +254,8 @@ insmod_doca() {
 
 echo "# rds selftests on $(uname -r), module $KO"
 
-if ! make -s -C "$HERE" >/tmp/rds-selftests-build.log 2>&1; then
+if ! { make -s -C "$HERE" && make -s -C "$HERE/../compat"; } \
+	>/tmp/rds-selftests-build.log 2>&1; then
 	check 1 "build the test programs" "$(tail -20 /tmp/rds-selftests-build.log)"
 	tap_finish
 	exit 1
@@ -269,6 +273,7 @@ TEST_DMA_KO=$(dirname "$KO")/rdsd_test_dma.ko
 TEST_DMA=/sys/module/rdsd_test_dma/parameters
 DISCOVER=$HERE/rds_discover
 STREAM=$HERE/rds_stream_test
+COMPAT=$HERE/../compat/rds_compat_test
 
 # Start from a clean slate.
 for m in rds_doca rds_rdma rds_tcp rds; do
@@ -353,6 +358,8 @@ if want_stage doca; then
 			check "$(status eval '! loaded rds')" \
 				"doca: rds.ko was not pulled in"
 			suites doca "${fam:-25}" doca loop
+			run_suite doca-compat "$COMPAT" --family "${fam:-25}" \
+				--impl doca
 			run_suite doca-rdsctl "$CTL" --family "${fam:-25}"
 			sysctl_files doca "${fam:-25}"
 			out=$(unload rds_doca)
@@ -398,6 +405,8 @@ if want_stage rds; then
 			"rds: only the loopback transport (no rds_tcp, rds_rdma)" \
 			"$(lsmod | grep '^rds')"
 		suites rds 21 rds loop
+		run_suite rds-compat "$COMPAT" --family 21 --impl rds \
+			--linux-names
 		check "$(status no_other_transport)" \
 			"rds: the suites loaded no other transport" \
 			"$(lsmod | grep '^rds')"
@@ -420,6 +429,9 @@ if want_stage dropin; then
 				"dropin: family parameter reads 21" \
 				"family parameter: '${fam}'"
 			suites dropin 21 doca loop
+			# Linux's counter names, as rds-info -c shows them
+			run_suite dropin-compat "$COMPAT" --family 21 \
+				--impl doca --linux-names
 			run_suite dropin-discover "$DISCOVER" --expect-family 21
 			out=$(unload rds_doca)
 			check $? "dropin: rmmod rds_doca" "$out"
@@ -549,6 +561,8 @@ if want_stage ib; then
 			fam=$(family_param)
 			if probe ib "$fam" doca; then
 				suites ib "$fam" doca ib
+				run_suite ib-compat "$COMPAT" --family "$fam" \
+					--impl doca "${IB_ARGS[@]}"
 				run_suite ib-rdsctl "$CTL" --family "$fam" \
 					"${IB_ARGS[@]}" --netdev "$IB_NETDEV" \
 					--ibdev "$IB_DEV"
@@ -604,7 +618,11 @@ if want_stage rds-ib; then
 	if rxe_setup rds-ib; then
 		out=$(modprobe rds_rdma 2>&1)
 		if check $? "rds-ib: modprobe rds_rdma" "$out"; then
-			probe rds-ib 21 rds && suites rds-ib 21 rds ib
+			if probe rds-ib 21 rds; then
+				suites rds-ib 21 rds ib
+				run_suite rds-ib-compat "$COMPAT" --family 21 \
+					--impl rds --linux-names "${IB_ARGS[@]}"
+			fi
 			# DIFFERENCES.txt (i): each bind() that failed with
 			# EADDRINUSE left a reference on rds_rdma
 			if ! out=$(unload rds_rdma && unload rds); then
