@@ -19,6 +19,9 @@
 # workloads of both parts, RDSD_BENCH_WINDOW (16) sets the operations
 # they keep outstanding; RDSD_BENCH_DMA=0 skips the copy engine part
 # (dma-compare.sh with the test DMA provider, in dma/).
+# Only rds_doca is under test: a run of a reference (Linux RDS, rds_rdma,
+# perftest) that fails is retried once, then shown as missing; the exit
+# status is non-zero only when rds_doca fails or delivers bad data.
 set -euo pipefail
 ko=${1:-build/$(uname -r)/rds_doca.ko}
 cd "$(dirname "$0")/../.."
@@ -39,6 +42,7 @@ family=$(cat /sys/module/rds_doca/parameters/family)
 echo "# loopback: rds_doca on family $family, Linux RDS on family 21, 127.0.0.1"
 tools/rds-bench/compare.sh "${len[@]}" --out "$out/loopback" \
 	--modes "stream pingpong $rdma_modes" --window "$window" \
+	--subject rds_doca \
 	"rds_doca:$family" "linux-rds:21" || rc=$?
 
 # the copy engine: a software DMA_MEMCPY provider, engine against CPU

@@ -53,6 +53,13 @@ Options:
   --timeout S       rds-bench --timeout (default 10)
   --bench-args "A"  extra arguments for every rds-bench run
   --perftest PATH   perftest-bench.sh (default: next to this script)
+  --subject "NAMES" the specs under test, by name (default: all); the
+                    others are references: a reference that fails (no
+                    result, or bad messages) is run once more, and if it
+                    fails again its run is reported as missing, not as a
+                    failure; a reference that does not work at all is
+                    left out of the measurements, also reported missing;
+                    "none": every spec is a reference
   -h, --help        this help
 
 perftest specs take --saddr/--daddr (an RDMA device must hold them),
@@ -65,8 +72,9 @@ summary.json (medians and ratios), summary.txt (the table), medians.tsv
 the runs printed) and, with gnuplot, ratios.png.  A run whose family or
 transport has no RDMA (rds-bench exit status 4) counts as "unsupported",
 not as a failure.
-Exit status: 0 all runs ok, 1 some runs failed or saw bad messages,
-2 bad usage or a family that does not work.
+Exit status: 0 all runs of the specs under test ok, 1 some of them
+failed or saw bad messages, 2 bad usage or a spec under test that does
+not work.
 EOF
 }
 
@@ -100,6 +108,7 @@ TIMEOUT=10
 BENCH_ARGS=""
 PERFTEST=""
 SPECS=""
+SUBJECTS=""
 NSPEC=0
 MAXSPEC=6
 
@@ -123,6 +132,7 @@ while [ $# -gt 0 ]; do
 	--timeout) [ $# -ge 2 ] || die_usage "$1 needs a value"; TIMEOUT=$2; shift 2;;
 	--bench-args) [ $# -ge 2 ] || die_usage "$1 needs a value"; BENCH_ARGS=$2; shift 2;;
 	--perftest) [ $# -ge 2 ] || die_usage "$1 needs a value"; PERFTEST=$2; shift 2;;
+	--subject) [ $# -ge 2 ] || die_usage "$1 needs a value"; SUBJECTS=$2; shift 2;;
 	-h|--help) usage; exit 0;;
 	--) shift; break;;
 	-*) die_usage "unknown option '$1'";;
@@ -216,9 +226,20 @@ if [ $HAVE_PERFTEST = 1 ] && [ "$THREADS" -ne 1 ]; then
 fi
 A_SPEC=$SPEC_1
 B_SPEC=$SPEC_2
+for n in $SUBJECTS; do
+	[ "$n" != none ] || continue
+	case "$NAMES" in *" $n "*) ;; *) die_usage "--subject names '$n', which no spec is named";; esac
+done
 
 # sv VAR I: the value of VAR_I (e.g. sv SPEC 2)
 sv() { eval "printf '%s' \"\$${1}_$2\""; }
+
+# is_subject I: spec I is under test (not a reference)
+is_subject() {
+	[ -z "$SUBJECTS" ] && return 0
+	case " $SUBJECTS " in *" $(sv NAME "$1") "*) return 0;; esac
+	return 1
+}
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 if [ -z "$BENCH" ]; then
@@ -281,14 +302,28 @@ if [ "$FAM_1" = "$FAM_2" ] && [ "$TR_1" = "$TR_2" ]; then
 	echo "compare.sh: WARNING: A and B are the same family ($FAM_1): this compares it with itself" >&2
 fi
 
-# Every spec must work before anything is measured.
+# Every spec under test must work before anything is measured; a
+# reference that does not work, twice, is left out (MISSING_i).
 bad=""
 i=1
 while [ $i -le $NSPEC ]; do
 	side=$(sv L $i) spec=$(sv SPEC $i) prog=$(sv PROG $i) args=$(sv ARGS $i) fam=$(sv FAM $i)
-	# shellcheck disable=SC2086
-	if out=$("$prog" probe $args --saddr "$SADDR" --daddr "$DADDR" --timeout "$TIMEOUT" 2>&1); then
+	eval "MISSING_$i=0"
+	tries=1
+	is_subject $i || tries=2
+	while :; do
+		# shellcheck disable=SC2086
+		out=$("$prog" probe $args --saddr "$SADDR" --daddr "$DADDR" --timeout "$TIMEOUT" 2>&1) && break
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || break
+		echo "compare.sh: reference $side ($spec) does not work, trying once more" >&2
+	done
+	if [ $tries -gt 0 ]; then
 		echo "  $side ($spec): $out" | sed 's/^  \(.\) (\([^)]*\)): probe *\(fam [0-9]*\|perftest\) ok:/  \1 (\2): works,/'
+	elif ! is_subject $i; then
+		echo "compare.sh: reference $side ($spec) does not work, left out (its cells are missing):" >&2
+		echo "$out" | sed 's/^/    /' >&2
+		eval "MISSING_$i=1"
 	else
 		echo "compare.sh: $side ($spec) does not work:" >&2
 		echo "$out" | sed 's/^/    /' >&2
@@ -311,6 +346,7 @@ n=0
 failed=0
 flagged=0
 unsupported=0
+missing=0
 
 run_one() { # spec-index mode size round
 	_side=$(sv L "$1") _spec=$(sv SPEC "$1") _prog=$(sv PROG "$1") _args=$(sv ARGS "$1") _fam=$(sv FAM "$1")
@@ -335,7 +371,6 @@ run_one() { # spec-index mode size round
 	echo "rc=$_rc" >> "$LOG"
 	_what=$(printf '[%3d/%d] r%d %-10s %-4s %s' "$n" "$total" "$_round" "$_mode" "$_size" "$_side")
 	if [ -s "$TMPJ" ]; then
-		sed "s/^{/{\"side\":\"$_side\",\"spec\":\"$_spec\",\"round\":$_round,\"rc\":$_rc,/" "$TMPJ" >> "$RUNS"
 		case "$_mode" in
 		stream)
 			_v=$(sed -n 's/.*"msgs_per_s":\([0-9.e+-]*\).*"mb_per_s":\([0-9.e+-]*\).*/\1 msgs\/s \2 MB\/s/p' "$TMPJ");;
@@ -345,18 +380,55 @@ run_one() { # spec-index mode size round
 			_v=$(sed -n 's/.*"ops_per_s":\([0-9.e+-]*\).*"mb_per_s":\([0-9.e+-]*\).*/\1 ops\/s \2 MB\/s/p' "$TMPJ");;
 		esac
 		if grep -q '"supported":false' "$TMPJ"; then
-			unsupported=$((unsupported + 1))
+			_outcome=unsupported
 			echo "$_what ($_spec): unsupported: $(sed -n 's/.*"reason":"\(.*\)"}$/\1/p' "$TMPJ")"
 		elif [ $_rc -ne 0 ]; then
-			flagged=$((flagged + 1))
+			_outcome=flagged
 			echo "$_what ($_spec): $_v  [bad messages, see $LOG]"
 		else
+			_outcome=ok
 			echo "$_what ($_spec): $_v"
 		fi
+		# a reference's bad run is not kept: it is run again or missing
+		if [ $_outcome != flagged ] || is_subject "$1"; then
+			sed "s/^{/{\"side\":\"$_side\",\"spec\":\"$_spec\",\"round\":$_round,\"rc\":$_rc,/" "$TMPJ" >> "$RUNS"
+		fi
 	else
-		failed=$((failed + 1))
+		_outcome=failed
 		echo "$_what ($_spec): FAILED (rc $_rc): $(grep -v '^rds-bench: WARNING\|^ \{4\}' "$LOG" | tail -2 | head -1)"
 	fi
+}
+
+# run_cell spec-index mode size round: a run of a spec under test counts
+# as it comes; a reference's failed run is retried once, then missing.
+run_cell() {
+	if [ "$(sv MISSING "$1")" = 1 ]; then
+		n=$((n + 1))
+		missing=$((missing + 1))
+		printf '[%3d/%d] r%d %-10s %-4s %s (%s): missing (does not work)\n' \
+			"$n" "$total" "$4" "$2" "$3" "$(sv L "$1")" "$(sv SPEC "$1")"
+		return
+	fi
+	run_one "$@"
+	if ! is_subject "$1"; then
+		case $_outcome in
+		failed|flagged)
+			n=$((n - 1))
+			echo "    (reference $(sv SPEC "$1"): once more)"
+			run_one "$@";;
+		esac
+		case $_outcome in
+		failed|flagged)
+			missing=$((missing + 1))
+			echo "    (reference $(sv SPEC "$1"): failed twice, reported missing)"
+			return;;
+		esac
+	fi
+	case $_outcome in
+	unsupported) unsupported=$((unsupported + 1));;
+	flagged) flagged=$((flagged + 1));;
+	failed) failed=$((failed + 1));;
+	esac
 }
 
 r=1
@@ -365,7 +437,7 @@ while [ $r -le "$ROUNDS" ]; do
 		for s in $(sizes_of "$m"); do
 			i=1
 			while [ $i -le $NSPEC ]; do
-				run_one $i "$m" "$s" $r
+				run_cell $i "$m" "$s" $r
 				i=$((i + 1))
 			done
 		done
@@ -577,6 +649,9 @@ fi
 echo "results: $OUT (runs.jsonl, summary.json, summary.txt, medians.tsv, log.txt)"
 if [ $unsupported -gt 0 ]; then
 	echo "compare.sh: $unsupported of $total runs unsupported (no RDMA on that family or transport; not counted as failures)"
+fi
+if [ $missing -gt 0 ]; then
+	echo "compare.sh: $missing of $total reference runs missing: they failed twice or the reference did not work (not counted as failures; details in $LOG)"
 fi
 if [ $failed -gt 0 ] || [ $flagged -gt 0 ]; then
 	echo "compare.sh: $failed of $total runs failed, $flagged saw bad messages (details in $LOG)" >&2

@@ -340,7 +340,7 @@ HOW=""
 NORDMA=250
 ib() {
 	LD_PRELOAD=$FAKE FAKE_RDS_FAMILY=250,251 FAKE_RDS_NO_RDMA=$NORDMA PATH=$FB:$PATH \
-		FAKE_PERFTEST_DIR=$FD "$HERE/ib-compare.sh" --rounds 2 --sizes "64 64k" \
+		FAKE_PERFTEST_DIR=$FD FAKE_PERFTEST=$HOW "$HERE/ib-compare.sh" --rounds 2 --sizes "64 64k" \
 		--duration 0.2 --pp-duration 0.2 --warmup 0.05 --rds-family 250 "$@"
 }
 expect 0 "ib-compare.sh" -- ib --doca-family 251 --out "$T/ib1"
@@ -403,6 +403,35 @@ assert u["rdma_write_64k_doca_over_verbs"] == "not measured"
 assert [x["unsupported"] for x in d["cells"] if x["mode"] == "atomic"] == [["rds_doca-ib", "rds_rdma"]]
 ' "$T/ib1/ib-summary.json" "$T/ib2/ib-summary.json" "$T/ib3/ib-summary.json"; then ok "ib-summary.json content"; else nok "ib-summary.json content"; fi
 fi
+
+# --- references that fail: retried once, then missing; never a failure ---
+rm -f "$FD/failed-once"
+HOW="fail-once"
+expect 0 "ib-compare.sh: a perftest run failing once" -- ib --doca-family 251 \
+	--out "$T/ib4" --rounds 1 --sizes 64 --rdma-modes none
+grep_out "once more" "... is run once more"
+if ! grep -q "reference runs missing" "$T/out" && [ "$(grep -c '"spec":"verbs:perftest"' "$T/ib4/runs.jsonl")" -eq 2 ]; then
+	ok "... and counts: nothing missing"
+else
+	nok "... and counts: nothing missing"
+fi
+HOW=fail
+expect 0 "ib-compare.sh: perftest failing every time does not fail the run" -- \
+	ib --doca-family 251 --out "$T/ib5" --rounds 1 --sizes 64 --rdma-modes none
+grep_out "reference C (verbs:perftest) does not work, left out" "... the reference is left out"
+grep_out "reference runs missing" "... and reported missing"
+grep_out "^stream     64    msgs/s .* -  *(-\\* / -\\*)" "... shown as -* in the table"
+HOW=""
+# bad messages fail the run only from the spec under test
+LD_PRELOAD=$FAKE FAKE_RDS_FAMILY=$FAM FAKE_RDS_DROP=3 expect 1 "compare.sh: the subject loses messages: failure" -- \
+	"$HERE/compare.sh" --bench "$B" --rounds 1 --sizes 64 --modes stream --duration 0.2 \
+	--warmup 0.05 --out "$T/c3" --subject x x:$FAM y:$FAM
+grep_out "bad messages" "... says so"
+LD_PRELOAD=$FAKE FAKE_RDS_FAMILY=$FAM FAKE_RDS_DROP=3 expect 0 "compare.sh: only references lose messages: no failure" -- \
+	"$HERE/compare.sh" --bench "$B" --rounds 1 --sizes 64 --modes stream --duration 0.2 \
+	--warmup 0.05 --out "$T/c4" --subject none x:$FAM y:$FAM
+grep_out "2 of 2 reference runs missing" "... both reported missing after a retry"
+expect 2 "compare.sh: --subject must name a spec" -- "$HERE/compare.sh" --subject z x:$FAM y:$FAM
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
