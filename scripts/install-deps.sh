@@ -34,6 +34,8 @@ REQUIRED=(
 	# toolchain and kernel build dependencies
 	gcc make libc6-dev git bc bison flex libelf-dev libssl-dev pkg-config
 	dwarves sparse python3 kmod cpio xz-utils zstd file
+	# make dkms-install
+	dkms
 	# userspace RDMA/RDS libraries and tools
 	rdma-core ibverbs-utils perftest rdmacm-utils libibverbs-dev
 	librdmacm-dev libnl-genl-3-dev iproute2 iputils-ping ethtool
