@@ -539,11 +539,11 @@ END {
 		ns = split(pp ? ppsizes : mode == "stream" ? sizes : mode == "atomic" ? "8" : rdmasizes, S, " ")
 		txt = ""
 		if (!pp) {
-			hdr = sprintf("%-10s %-5s %13s %10s %13s %10s %8s", "workload", "size",
-				"A " unit, "A MB/s", "B " unit, "B MB/s", "A/B")
+			hdr = sprintf("%-10s %-5s %13s %10s %13s %10s %8s %7s", "workload", "size",
+				"A " unit, "A MB/s", "B " unit, "B MB/s", "A/B", "spread")
 		} else {
-			hdr = sprintf("%-10s %-5s %11s %9s %9s %11s %9s %9s %8s %8s", "workload", "size",
-				"A rt/s", "A p50us", "A p99us", "B rt/s", "B p50us", "B p99us", "A/B", "p50 B/A")
+			hdr = sprintf("%-10s %-5s %11s %9s %9s %11s %9s %9s %8s %8s %7s", "workload", "size",
+				"A rt/s", "A p50us", "A p99us", "B rt/s", "B p50us", "B p99us", "A/B", "p50 B/A", "spread")
 		}
 		out = hdr "\n"
 		for (si = 1; si <= ns; si++) {
@@ -570,6 +570,8 @@ END {
 						(UNS[side] ? " (unsupported)" : N[side] < rounds ? " (runs missing)" : BAD[side] ? " (bad messages)" : ""))
 			}
 			rat = ratio(R["A"], R["B"])
+			# the noisier of A and B: (max - min) / median over rounds
+			spr = sprintf("%6.0f%%", SP["A"] > SP["B"] ? SP["A"] : SP["B"])
 			mark = ""
 			if (UNS["A"] || UNS["B"])
 				mark = " (unsupported: " (UNS["A"] ? "A" : "") (UNS["A"] && UNS["B"] ? ", " : "") (UNS["B"] ? "B" : "") ")"
@@ -577,16 +579,16 @@ END {
 				mark = " (runs missing)"
 			if (BAD["A"] || BAD["B"]) mark = mark " (bad messages)"
 			if (!pp) {
-				out = out sprintf("%-10s %-5s %13s %10s %13s %10s %8s%s\n", mode, S[si],
+				out = out sprintf("%-10s %-5s %13s %10s %13s %10s %8s %7s%s\n", mode, S[si],
 					num(R["A"], "%.0f"), num(MB["A"], "%.2f"),
 					num(R["B"], "%.0f"), num(MB["B"], "%.2f"),
-					rat == "" ? "-" : sprintf("%.2f", rat), mark)
+					rat == "" ? "-" : sprintf("%.2f", rat), spr, mark)
 			} else {
-				out = out sprintf("%-10s %-5s %11s %9s %9s %11s %9s %9s %8s %8s%s\n", mode, S[si],
+				out = out sprintf("%-10s %-5s %11s %9s %9s %11s %9s %9s %8s %8s %7s%s\n", mode, S[si],
 					num(R["A"], "%.0f"), num(P50["A"], "%.1f"), num(P99["A"], "%.1f"),
 					num(R["B"], "%.0f"), num(P50["B"], "%.1f"), num(P99["B"], "%.1f"),
 					rat == "" ? "-" : sprintf("%.2f", rat),
-					ratio(P50["B"], P50["A"]) == "" ? "-" : sprintf("%.2f", ratio(P50["B"], P50["A"])), mark)
+					ratio(P50["B"], P50["A"]) == "" ? "-" : sprintf("%.2f", ratio(P50["B"], P50["A"])), spr, mark)
 			}
 			if (rat != "") {
 				printf "%s-%s %s\n", mode, S[si], rat > dat
@@ -608,7 +610,7 @@ END {
 		printf "%s\n", out
 	}
 	print "\n]}" > sumjson
-	note = "A = " A ", B = " B "; medians of " rounds " rounds; A/B = ratio of the median msgs/s (stream), round trips/s (pingpong) or operations/s (RDMA): above 1 means A is faster; p50 B/A above 1 means A has the lower latency."
+	note = "A = " A ", B = " B "; medians of " rounds " rounds; A/B = ratio of the median msgs/s (stream), round trips/s (pingpong) or operations/s (RDMA): above 1 means A is faster; p50 B/A above 1 means A has the lower latency; spread = (max - min) / median of the rounds, the noisier of A and B."
 	print note > sumtxt
 	print note
 	if (every != "") {
@@ -618,8 +620,8 @@ END {
 		print every
 	}
 	if (noisy) {
-		print "note: some cells vary by more than 20% between rounds (spread_pct in summary.json); consider --rounds 5" > sumtxt
-		print "note: some cells vary by more than 20% between rounds (spread_pct in summary.json); consider --rounds 5"
+		print "note: some cells vary by more than 20% between rounds (spread); consider --rounds 5 (make bench: RDSD_BENCH_ROUNDS=5)" > sumtxt
+		print "note: some cells vary by more than 20% between rounds (spread); consider --rounds 5 (make bench: RDSD_BENCH_ROUNDS=5)"
 	}
 	if (!ndat) printf "" > dat
 }' "$RUNS"

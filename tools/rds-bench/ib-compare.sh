@@ -205,6 +205,7 @@ NR > 1 {
 	name = $2; sub(/:.*/, "", name)
 	k = name SUBSEP $3 SUBSEP $4
 	RUNS[k] = $5; BAD[k] = $6; RATE[k] = $7; MB[k] = $8; P50[k] = $9; UNS[k] = $13 + 0
+	SPR[k] = $11 + 0
 	if (!(($3, $4) in seen)) {
 		seen[$3, $4] = 1
 		ncell++
@@ -217,8 +218,8 @@ END {
 	if (docanote != "")
 		say("rds_doca-ib not measured: " docanote)
 	say("")
-	say(sprintf("%-10s %-5s %-10s %12s %12s %12s %-23s %9s %10s %10s", "workload", "size", "metric",
-		"rds_doca-ib", "rds_rdma", "verbs-bound", "  (poll / -e)", "doca/rdma", "doca/verbs", "rdma/verbs"))
+	say(sprintf("%-10s %-5s %-10s %12s %12s %12s %-23s %9s %10s %10s %7s", "workload", "size", "metric",
+		"rds_doca-ib", "rds_rdma", "verbs-bound", "  (poll / -e)", "doca/rdma", "doca/verbs", "rdma/verbs", "spread"))
 	printf "{\"rounds\":%d,\"dev\":\"%s\",\"saddr\":\"%s\",\"daddr\":\"%s\",\"rds_doca_measured\":%s,\"cells\":[",
 		rounds, dev, saddr, daddr, (docanote == "" ? "true" : "false") > js
 	first = 1
@@ -236,10 +237,18 @@ END {
 		V[mode, size, "doca"] = d; V[mode, size, "rdma"] = r; V[mode, size, "verbs"] = vb
 		dr = ratio(d, r); dv = ratio(d, vb); rv = ratio(r, vb)
 		U[mode, size] = unsup("rds_doca-ib", mode, size)
-		say(sprintf("%-10s %-5s %-10s %12s %12s %12s %-23s %9s %10s %10s", mode, CLABEL[ci], metric,
+		# the noisiest column of the cell: (max - min) / median of rounds
+		spr = 0
+		split("rds_doca-ib rds_rdma verbs verbs-e", CN, " ")
+		for (cn = 1; cn <= 4; cn++)
+			if (SPR[CN[cn] SUBSEP mode SUBSEP size] > spr)
+				spr = SPR[CN[cn] SUBSEP mode SUBSEP size]
+		if (spr > 20)
+			noisy = 1
+		say(sprintf("%-10s %-5s %-10s %12s %12s %12s %-23s %9s %10s %10s %6.0f%%", mode, CLABEL[ci], metric,
 			cellv("rds_doca-ib", mode, size, fmt), cellv("rds_rdma", mode, size, fmt),
 			num(vb, fmt), "  (" cellv("verbs", mode, size, fmt) " / " cellv("verbs-e", mode, size, fmt) ")",
-			num(dr, "%.2f"), num(dv, "%.2f"), num(rv, "%.2f")))
+			num(dr, "%.2f"), num(dv, "%.2f"), num(rv, "%.2f"), spr))
 		ul = ""
 		split("rds_doca-ib rds_rdma verbs verbs-e", CN, " ")
 		for (cn = 1; cn <= 4; cn++)
@@ -281,8 +290,11 @@ END {
 	say("FETCH_AND_ADD) keep " window " operations outstanding (perftest -t " window ");")
 	say("the operations of rds-bench ride on 8-byte messages and complete with")
 	say("RDS_CMSG_RDMA_STATUS notices.  unsupp.: no RDMA on that transport, or")
-	say("no -e in ib_write_bw.  Per-run data in runs.jsonl, every median in")
+	say("no -e in ib_write_bw.  spread: (max - min) / median of the rounds, of")
+	say("the noisiest column.  Per-run data in runs.jsonl, every median in")
 	say("medians.tsv.")
+	if (noisy)
+		say("note: some cells vary by more than 20% between rounds; consider --rounds 5 (make bench: RDSD_BENCH_ROUNDS=5)")
 }' "$OUT/medians.tsv"
 echo "results: $OUT (ib-summary.txt, ib-summary.json, runs.jsonl, medians.tsv, log.txt)"
 exit "$rc"
