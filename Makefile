@@ -5,7 +5,9 @@
 #   make                 module (for KDIR) and userspace programs
 #   make KDIR=/path      module for another kernel tree
 #   make modules-all     module for every Debian kernel the tests boot
-#   make check           everything, tested in VMs (see README)
+#   make check           everything, tested in VMs (see README); first
+#                        make check-docs: every errno and option in the
+#                        tables of Documentation/rds_doca.rst is tested
 #   make demo            a short demonstration in a VM
 #   make bench           rds_doca against Linux RDS (loopback), and against
 #                        rds_rdma and raw verbs over Soft-RoCE, in one VM boot
@@ -34,7 +36,7 @@ KBUILD_FLAGS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all module modules-all tools tests clean check demo bench deps \
 	install uninstall install-module uninstall-module dkms-install \
-	dkms-remove
+	dkms-remove check-docs
 
 all: module tools tests
 
@@ -129,7 +131,8 @@ DKMS_SRC = /usr/src/rds_doca-$(DKMS_VERSION)
 dkms-install:
 	@command -v dkms >/dev/null || { echo "dkms is missing: apt-get install dkms (or run scripts/install-deps.sh)" >&2; exit 1; }
 	@test -n "$(KVER)" || { echo "no kernel tree at KDIR='$(KDIR)': set KDIR or install linux-headers-$$(uname -r)" >&2; exit 1; }
-	-dkms remove rds_doca/$(DKMS_VERSION) --all >/dev/null 2>&1
+	@# a previous registration of this version goes first
+	@dkms remove rds_doca/$(DKMS_VERSION) --all >/dev/null 2>&1 || true
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)/tests
 	cp -r Kbuild Makefile net include scripts $(DKMS_SRC)/
@@ -161,8 +164,13 @@ clean:
 # The 6.12 kernel the demo and the benchmark boot.
 KVER_612 = $(shell . $(RDSD_CACHE)/kernels.env 2>/dev/null && echo $$KVER_612)
 
-check:
+# The cheap checks first: every errno and option the tables of
+# Documentation/rds_doca.rst name is exercised by some test.
+check: check-docs
 	tests/check.sh
+
+check-docs:
+	scripts/check-doc-tests.py -q
 
 demo: deps
 	$(MAKE) module KDIR=/usr/src/linux-headers-$(KVER_612)

@@ -15,6 +15,10 @@
  *   tos       SIOCRDSGETTOS/SIOCRDSSETTOS with Linux's rules: ENOTTY
  *             without a transport and on loopback; over IB, set once
  *             before the first send, then EINVAL; remembered.
+ *   limits    what the errno tables of Documentation/rds_doca.rst name
+ *             that no other suite reaches: FIONREAD and SIOCOUTQ
+ *             (ENOTTY), the largest message (RDS_DOCA_MAX_MSG_SIZE, one
+ *             byte more is EMSGSIZE), MSG_ZEROCOPY with SO_ZEROCOPY.
  *
  * usage: rds_compat_test [common options] [--linux-names]
  */
@@ -23,6 +27,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/sockios.h>
 #include <sys/ioctl.h>
 
 #include "../userspace/rds_util.h"
@@ -302,10 +307,55 @@ out:
 		close(r);
 }
 
+static void test_limits(void)
+{
+	int big = 4 << 20, on = 1, fd, n = 0;
+	struct sockaddr_in self;
+	size_t len = RDS_DOCA_MAX_MSG_SIZE;
+	char *buf;
+
+	fd = bound_socket_at(cfg.addr, 0, "setup");
+	if (fd < 0)
+		return;
+	is_err(ioctl(fd, FIONREAD, &n), ENOTTY, "FIONREAD -> ENOTTY");
+	is_err(ioctl(fd, SIOCOUTQ, &n), ENOTTY, "SIOCOUTQ -> ENOTTY");
+
+	/* room for the largest message, so only its size is refused */
+	buf = calloc(1, len + 1);
+	self = sock_addr(fd);
+	if (buf &&
+	    is_ok(setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)),
+		  "setup: SO_SNDBUFFORCE 4 MiB") &&
+	    is_ok(setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)),
+		  "setup: SO_RCVBUFFORCE 4 MiB")) {
+		is_err(send_to(fd, &self, buf, len + 1, 0), EMSGSIZE,
+		       "RDS_DOCA_MAX_MSG_SIZE + 1 bytes -> EMSGSIZE");
+		is_eq(send_to(fd, &self, buf, len, 0), (ssize_t)len,
+		      "RDS_DOCA_MAX_MSG_SIZE (1 MiB) bytes are sent");
+		is_eq(recv_wait(fd, buf, len + 1, NULL, NULL, 0, ARRIVE_MS),
+		      (ssize_t)len, "... and received whole");
+	}
+	free(buf);
+
+	/* the core allows SO_ZEROCOPY on PF_RDS only */
+	if (cfg.family == AF_RDS) {
+		if (is_ok(setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &on, sizeof(on)),
+			  "SO_ZEROCOPY on family 21"))
+			is_err(send_to(fd, &self, "z", 1, MSG_ZEROCOPY), EOPNOTSUPP,
+			       "... then MSG_ZEROCOPY -> EOPNOTSUPP (no TCP transport)");
+	} else {
+		is_err(setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &on, sizeof(on)),
+		       EOPNOTSUPP, "SO_ZEROCOPY on family %d -> EOPNOTSUPP (the core)",
+		       cfg.family);
+	}
+	close(fd);
+}
+
 static const struct selftest tests[] = {
 	{ "counters-names", test_counters_names },
 	{ "counters-move", test_counters_move },
 	{ "tos", test_tos },
+	{ "limits", test_limits },
 };
 
 static int extra(int opt, const char *arg)

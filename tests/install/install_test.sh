@@ -177,6 +177,24 @@ EOF
 	check $? "install: $MPNAME -r rds_doca" "$out"
 fi
 
+# a family someone else holds (AF_INET): the load fails with EEXIST and
+# a line in the kernel log, and leaves nothing loaded
+if ! loaded rds_doca; then
+	tag="rds_doca-install-$$-$RANDOM"
+	echo "$tag" >/dev/kmsg
+	# insmod: modprobe takes EEXIST for "already loaded"
+	out=$(insmod "$path" family=2 2>&1)
+	klog=$(dmesg | sed -n "/$tag/,\$p" | grep 'rds_doca:')
+	check "$(status grep -q 'File exists' <<<"$out")" \
+		"install: insmod of the installed module, family=2 (AF_INET's) -> EEXIST" "$out"
+	out=$("${MODPROBE[@]}" rds_doca family=2 2>&1)
+	diag "install: $MPNAME rds_doca family=2: status $?${out:+, $out}"
+	loaded rds_doca && rmmod rds_doca
+	check "$(status grep -q 'address family 2 is already registered' <<<"$klog")" \
+		"install: ... the kernel log says why" "${klog:-nothing in dmesg}"
+	check "$(status eval '! loaded rds_doca')" "install: ... and rds_doca is not loaded"
+fi
+
 if [[ $MODE == dkms ]]; then
 	out=$(make "${MAKEARGS[@]}" dkms-remove 2>&1)
 	check $? "install: make dkms-remove" "$out"
