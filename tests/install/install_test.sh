@@ -62,8 +62,10 @@ snapshot() {
 
 	for d in "${WATCH[@]}"; do
 		# not the kernel's own modules: thousands of files over 9p
+		# nor the signing key DKMS makes for itself on first use
 		[[ -e $d ]] && find "$d" -path "$MODROOT/kernel" -prune -o \
-			\( -type f -o -type l \) ! -name 'modules.*' -print
+			\( -type f -o -type l \) ! -name 'modules.*' \
+			! -path '/var/lib/dkms/mok.*' -print
 	done | sort
 	# the sources DKMS is given (not the kernel headers beside them)
 	find /usr/src -maxdepth 1 -print | sort
