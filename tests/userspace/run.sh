@@ -34,9 +34,11 @@
 # and, when named with --stage, over Soft-RoCE: an rxe device on a dummy
 # interface that carries two addresses, the suites run between them.
 #
-#   7. ib:        rds_doca (its own family) over its IB transport; after
-#                 a last RDMA exchange rds_doca must unload within 5 s of
-#                 its last socket closing
+#   7. ib:        rds_doca (its own family) over its IB transport; a
+#                 hostile peer (rds_hostile_peer) sends it crafted frames
+#                 from addresses of its own; after a last RDMA exchange
+#                 rds_doca must unload within 5 s of its last socket
+#                 closing
 #   8. ib-faults: rds_doca while the link and the rxe device go away and
 #                 come back under a stream of messages (ib_faults.sh);
 #                 then rds_doca must unload with its connections up
@@ -273,6 +275,7 @@ TEST_DMA_KO=$(dirname "$KO")/rdsd_test_dma.ko
 TEST_DMA=/sys/module/rdsd_test_dma/parameters
 DISCOVER=$HERE/rds_discover
 STREAM=$HERE/rds_stream_test
+HOSTILE=$HERE/rds_hostile_peer
 COMPAT=$HERE/../compat/rds_compat_test
 
 # Start from a clean slate.
@@ -566,6 +569,11 @@ if want_stage ib; then
 				run_suite ib-rdsctl "$CTL" --family "$fam" \
 					"${IB_ARGS[@]}" --netdev "$IB_NETDEV" \
 					--ibdev "$IB_DEV"
+				# last but one: each of its addresses is left
+				# with an idle connection of the module to itself
+				run_suite ib-hostile "$HOSTILE" --family "$fam" \
+					--impl doca "${IB_ARGS[@]}" \
+					--netdev "$IB_NETDEV" --rdsctl "$RDSCTL"
 				rdma_last ib "$fam"
 			fi
 			# finished operations hold their sockets, and so the
