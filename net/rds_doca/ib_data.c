@@ -1351,6 +1351,12 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			pr_info_ratelimited("%pI4->%pI4: receive failed: %s\n",
 					    &conn->laddr, &conn->faddr,
 					    ib_wc_status_msg(wc->status));
+			/*
+			 * Not flushed: the peer's SEND did not fit the
+			 * buffer, or broke the queue pair's rules.
+			 */
+			if (wc->status != IB_WC_WR_FLUSH_ERR)
+				rdsd_stat_inc(conn->rn, recv_proto_error);
 			rdsd_ib_request_reset(tp);
 		}
 		/* as for a failed send */
