@@ -17,7 +17,9 @@
  * message waiting for its operation); a receiving socket holds one while
  * the message is on its receive queue; recvmsg() holds one while it
  * copies.  The last rdsd_msg_put() frees the pages and the message, and
- * drops the message's reference to its RDMA operation.
+ * lets go of its RDMA operation (rdsd_op_detach()).  The operation's local
+ * pages do not wait for that: they are released when it completes
+ * (rdma.c), so a message that waits long on a receive queue pins nothing.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -167,7 +169,7 @@ void rdsd_msg_put(struct rdsd_msg *msg)
 
 	WARN_ON_ONCE(test_bit(RDSD_MSG_ON_SOCK, &msg->flags));
 	WARN_ON_ONCE(test_bit(RDSD_MSG_ON_CONN, &msg->flags));
-	rdsd_op_put(msg->op);
+	rdsd_op_detach(msg->op);
 	if (!rdsd_msg_is_inline(msg)) {
 		for (i = 0; i < msg->nents; i++)
 			__free_pages(sg_page(&msg->sg[i]),

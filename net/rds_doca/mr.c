@@ -37,15 +37,39 @@
 /* Flags RDS_GET_MR accepts: every Linux RDS flag, and ours. */
 #define RDSD_MR_USER_FLAGS	(0x7f | RDS_DOCA_MR_REMOTE_READ_ONLY)
 
-/* Charge @npages pinned pages to @mm, as ib_umem does. */
-static int rdsd_mr_charge(struct mm_struct *mm, unsigned long npages)
+/**
+ * rdsd_pin_uncharge - give back what rdsd_pin_charge() charged
+ * @mm: the address space.
+ * @npages: pages charged.
+ *
+ * Any context.
+ */
+void rdsd_pin_uncharge(struct mm_struct *mm, unsigned long npages)
+{
+	atomic64_sub(npages, &mm->pinned_vm);
+}
+
+/**
+ * rdsd_pin_charge - charge pinned pages to an address space
+ * @mm: the address space whose pages they are.
+ * @npages: how many.
+ * @over: charge them even past the limit.
+ *
+ * Charges @mm's pinned_vm against the caller's RLIMIT_MEMLOCK, unless it
+ * has CAP_IPC_LOCK, as ib_umem does.  Returns 0, or -ENOMEM if pinned_vm
+ * goes past the limit: then the pages are not charged, unless @over (an
+ * RDMA operation, which its socket's send buffer bounds instead, rdma.c).
+ * Process context; rdsd_pin_uncharge() gives the charge back.
+ */
+int rdsd_pin_charge(struct mm_struct *mm, unsigned long npages, bool over)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	u64 pinned;
 
 	pinned = atomic64_add_return(npages, &mm->pinned_vm);
 	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(npages, &mm->pinned_vm);
+		if (!over)
+			rdsd_pin_uncharge(mm, npages);
 		return -ENOMEM;
 	}
 	return 0;
@@ -60,7 +84,7 @@ static void rdsd_mr_release(struct work_struct *work)
 	if (mr->npages) {
 		unpin_user_pages_dirty_lock(mr->pages, mr->npages,
 					    !(mr->flags & RDSD_MR_READ_ONLY));
-		atomic64_sub(mr->npages, &mr->mm->pinned_vm);
+		rdsd_pin_uncharge(mr->mm, mr->npages);
 	}
 	if (mr->mm)
 		mmdrop(mr->mm);
@@ -294,7 +318,7 @@ static int rdsd_mr_pin(struct rdsd_mr *mr, const struct rds_iovec *vecs,
 		return -ENOMEM;
 	mr->mm = current->mm;
 	mmgrab(mr->mm);		/* dropped by rdsd_mr_release() */
-	ret = rdsd_mr_charge(mr->mm, npages);
+	ret = rdsd_pin_charge(mr->mm, npages, false);
 	if (ret)
 		return ret;
 	for (i = 0; i < nr; i++, done += n) {
@@ -302,7 +326,7 @@ static int rdsd_mr_pin(struct rdsd_mr *mr, const struct rds_iovec *vecs,
 		ret = rdsd_pin_pages(vecs[i].addr, n, gup, mr->pages + done);
 		if (ret) {
 			unpin_user_pages(mr->pages, done);
-			atomic64_sub(npages, &mr->mm->pinned_vm);
+			rdsd_pin_uncharge(mr->mm, npages);
 			return ret;
 		}
 	}

@@ -28,6 +28,7 @@
 #include <linux/llist.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/sockptr.h>
 #include <linux/types.h>
@@ -147,6 +148,8 @@ enum {
 	RDSD_OP_DONE,		/* completed; its status is final */
 	RDSD_OP_POSTED,		/* handed to a device: never posted again */
 	RDSD_OP_NOTICE,		/* holds the receive buffer room of a notice */
+	RDSD_OP_MSG_REF,	/* the message's reference in @refs is held */
+	RDSD_OP_SNDBUF,		/* @sndbuf is counted in rs->snd_bytes */
 };
 
 /**
@@ -163,10 +166,16 @@ struct rdsd_notifier {
 
 /**
  * struct rdsd_op - an RDMA or atomic operation riding on a message
- * @refs: the message's, and one while the transport executes it.
- * @free_node: on the list of operations whose pages rdsd_op_free_all()
- *	unpins, in process context, after the last put.
- * @rs: the socket that asked, with a reference: it hears the outcome.
+ * @refs: users of the local pages: the message's until the operation
+ *	completes or the message goes, whichever comes first
+ *	(RDSD_OP_MSG_REF), and one for each work request a transport posted
+ *	for it.  The last put releases the pages, the charges and @rs.
+ * @holds: the message's, and one until the pages are released; the last
+ *	frees the operation.
+ * @free_node: on the list of operations whose pages rdsd_op_release_all()
+ *	unpins, in process context, after the last put of @refs.
+ * @rs: the socket that asked, with a reference until the pages are
+ *	released: it hears the outcome, and its send buffer counts @sndbuf.
  * @kind: enum rdsd_op_kind.
  * @flags: the user's RDS_RDMA_* flags.
  * @state: RDSD_OP_* bits.
@@ -180,6 +189,11 @@ struct rdsd_notifier {
  * @args: atomic operands: compare/add, swap, and the two masks.
  * @pages: pinned local pages.
  * @npages: how many.
+ * @charged: pages charged to @mm's pinned_vm (rdsd_pin_charge()): all of
+ *	them, pinned or about to be.
+ * @sndbuf: bytes the operation counts in @rs's send buffer while its pages
+ *	are pinned: those pages, if they went past RLIMIT_MEMLOCK; else 0.
+ * @mm: address space charged for the pages, with a reference (mmgrab).
  * @dirty: the operation writes the local pages.
  * @nents: entries in @sg.
  * @sg: the local buffers, in order; for atomics the 8-byte result.
@@ -187,6 +201,7 @@ struct rdsd_notifier {
  */
 struct rdsd_op {
 	struct kref		refs;
+	refcount_t		holds;
 	struct llist_node	free_node;
 	struct rdsd_sock	*rs;
 	int			kind;
@@ -202,6 +217,9 @@ struct rdsd_op {
 	u64			args[4];
 	struct page		**pages;
 	unsigned int		npages;
+	unsigned int		charged;
+	u32			sndbuf;
+	struct mm_struct	*mm;
 	bool			dirty;
 	unsigned int		nents;
 	struct scatterlist	*sg;
@@ -223,6 +241,8 @@ struct rdsd_mr_peer {
 };
 
 /* mr.c */
+int rdsd_pin_charge(struct mm_struct *mm, unsigned long npages, bool over);
+void rdsd_pin_uncharge(struct mm_struct *mm, unsigned long npages);
 int rdsd_pin_pages(u64 addr, unsigned int n, unsigned int gup,
 		   struct page **pages);
 int rdsd_mr_get(struct rdsd_sock *rs, int optname, sockptr_t optval,
@@ -267,6 +287,8 @@ int rdsd_op_parse(struct rdsd_sock *rs, struct rdsd_conn *conn,
 		  const struct rdsd_cmsgs *cm, struct rdsd_msg *msg);
 void rdsd_op_complete(struct rdsd_op *op, int status);
 void rdsd_op_put(struct rdsd_op *op);
+void rdsd_op_detach(struct rdsd_op *op);
+void rdsd_op_unsent(struct rdsd_sock *rs, struct rdsd_op *op);
 void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg);
 int rdsd_notify_recv(struct rdsd_sock *rs, struct msghdr *m);
 void rdsd_notify_purge(struct rdsd_sock *rs);

@@ -32,16 +32,36 @@
  * port congested: congestion tells peers to stop sending messages, and a
  * notice is the socket's own doing, bounded by its own sends.
  *
- * Lifetime: the message holds the operation's first reference and a
- * transport executing it another; the socket that asked is held until the
- * operation is freed.  Freeing unpins the local pages from a work item;
- * an operation freed without having run completes as RDS_RDMA_CANCELED.
+ * Pinned pages are charged, and bounded, while they are pinned: sendmsg()
+ * charges them to the caller's pinned_vm (rdsd_pin_charge(), as
+ * RDS_GET_MR charges a region).  Within RLIMIT_MEMLOCK (or with
+ * CAP_IPC_LOCK) that is all.  Past it the operation still goes, but its
+ * pages count in the socket's send buffer too (op->sndbuf, in
+ * rs->snd_bytes) until they are released, and the message waits for room
+ * there, as any message does: EAGAIN, or a wait and ETIMEDOUT, never
+ * ENOMEM.  So a process pins through operations at most its
+ * RLIMIT_MEMLOCK, plus the send buffer of each socket (which the last
+ * message may overshoot, by one operation of RDS_DOCA_MAX_RDMA_SIZE at
+ * most), plus the operation of each sendmsg() that waits for room.
+ *
+ * Lifetime: an operation is allocated by sendmsg() and freed when both its
+ * message and its work are gone (op->holds).  Its work (the local pages,
+ * their charges, the send buffer bytes and the socket that asked) lasts
+ * while op->refs has users: the message until the operation completes or
+ * the message goes, whichever comes first, and each work request a
+ * transport posted for it until the transport is done with the pages.  So
+ * the pages are released once the operation is complete and no device
+ * uses them, even while its message waits, unread, on a receive queue.
+ * The last put of op->refs releases them from a work item; an operation
+ * whose message goes without its having run completes as
+ * RDS_RDMA_CANCELED then.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/rds_doca.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 
@@ -50,56 +70,110 @@
 /* Flags an operation accepts: every Linux RDS flag. */
 #define RDSD_OP_USER_FLAGS	0x7f
 
-/*
- * Operations whose last reference is gone wait here for rdsd_op_free_work,
- * which unpins their pages in process context: one work item for all of
- * them, queued by the put that finds the list empty, so a window of
- * completions costs one wake-up rather than one each.  rdsd_wq is
- * destroyed, and so drained, when the module goes.
- */
-static LLIST_HEAD(rdsd_op_free_list);
-
-static void rdsd_op_free_all(struct work_struct *work)
+/* The message is gone, and the work: free @op.  Any context. */
+static void rdsd_op_unhold(struct rdsd_op *op)
 {
-	struct llist_node *list = llist_del_all(&rdsd_op_free_list);
+	if (refcount_dec_and_test(&op->holds)) {
+		kfree(op->notifier);
+		kfree(op);
+	}
+}
+
+/*
+ * Operations whose work is over wait here for rdsd_op_release_work, which
+ * releases their pages in process context: one work item for all of them,
+ * queued by the put that finds the list empty, so a window of completions
+ * costs one wake-up rather than one each.  rdsd_wq is destroyed, and so
+ * drained, when the module goes.
+ */
+static LLIST_HEAD(rdsd_op_release_list);
+
+/*
+ * Unpin @op's pages, give back their charges, pinned_vm and send buffer
+ * bytes, and let go of the socket that asked.
+ */
+static void rdsd_op_release_pages(struct rdsd_op *op)
+{
+	struct rdsd_sock *rs = op->rs;
+
+	if (op->npages)
+		unpin_user_pages_dirty_lock(op->pages, op->npages, op->dirty);
+	if (op->charged)
+		rdsd_pin_uncharge(op->mm, op->charged);
+	if (op->mm)
+		mmdrop(op->mm);		/* grabbed by rdsd_op_pin() */
+	kvfree(op->pages);
+	kvfree(op->sg);
+	op->pages = NULL;
+	op->sg = NULL;
+	if (test_bit(RDSD_OP_SNDBUF, &op->state)) {
+		/* counted by rdsd_send_queue() */
+		spin_lock_bh(&rs->lock);
+		rs->snd_bytes -= op->sndbuf;
+		spin_unlock_bh(&rs->lock);
+		rs->sk.sk_write_space(&rs->sk);
+	}
+	sock_put(&rs->sk);		/* held by rdsd_op_alloc() */
+}
+
+static void rdsd_op_release_all(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&rdsd_op_release_list);
 	struct rdsd_op *op, *tmp;
 
 	llist_for_each_entry_safe(op, tmp, list, free_node) {
-		if (op->npages)
-			unpin_user_pages_dirty_lock(op->pages, op->npages,
-						    op->dirty);
-		kfree(op->notifier);
-		kvfree(op->pages);
-		kvfree(op->sg);
-		if (op->rs)
-			sock_put(&op->rs->sk);
-		kfree(op);
+		rdsd_op_release_pages(op);
+		rdsd_op_unhold(op);	/* the work's */
 		cond_resched();
 	}
 }
 
-static DECLARE_WORK(rdsd_op_free_work, rdsd_op_free_all);
+static DECLARE_WORK(rdsd_op_release_work, rdsd_op_release_all);
 
+/* The last user of @op's pages is gone. */
 static void rdsd_op_release(struct kref *kref)
 {
 	struct rdsd_op *op = container_of(kref, struct rdsd_op, refs);
 
 	/* the message went away without the operation running */
 	rdsd_op_complete(op, RDS_RDMA_CANCELED);
-	if (llist_add(&op->free_node, &rdsd_op_free_list))
-		queue_work(rdsd_wq, &rdsd_op_free_work);
+	if (llist_add(&op->free_node, &rdsd_op_release_list))
+		queue_work(rdsd_wq, &rdsd_op_release_work);
 }
 
 /**
- * rdsd_op_put - drop a reference to an operation
+ * rdsd_op_put - a user of an operation's pages is done with them
  * @op: operation, may be NULL.
  *
+ * For each work request a transport posted (kref_get() of op->refs).
  * Any context.
  */
 void rdsd_op_put(struct rdsd_op *op)
 {
 	if (op)
 		kref_put(&op->refs, rdsd_op_release);
+}
+
+/* Drop the message's reference to @op's pages, once. */
+static void rdsd_op_put_msg_ref(struct rdsd_op *op)
+{
+	if (test_and_clear_bit(RDSD_OP_MSG_REF, &op->state))
+		rdsd_op_put(op);
+}
+
+/**
+ * rdsd_op_detach - the message that carried an operation is freed
+ * @op: its operation, may be NULL.
+ *
+ * An operation that did not run, and that no transport holds, completes
+ * as RDS_RDMA_CANCELED.  Any context.
+ */
+void rdsd_op_detach(struct rdsd_op *op)
+{
+	if (!op)
+		return;
+	rdsd_op_put_msg_ref(op);
+	rdsd_op_unhold(op);	/* the message's */
 }
 
 /* A notice comes off @rs: its room is free again; recv_lock held. */
@@ -157,25 +231,13 @@ static bool rdsd_op_throttled(struct rdsd_sock *rs)
 	       time_before_eq(jiffies, READ_ONCE(rs->refused_since) + HZ);
 }
 
-/**
- * rdsd_op_complete - an operation's outcome is known
- * @op: the operation.
- * @status: RDS_RDMA_* status.
- *
- * The first call decides; later ones are ignored.  Queues the notice on
- * the asking socket if it wants one and is still open.  Any context.
- */
-void rdsd_op_complete(struct rdsd_op *op, int status)
+/* Queue @op's notice if it owes one; its room was reserved at sendmsg(). */
+static void rdsd_op_notify(struct rdsd_op *op, int status)
 {
 	struct rdsd_sock *rs = op->rs;
 	struct rdsd_notifier *n;
 	bool queued = false, wake;
 
-	if (test_and_set_bit(RDSD_OP_DONE, &op->state))
-		return;
-	op->status = status;
-	if (status == RDS_RDMA_REMOTE_ERROR)
-		rdsd_op_refused(rs);
 	/* no room reserved: sendmsg() found it owes no notice */
 	if (!test_bit(RDSD_OP_NOTICE, &op->state))
 		return;
@@ -198,6 +260,28 @@ void rdsd_op_complete(struct rdsd_op *op, int status)
 		rs->sk.sk_data_ready(&rs->sk);
 	if (wake)
 		rs->sk.sk_write_space(&rs->sk);
+}
+
+/**
+ * rdsd_op_complete - an operation's outcome is known
+ * @op: the operation.
+ * @status: RDS_RDMA_* status.
+ *
+ * The first call decides; later ones are ignored.  Queues the notice on
+ * the asking socket if it wants one and is still open, and drops the
+ * message's hold on the local pages: they are released as soon as no
+ * transport holds them either.  Any context.
+ */
+void rdsd_op_complete(struct rdsd_op *op, int status)
+{
+	if (test_and_set_bit(RDSD_OP_DONE, &op->state))
+		return;
+	op->status = status;
+	if (status == RDS_RDMA_REMOTE_ERROR)
+		rdsd_op_refused(op->rs);
+	rdsd_op_notify(op, status);
+	/* the pages go once no transport holds them either */
+	rdsd_op_put_msg_ref(op);
 }
 
 /**
@@ -252,6 +336,35 @@ void rdsd_op_notice_cancel(struct rdsd_sock *rs, struct rdsd_op *op)
 	spin_unlock_bh(&rs->recv_lock);
 	if (wake)
 		rs->sk.sk_write_space(&rs->sk);
+}
+
+/* Release @op's pages at once, the work's part of rdsd_op_release_all(). */
+static void rdsd_op_release_sync(struct kref *kref)
+{
+	struct rdsd_op *op = container_of(kref, struct rdsd_op, refs);
+
+	rdsd_op_release_pages(op);
+	rdsd_op_unhold(op);	/* the work's */
+}
+
+/**
+ * rdsd_op_unsent - sendmsg() refuses the message that carries @op
+ * @rs: the sending socket.
+ * @op: the message's operation, or NULL.
+ *
+ * The operation never runs and owes no notice: its notice's room is given
+ * back, and its pages are unpinned and their charges given back before
+ * sendmsg() returns, so a refused send leaves nothing behind.  Process
+ * context; the message, not queued, holds the only reference.
+ */
+void rdsd_op_unsent(struct rdsd_sock *rs, struct rdsd_op *op)
+{
+	if (!op)
+		return;
+	rdsd_op_notice_cancel(rs, op);
+	set_bit(RDSD_OP_DONE, &op->state);
+	if (test_and_clear_bit(RDSD_OP_MSG_REF, &op->state))
+		kref_put(&op->refs, rdsd_op_release_sync);
 }
 
 /**
@@ -341,15 +454,21 @@ static struct rdsd_op *rdsd_op_alloc(struct rdsd_sock *rs)
 		return NULL;
 	}
 	INIT_LIST_HEAD(&op->notifier->item);
-	kref_init(&op->refs);		/* the message's, put by rdsd_msg_put() */
-	sock_hold(&rs->sk);		/* put by rdsd_op_free_all() */
+	/* the message's, put by rdsd_op_complete() or rdsd_op_detach() */
+	kref_init(&op->refs);
+	set_bit(RDSD_OP_MSG_REF, &op->state);
+	/* the message's (rdsd_op_detach()) and the work's (release) */
+	refcount_set(&op->holds, 2);
+	sock_hold(&rs->sk);		/* put by rdsd_op_release_pages() */
 	op->rs = rs;
 	return op;
 }
 
 /*
  * Pin the local buffers @vecs of @op and describe them in op->sg, one entry
- * per page piece, in order.
+ * per page piece, in order.  The pages are charged to the caller's
+ * pinned_vm first; past RLIMIT_MEMLOCK they count in the send buffer too
+ * (op->sndbuf, see the top of this file).
  */
 static int rdsd_op_pin(struct rdsd_op *op, const struct rds_iovec *vecs,
 		       unsigned int nr, unsigned int npages)
@@ -363,6 +482,12 @@ static int rdsd_op_pin(struct rdsd_op *op, const struct rds_iovec *vecs,
 	if (!op->pages || !op->sg)
 		return -ENOMEM;
 	sg_init_table(op->sg, npages);
+
+	op->mm = current->mm;
+	mmgrab(op->mm);			/* dropped by rdsd_op_release_pages() */
+	if (rdsd_pin_charge(op->mm, npages, true))
+		op->sndbuf = npages << PAGE_SHIFT;
+	op->charged = npages;		/* given back with the pages */
 
 	for (i = 0; i < nr; i++) {
 		u64 addr = vecs[i].addr, left = vecs[i].bytes;
@@ -486,7 +611,8 @@ static int rdsd_op_atomic(struct rdsd_op *op, int type,
  * @msg: the new message: gets its operation and its RDMA_DEST cookie.
  *
  * Process context.  Returns 0 or a negative errno; on failure @msg may
- * hold a partly built operation, freed with it, and no notice is given.
+ * hold a partly built operation, which the caller gives to
+ * rdsd_op_unsent().
  */
 int rdsd_op_parse(struct rdsd_sock *rs, struct rdsd_conn *conn,
 		  const struct rdsd_cmsgs *cm, struct rdsd_msg *msg)
@@ -521,11 +647,8 @@ int rdsd_op_parse(struct rdsd_sock *rs, struct rdsd_conn *conn,
 			ret = rdsd_op_rdma(op, &cm->rdma_args);
 		else
 			ret = rdsd_op_atomic(op, cm->atomic, &cm->atomic_args);
-		if (ret) {
-			/* never ran: no notice */
-			set_bit(RDSD_OP_DONE, &op->state);
-			return ret;
-		}
+		if (ret)
+			return ret;	/* the caller calls rdsd_op_unsent() */
 	}
 	/* last: a registration is only made for a message that goes */
 	if (cm->map) {

@@ -10,10 +10,13 @@
  *
  * A message leaves both queues when the transport reports that the peer
  * acknowledged it (rdsd_send_acked()), at which point its bytes return to
- * the socket's send buffer.  Closing the socket does not cancel anything:
- * a message accepted by sendmsg() is delivered even if its sender is gone.
- * The connection's reference covers the socket's queue: a message is never
- * on the socket's queue without being on the connection's.
+ * the socket's send buffer.  An RDMA operation whose pages went past the
+ * sender's RLIMIT_MEMLOCK counts them in the send buffer too, from the
+ * moment its message is queued until the pages are released (rdma.c).
+ * Closing the socket does not cancel anything: a message accepted by
+ * sendmsg() is delivered even if its sender is gone.  The connection's
+ * reference covers the socket's queue: a message is never on the socket's
+ * queue without being on the connection's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -135,10 +138,16 @@ static void rdsd_conn_enqueue(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	set_bit(RDSD_MSG_ON_CONN, &msg->flags);
 }
 
-/* Queue @msg on the socket and the connection if the send buffer allows. */
+/*
+ * Queue @msg on the socket and the connection if the send buffer allows.
+ * Its payload counts there until the message is acknowledged; the pages of
+ * its operation, if they went past RLIMIT_MEMLOCK, until they are
+ * released (rdma.c), which may be sooner or later.
+ */
 static bool rdsd_send_queue(struct rdsd_sock *rs, struct rdsd_conn *conn,
 			    struct rdsd_msg *msg)
 {
+	struct rdsd_op *op = msg->op;
 	bool queued = false;
 
 	spin_lock_bh(&rs->lock);
@@ -149,6 +158,11 @@ static bool rdsd_send_queue(struct rdsd_sock *rs, struct rdsd_conn *conn,
 	 */
 	if (rs->snd_bytes < rdsd_sndbuf(rs)) {
 		rs->snd_bytes += msg->len;
+		if (op && op->sndbuf) {
+			/* given back by rdsd_op_release_pages() */
+			rs->snd_bytes += op->sndbuf;
+			set_bit(RDSD_OP_SNDBUF, &op->state);
+		}
 		list_add_tail(&msg->sock_item, &rs->send_queue);
 		set_bit(RDSD_MSG_ON_SOCK, &msg->flags);
 		sock_hold(&rs->sk);	/* put by rdsd_send_unlink_sock() */
@@ -509,7 +523,7 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 		goto out_msg;
 	ret = rdsd_op_parse(rs, conn, &cm, msg);
 	if (ret)
-		goto out_msg;
+		goto out_op;
 	msg->saddr = saddr;
 	msg->sport = sport;
 	msg->daddr = daddr;
@@ -547,9 +561,10 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 
 out_unsent:
 	/* nothing of a refused message stays behind */
-	rdsd_op_notice_cancel(rs, msg->op);
 	if (cm.map)
 		rdsd_mr_unmap(rs, msg->rdma_dest);
+out_op:
+	rdsd_op_unsent(rs, msg->op);
 out_msg:
 	rdsd_msg_put(msg);	/* this call's reference */
 out_conn:

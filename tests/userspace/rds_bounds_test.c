@@ -10,7 +10,11 @@
  *    while there is no room, counted in notify_full, and every notice of
  *    an accepted operation arrives;
  *  - a region made by RDS_CMSG_RDMA_MAP for a send that is refused is
- *    freed before sendmsg() returns.
+ *    freed before sendmsg() returns;
+ *  - an RDMA operation's local pages are charged to the sender's VmPin
+ *    while pinned, released when the operation completes (not when its
+ *    message is read), and past RLIMIT_MEMLOCK bounded by the send buffer
+ *    (Documentation/security.rst, "Resources").
  *
  * Each flood runs in a child that drops to uid and gid 65534 first and
  * reports its numbers through a pipe; the checks are made here.  Counters
@@ -21,6 +25,7 @@
 
 #include <grp.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 /* Documentation/rds_doca.rst, "Buffers": what a reply or notice counts. */
@@ -33,36 +38,55 @@
 #define SETTLE_MS	60000
 
 #define PAGE		4096UL
+#define MIB		(1UL << 20)
+/* RDMA operations of the pinning flood, each of one MiB. */
+#define PIN_OPS		300
+/*
+ * /proc/vmstat sums per-CPU counters that are folded in batches, so the
+ * pages pinned in the system read from it may be off by this many KiB
+ * (VmPin is exact).
+ */
+#define PIN_SLACK_KB	1024
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
 /* ------------------------------------------------------------------ */
 
-/* The usable receive buffer of @fd: half of what SO_RCVBUF reports. */
-static int rcvbuf_usable(int fd)
+/*
+ * The usable receive (@opt SO_RCVBUF) or send (SO_SNDBUF) buffer of @fd:
+ * half of what the option reports.
+ */
+static int buf_usable(int fd, int opt)
 {
 	int v = 0;
 	socklen_t l = sizeof(v);
 
-	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &l))
+	if (getsockopt(fd, SOL_SOCKET, opt, &v, &l))
 		return -1;
 	return v / 2;
+}
+
+/* A socket bound to @a:0 with SO_RCVBUF @rcvbuf (0: the default), or -1. */
+static int buf_socket(struct in_addr a, int rcvbuf)
+{
+	struct sockaddr_in sin = sin_make(a, 0);
+	int fd = rds_socket();
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				  sizeof(rcvbuf)))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* A socket bound to @a:0 with SO_RCVBUF FLOOD_RCVBUF, or -1. */
 static int flood_socket(struct in_addr a)
 {
-	struct sockaddr_in sin = sin_make(a, 0);
-	int fd = rds_socket(), v = FLOOD_RCVBUF;
-
-	if (fd < 0)
-		return -1;
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return buf_socket(a, FLOOD_RCVBUF);
 }
 
 /*
@@ -146,26 +170,26 @@ static ssize_t send_cm(int fd, const struct sockaddr_in *to,
 }
 
 /*
- * An RDMA write of 8 bytes from @local to @cookie with RDS_RDMA_SILENT
- * and @flags, token @token, on an empty message; plus
- * RDS_CMSG_RDMA_MAP of @map if not NULL.
+ * An RDMA write of @len bytes from @local to byte 0 of @cookie with
+ * @flags, token @token, on an empty message; plus RDS_CMSG_RDMA_MAP of
+ * @map if not NULL.
  */
-static ssize_t send_write_op(int fd, const struct sockaddr_in *to,
-			     uint64_t cookie, void *local, uint64_t flags,
-			     uint64_t token, const struct rds_get_mr_args *map,
-			     int sflags)
+static ssize_t send_write(int fd, const struct sockaddr_in *to,
+			  uint64_t cookie, void *local, uint64_t len,
+			  uint64_t flags, uint64_t token,
+			  const struct rds_get_mr_args *map, int sflags)
 {
-	struct rds_iovec lv = { (uintptr_t)local, 8 };
+	struct rds_iovec lv = { (uintptr_t)local, len };
 	struct rds_rdma_args ra;
 	struct cm c;
 
 	memset(&ra, 0, sizeof(ra));
 	ra.cookie = cookie;
 	ra.remote_vec.addr = 0;
-	ra.remote_vec.bytes = 8;
+	ra.remote_vec.bytes = len;
 	ra.local_vec_addr = (uintptr_t)&lv;
 	ra.nr_local = 1;
-	ra.flags = RDS_RDMA_READWRITE | RDS_RDMA_SILENT | flags;
+	ra.flags = RDS_RDMA_READWRITE | flags;
 	ra.user_token = token;
 	memset(&c, 0, sizeof(c));
 	cm_add(&c, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra));
@@ -174,14 +198,25 @@ static ssize_t send_write_op(int fd, const struct sockaddr_in *to,
 	return send_cm(fd, to, &c, sflags);
 }
 
+/* An RDS_RDMA_SILENT write of 8 bytes, as send_write() otherwise. */
+static ssize_t send_write_op(int fd, const struct sockaddr_in *to,
+			     uint64_t cookie, void *local, uint64_t flags,
+			     uint64_t token, const struct rds_get_mr_args *map,
+			     int sflags)
+{
+	return send_write(fd, to, cookie, local, 8, RDS_RDMA_SILENT | flags,
+			  token, map, sflags);
+}
+
 /*
  * Receive what is queued on @fd without waiting: notices (their tokens
  * to @seen, indexed by token, and statuses) and messages.  Returns the
  * number of notices; *msgs counts messages, *bad notices with an unknown
- * token, a repeated token or a success status.
+ * token, a repeated token or a status other than @want_success says.
  */
 static unsigned int drain(int fd, unsigned char *seen, unsigned int nseen,
-			  unsigned int *msgs, unsigned int *bad)
+			  bool want_success, unsigned int *msgs,
+			  unsigned int *bad)
 {
 	static union {
 		char buf[CMSG_SPACE(sizeof(struct rds_rdma_notify)) * 64];
@@ -213,7 +248,7 @@ static unsigned int drain(int fd, unsigned char *seen, unsigned int nseen,
 			note = true;
 			notes++;
 			if (n.user_token >= nseen || seen[n.user_token] ||
-			    n.status == RDS_RDMA_SUCCESS)
+			    (n.status == RDS_RDMA_SUCCESS) != want_success)
 				(*bad)++;
 			else
 				seen[n.user_token] = 1;
@@ -253,6 +288,39 @@ static long vm_pin_kb(void)
 	return kb;
 }
 
+/* Wait up to SETTLE_MS for VmPin to be @kb; returns the last value. */
+static long vm_pin_settle(long kb)
+{
+	long long deadline = now_ms() + SETTLE_MS;
+	long v;
+
+	while ((v = vm_pin_kb()) != kb && now_ms() < deadline)
+		sleep_ms(5);
+	return v;
+}
+
+/*
+ * Pages pinned in the whole system (FOLL_PIN): what /proc/vmstat says was
+ * pinned minus what was unpinned, charged or not; -1 if unknown.
+ */
+static long long pins_now(void)
+{
+	FILE *f = fopen("/proc/vmstat", "r");
+	long long acq = -1, rel = -1, v;
+	char name[64];
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", name, &v) == 2) {
+		if (!strcmp(name, "nr_foll_pin_acquired"))
+			acq = v;
+		else if (!strcmp(name, "nr_foll_pin_released"))
+			rel = v;
+	}
+	fclose(f);
+	return acq < 0 || rel < 0 ? -1 : acq - rel;
+}
+
 /* ------------------------------------------------------------------ */
 /* probe replies                                                       */
 /* ------------------------------------------------------------------ */
@@ -284,7 +352,7 @@ static void probe_child(void *arg)
 		res->setup_err = errno ? errno : EINVAL;
 		return;
 	}
-	res->usable = rcvbuf_usable(fd);
+	res->usable = buf_usable(fd, SO_RCVBUF);
 	for (res->sent = 0; res->sent < FLOODS; res->sent++) {
 		if (send_to(fd, &to, NULL, 0, 0) < 0) {
 			res->send_err = errno;
@@ -423,7 +491,7 @@ static void notify_child(void *arg)
 		res->setup_err = errno ? errno : EINVAL;
 		return;
 	}
-	res->usable = rcvbuf_usable(fd);
+	res->usable = buf_usable(fd, SO_RCVBUF);
 
 	/* tokens 1..FLOODS; nothing is read meanwhile */
 	for (i = 1; i <= FLOODS; i++) {
@@ -454,8 +522,8 @@ static void notify_child(void *arg)
 	deadline = now_ms() + SETTLE_MS;
 	while (res->notices < res->accepted && now_ms() < deadline) {
 		readable(fd, 100);
-		res->notices += drain(fd, seen, sizeof(seen), &res->msgs,
-				      &res->bad);
+		res->notices += drain(fd, seen, sizeof(seen), false,
+				      &res->msgs, &res->bad);
 	}
 	res->settled = res->notices == res->accepted;
 
@@ -468,7 +536,7 @@ static void notify_child(void *arg)
 		unsigned int bad = 0, msgs = 0;
 
 		readable(fd, 100);
-		drain(fd, seen, sizeof(seen), &msgs, &bad);
+		drain(fd, seen, sizeof(seen), false, &msgs, &bad);
 	}
 	res->again_notice = seen[FLOODS + 2];
 	close(fd);
@@ -538,7 +606,7 @@ static void test_map_refused(void)
 	uint64_t cookie = 0, mapped = 0, f0 = 0, f1 = 0;
 	unsigned int i, n = 0, bad = 0, msgs = 0;
 	int fd = -1, owner = -1, e = 0;
-	long pin0, pin1;
+	long base, pin0, pin1, pin2;
 	ssize_t r = 0;
 
 	memset(seen, 0, sizeof(seen));
@@ -551,6 +619,7 @@ static void test_map_refused(void)
 		goto out;
 
 	/* fill the room for notices */
+	base = vm_pin_kb();
 	for (i = 1; i < FLOODS; i++) {
 		r = send_write_op(fd, &to, cookie, local, RDS_RDMA_NOTIFY_ME,
 				  i, NULL, MSG_DONTWAIT);
@@ -569,7 +638,10 @@ static void test_map_refused(void)
 	map.vec.addr = (uintptr_t)area;
 	map.vec.bytes = 16 * PAGE;
 	map.cookie_addr = (uintptr_t)&mapped;
-	pin0 = vm_pin_kb();
+	/* the operations are done, their pages released soon after */
+	pin0 = vm_pin_settle(base);
+	ok_diag(pin0 == base, "the operations' pages are released (VmPin)",
+		"VmPin %ld kB, %ld kB before them", pin0, base);
 	counter_read(fd, "notify_full", &f0);
 	is_err(send_write_op(fd, &to, cookie, local, RDS_RDMA_NOTIFY_ME,
 			     FLOODS, &map, MSG_DONTWAIT), EAGAIN,
@@ -591,7 +663,8 @@ static void test_map_refused(void)
 
 		while (n < i - 1 && now_ms() < deadline) {
 			readable(fd, 100);
-			n += drain(fd, seen, sizeof(seen), &msgs, &bad);
+			n += drain(fd, seen, sizeof(seen), false, &msgs,
+				   &bad);
 		}
 	}
 	is_eq(n, i - 1, "every notice of the accepted operations came");
@@ -599,9 +672,11 @@ static void test_map_refused(void)
 	is_ok(send_write_op(fd, &to, cookie, local, RDS_RDMA_NOTIFY_ME,
 			    FLOODS, &map, MSG_DONTWAIT),
 	      "with room: the same send is accepted");
-	ok_diag(vm_pin_kb() == pin0 + (long)(16 * PAGE / 1024),
+	/* its operation's page goes when the operation is done */
+	pin2 = vm_pin_settle(pin0 + (long)(16 * PAGE / 1024));
+	ok_diag(pin2 == pin0 + (long)(16 * PAGE / 1024),
 		"its region stays pinned (VmPin)", "VmPin %ld kB, %ld before",
-		vm_pin_kb(), pin0);
+		pin2, pin0);
 	is_ok(free_mr(fd, mapped, 0), "and RDS_FREE_MR of its cookie -> 0");
 out:
 	if (fd >= 0)
@@ -615,6 +690,278 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* pinned pages of RDMA operations                                     */
+/* ------------------------------------------------------------------ */
+
+/* Where the operations go: root's socket, and its region of 1 MiB. */
+static struct sockaddr_in pin_to;
+static uint64_t pin_cookie;
+static int pin_owner = -1;
+/* the payload pattern the operations write */
+#define PIN_SEED	41
+
+struct pin_res {
+	int err;		/* privilege drop */
+	int setup_err;		/* setrlimit, mmap, sockets */
+	int sndbuf;		/* the usable send buffer: half of SO_SNDBUF */
+	uint16_t sport;		/* the flooding socket's port */
+	unsigned int sent;	/* operations accepted */
+	int send_err;		/* errno of the first one refused */
+	long vmpin0;		/* VmPin before, kB */
+	long vmpin_max;		/* the most VmPin seen after a send, kB */
+	long long pins0;	/* pages pinned in the system before */
+	long long pins_max;	/* the most seen after a send */
+	long vmpin_end;		/* VmPin once settled, kB */
+	long long pins_end;	/* pages pinned once settled */
+	long long settle_ms;	/* how long after the last send */
+	unsigned int notices;	/* success notices, one per token */
+	unsigned int bad;	/* other or repeated notices */
+	unsigned int msgs;	/* messages instead of notices */
+	/* an operation that waits in sendmsg() for room for its notice */
+	unsigned int room;	/* notices the small receive buffer admits */
+	int wait_err;		/* its errno: ETIMEDOUT */
+	long wait_vmpin;	/* the most VmPin seen while it waited, kB */
+	long wait_after;	/* VmPin as soon as sendmsg() returned, kB */
+};
+
+struct pin_wait {
+	int fd;
+	void *local;
+	int err;
+	long after;
+	bool done;		/* __atomic: the main thread polls it */
+};
+
+/* A blocking 1 MiB write that finds no room for its notice. */
+static void *pin_wait_thread(void *arg)
+{
+	struct pin_wait *w = arg;
+
+	if (send_write(w->fd, &pin_to, pin_cookie, w->local, MIB,
+		       RDS_RDMA_NOTIFY_ME, 0, NULL, 0) < 0)
+		w->err = errno;
+	w->after = vm_pin_kb();
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * The pinning flood, as user nobody with RLIMIT_MEMLOCK 0: PIN_OPS writes
+ * of 1 MiB on empty messages to root's socket, which reads nothing
+ * meanwhile; then one write that waits for room for its notice.
+ */
+static void pin_child(void *arg)
+{
+	struct pin_res *res = arg;
+	static unsigned char seen[PIN_OPS];
+	struct timeval tv = { 30, 0 }, shortv = { 1, 0 };
+	struct rlimit rl = { 0, 0 };
+	struct pin_wait w = { .fd = -1 };
+	long long deadline, t0;
+	pthread_t th;
+	char *local;
+	int fd;
+
+	memset(seen, 0, sizeof(seen));
+	close(pin_owner);	/* root's, not the child's */
+	local = mmap(NULL, MIB, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || local == MAP_FAILED) {
+		res->setup_err = errno;
+		return;
+	}
+	pattern_fill(local, MIB, PIN_SEED);
+	/* the default receive buffer: room for every notice */
+	fd = buf_socket(cfg.addr, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
+				 sizeof(tv))) {
+		res->setup_err = errno ? errno : EINVAL;
+		return;
+	}
+	res->sndbuf = buf_usable(fd, SO_SNDBUF);
+	res->sport = bound_port(fd);
+
+	res->vmpin0 = res->vmpin_max = vm_pin_kb();
+	res->pins0 = res->pins_max = pins_now();
+	for (res->sent = 0; res->sent < PIN_OPS; res->sent++) {
+		long v;
+		long long p;
+
+		if (send_write(fd, &pin_to, pin_cookie, local, MIB,
+			       RDS_RDMA_NOTIFY_ME, res->sent, NULL, 0) < 0) {
+			res->send_err = errno;
+			break;
+		}
+		v = vm_pin_kb();
+		p = pins_now();
+		if (v > res->vmpin_max)
+			res->vmpin_max = v;
+		if (p > res->pins_max)
+			res->pins_max = p;
+		/* read the notices as they come: only the receiver waits */
+		res->notices += drain(fd, seen, sizeof(seen), true,
+				      &res->msgs, &res->bad);
+	}
+
+	/* the operations are done: nothing stays pinned, nothing is read */
+	t0 = now_ms();
+	deadline = t0 + SETTLE_MS;
+	do {
+		res->vmpin_end = vm_pin_kb();
+		res->pins_end = pins_now();
+		if (res->vmpin_end == res->vmpin0 &&
+		    llabs(res->pins_end - res->pins0) * 4 <= PIN_SLACK_KB)
+			break;
+		sleep_ms(1);
+	} while (now_ms() < deadline);
+	res->settle_ms = now_ms() - t0;
+	deadline = now_ms() + SETTLE_MS;
+	while (res->notices + res->bad < res->sent && now_ms() < deadline) {
+		readable(fd, 100);
+		res->notices += drain(fd, seen, sizeof(seen), true,
+				      &res->msgs, &res->bad);
+	}
+	close(fd);
+
+	/*
+	 * A socket whose room for notices is full: a 1 MiB write waits in
+	 * sendmsg() with its pages pinned, and charged, until SO_SNDTIMEO.
+	 */
+	w.fd = flood_socket(cfg.addr);
+	w.local = local;
+	if (w.fd < 0 || setsockopt(w.fd, SOL_SOCKET, SO_SNDTIMEO, &shortv,
+				   sizeof(shortv))) {
+		res->setup_err = errno ? errno : EINVAL;
+		return;
+	}
+	while (res->room <= FLOODS &&
+	       send_write(w.fd, &pin_to, pin_cookie, local, 8,
+			  RDS_RDMA_NOTIFY_ME, 0, NULL, 0) == 0)
+		res->room++;
+	w.err = errno;
+	if (w.err != ETIMEDOUT) {
+		res->wait_err = w.err;
+		close(w.fd);
+		return;
+	}
+	w.err = 0;
+	res->wait_vmpin = vm_pin_kb();
+	if (pthread_create(&th, NULL, pin_wait_thread, &w)) {
+		res->setup_err = EAGAIN;
+		close(w.fd);
+		return;
+	}
+	while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE)) {
+		long v = vm_pin_kb();
+
+		if (v > res->wait_vmpin)
+			res->wait_vmpin = v;
+		sleep_ms(1);
+	}
+	pthread_join(th, NULL);
+	res->wait_err = w.err;
+	res->wait_after = w.after;
+	close(w.fd);
+	munmap(local, MIB);
+}
+
+static void test_op_pin_flood(void)
+{
+	char *region = mmap(NULL, MIB, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned int msgs = 0;
+	long long bound_kb, deadline;
+	struct pin_res res;
+	long bad_at;
+
+	pin_cookie = 0;
+	if (!ok(region != MAP_FAILED, "setup: mmap"))
+		return;
+	memset(region, 0, MIB);
+	pin_owner = bound_socket_at(cfg.peer, 0, "setup: receiving socket");
+	if (pin_owner < 0 ||
+	    !is_ok(get_mr(pin_owner, region, MIB, 0, &pin_cookie),
+		   "setup: the receiver registers 1 MiB"))
+		goto out;
+	pin_to = sock_addr(pin_owner);
+
+	if (!run_as_nobody(pin_child, &res, sizeof(res)) ||
+	    !is_eq(res.setup_err, 0,
+		   "setup: RLIMIT_MEMLOCK 0, mmap, sockets, SO_SNDTIMEO"))
+		goto out;
+	/* the last message may overshoot the send buffer by one operation */
+	bound_kb = (res.sndbuf + MIB + PAGE) / 1024;
+	tap_diag("op_pin_flood: uid %d, RLIMIT_MEMLOCK 0, send buffer %d bytes: %u writes of 1 MiB on empty messages, the receiver reading nothing",
+		 NOBODY, res.sndbuf, res.sent);
+	tap_diag("op_pin_flood: during the flood VmPin at most %ld kB (%ld before), pinned pages at most %lld kB over the %lld kB before",
+		 res.vmpin_max, res.vmpin0, (res.pins_max - res.pins0) * 4,
+		 res.pins0 * 4);
+	tap_diag("op_pin_flood: %lld ms after the last send VmPin %ld kB, pinned pages %lld kB over before; %u success notices",
+		 res.settle_ms, res.vmpin_end, (res.pins_end - res.pins0) * 4,
+		 res.notices);
+	tap_diag("op_pin_flood: a 1 MiB write waiting for room for its notice (%u notices filled it): VmPin %ld kB while it waited, %ld kB when sendmsg() returned %s",
+		 res.room, res.wait_vmpin, res.wait_after,
+		 tap_errname(res.wait_err));
+
+	ok_diag(res.sent == PIN_OPS,
+		"unprivileged, RLIMIT_MEMLOCK 0: 300 writes of 1 MiB accepted",
+		"sent %u, then %s", res.sent, tap_errname(res.send_err));
+	ok_diag(res.pins0 >= 0 &&
+		(res.pins_max - res.pins0) * 4 <= bound_kb + PIN_SLACK_KB,
+		"pinned pages stay within the send buffer plus one operation (vmstat)",
+		"%lld kB over the %lld kB before, bound %lld kB + %d kB",
+		(res.pins_max - res.pins0) * 4, res.pins0 * 4, bound_kb,
+		PIN_SLACK_KB);
+	ok_diag(res.vmpin0 >= 0 && res.vmpin_max - res.vmpin0 <= bound_kb,
+		"VmPin stays within the send buffer plus one operation",
+		"at most %ld kB, %ld before, bound %lld kB", res.vmpin_max,
+		res.vmpin0, bound_kb);
+	ok_diag(res.vmpin_end == res.vmpin0 &&
+		llabs(res.pins_end - res.pins0) * 4 <= PIN_SLACK_KB,
+		"every page unpinned and uncharged once the writes are done, the receiver reading nothing",
+		"after %lld ms: VmPin %ld kB (%ld before), pinned pages %lld kB over before (vmstat)",
+		res.settle_ms, res.vmpin_end, res.vmpin0,
+		(res.pins_end - res.pins0) * 4);
+	ok_diag(res.notices == res.sent && !res.bad && !res.msgs,
+		"a success notice for every write, each once",
+		"%u notices for %u writes, %u bad, %u messages", res.notices,
+		res.sent, res.bad, res.msgs);
+	is_eq(res.wait_err, ETIMEDOUT,
+	      "a write with no room for its notice waits SO_SNDTIMEO -> ETIMEDOUT");
+	ok_diag(res.wait_vmpin >= res.vmpin0 + (long)(MIB / 1024),
+		"while it waits its pages are pinned and charged (VmPin)",
+		"VmPin at most %ld kB, %ld before", res.wait_vmpin,
+		res.vmpin0);
+	is_eq(res.wait_after, res.vmpin0,
+	      "refused: uncharged before sendmsg() returns (VmPin)");
+
+	/* nothing was lost: every message is there, the data in place */
+	deadline = now_ms() + SETTLE_MS;
+	while (msgs < res.sent && now_ms() < deadline) {
+		struct sockaddr_in from;
+		char buf[16];
+		ssize_t r = recv_wait(pin_owner, buf, sizeof(buf), &from, NULL,
+				      0, 100);
+
+		/* the waiting socket's writes came from another port */
+		if (r == 0 && ntohs(from.sin_port) == res.sport)
+			msgs++;
+	}
+	is_eq(msgs, res.sent,
+	      "the receiver then reads an empty message for every write");
+	bad_at = pattern_check(region, MIB, PIN_SEED);
+	ok_diag(bad_at < 0, "the region holds what the writes wrote",
+		"differs at byte %ld", bad_at);
+out:
+	if (pin_cookie)
+		free_mr(pin_owner, pin_cookie, 0);
+	if (pin_owner >= 0)
+		close(pin_owner);
+	pin_owner = -1;
+	munmap(region, MIB);
+}
+
+/* ------------------------------------------------------------------ */
 /* main                                                                */
 /* ------------------------------------------------------------------ */
 
@@ -623,6 +970,7 @@ static const struct selftest tests[] = {
 	{ "notify_flood", test_notify_flood },
 	{ "notify_recverr_flood", test_notify_recverr_flood },
 	{ "map_refused", test_map_refused },
+	{ "op_pin_flood", test_op_pin_flood },
 };
 
 int main(int argc, char **argv)
