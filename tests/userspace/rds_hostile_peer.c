@@ -7,17 +7,18 @@
  *
  * Each case connects from an address of its own (--hostile, then the next
  * ones, added to --netdev as /32 addresses) to the module's rdma_cm port
- * on --peer, with valid private data, and proves the connection works: a
- * valid message reaches a socket bound on --peer, and the module shows
- * the connection up.  Then it sends its crafted frames and checks what
- * the module did:
+ * on --peer and checks what the module did:
  *
- *  - reset: the module disconnects the queue pair, counts the violation
- *    once in recv_proto_error, and delivers nothing of it (a SEND longer
- *    than a receive buffer is not counted yet: reported, not checked);
- *  - refusal: messages numbered below what was delivered are dropped and
- *    counted in recv_drop_old_seq, credits returned beyond those offered
- *    are clamped away; the connection goes on.
+ *  - refusal: a request with wrong private data is refused with its
+ *    reason, counted in recv_proto_error, and leaves no connection;
+ *  - reset: connected with valid private data, once a valid message has
+ *    reached a socket bound on --peer and the module shows the
+ *    connection up, a crafted frame makes the module disconnect the
+ *    queue pair, count the violation once in recv_proto_error, and
+ *    deliver nothing of it;
+ *  - drop: messages numbered below what was delivered are dropped and
+ *    counted in recv_drop_old_seq, and credits returned beyond those
+ *    offered are clamped away; the connection goes on.
  *
  * After every case a socket on --addr and one on --peer exchange messages
  * over their own connection, which must never be reset (its connects
