@@ -371,6 +371,19 @@ static inline bool rdsd_msg_op_only(const struct rdsd_msg *msg)
 	       RDS_RDMA_SILENT;
 }
 
+/*
+ * What @msg counts against its sender's send buffer and its receiver's
+ * receive buffer: its payload, as Linux RDS counts it, but at least
+ * RDSD_RECV_MIN_CHARGE, which covers the message itself, so that a flood
+ * of empty messages cannot grow a queue unaccounted.
+ */
+static inline u32 rdsd_msg_charge(const struct rdsd_msg *msg)
+{
+	BUILD_BUG_ON(sizeof(*msg) + sizeof(struct scatterlist) >
+		     RDSD_RECV_MIN_CHARGE);
+	return max_t(u32, msg->len, RDSD_RECV_MIN_CHARGE);
+}
+
 /* Receive path trace points, as Linux RDS numbers them. */
 #define RDSD_RX_HDR		0
 #define RDSD_RX_START		1
@@ -390,7 +403,8 @@ static inline bool rdsd_msg_op_only(const struct rdsd_msg *msg)
  * @lcong: congestion map of @bound_addr (a reference) while bound.
  * @lock: protects @send_queue, @snd_bytes, @cong_mask and @cong_notify.
  * @send_queue: messages sent and not yet acknowledged.
- * @snd_bytes: payload bytes on @send_queue.
+ * @snd_bytes: what the messages on @send_queue count (rdsd_msg_charge()),
+ *	and the pages of their operations past RLIMIT_MEMLOCK (rdma.c).
  * @cong_mask: ports (mod 64) this socket wants to hear about.
  * @cong_notify: ports (mod 64) that changed and were not yet reported.
  * @recv_lock: protects @recv_queue, @notify_queue, @rcv_bytes,
@@ -401,7 +415,7 @@ static inline bool rdsd_msg_op_only(const struct rdsd_msg *msg)
  * @id: its id in rdsd_net.socks: reserved (NULL) by rdsd_create(),
  *	pointing here once the socket is set up, erased by release; readers
  *	walk under RCU (SOCK_RCU_FREE) without a reference.
- * @rcv_bytes: what the messages on @recv_queue count (rdsd_recv_charge()).
+ * @rcv_bytes: what the messages on @recv_queue count (rdsd_msg_charge()).
  * @notify_bytes: RDSD_RECV_MIN_CHARGE for each notice on @notify_queue and
  *	each one reserved by an operation in flight (rdma.c).  With
  *	@rcv_bytes bounded by rdsd_rcvbuf(): no reservation is made past it.

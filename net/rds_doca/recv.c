@@ -33,19 +33,6 @@
 #include "rdsd.h"
 
 /*
- * What a queued message counts against the receive buffer: its payload, as
- * Linux RDS counts it, but at least RDSD_RECV_MIN_CHARGE, which covers the
- * message itself, so that a flood of empty messages cannot grow a queue
- * unaccounted.
- */
-static int rdsd_recv_charge(const struct rdsd_msg *msg)
-{
-	BUILD_BUG_ON(sizeof(*msg) + sizeof(struct scatterlist) >
-		     RDSD_RECV_MIN_CHARGE);
-	return max_t(u32, msg->len, RDSD_RECV_MIN_CHARGE);
-}
-
-/*
  * Is there room for @msg, a probe reply, in the receive buffer?  Nothing
  * holds the ping responder back as congestion holds senders back, so a
  * reply is queued only if it fits.  recv_lock held.
@@ -54,7 +41,7 @@ static bool rdsd_recv_pong_fits(struct rdsd_sock *rs,
 				const struct rdsd_msg *msg)
 {
 	lockdep_assert_held(&rs->recv_lock);
-	return rs->rcv_bytes + rs->notify_bytes + rdsd_recv_charge(msg) <=
+	return rs->rcv_bytes + rs->notify_bytes + (int)rdsd_msg_charge(msg) <=
 	       rdsd_rcvbuf(rs);
 }
 
@@ -139,7 +126,7 @@ void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		msg->rx_trace[RDSD_RX_END] = local_clock();
 	rdsd_msg_get(msg);	/* the queue's, put when taken off */
 	list_add_tail(&msg->recv_item, &rs->recv_queue);
-	rdsd_rcvbuf_delta(rs, rdsd_recv_charge(msg));
+	rdsd_rcvbuf_delta(rs, (int)rdsd_msg_charge(msg));
 	spin_unlock_bh(&rs->recv_lock);
 
 	rdsd_stat_inc(rn, recv_delivered);
@@ -170,7 +157,7 @@ static struct rdsd_msg *rdsd_recv_next(struct rdsd_sock *rs, bool peek)
 			rdsd_msg_get(msg);
 		} else {
 			list_del_init(&msg->recv_item);
-			rdsd_rcvbuf_delta(rs, -rdsd_recv_charge(msg));
+			rdsd_rcvbuf_delta(rs, -(int)rdsd_msg_charge(msg));
 			/* room for a notice a sendmsg() waits for (rdma.c) */
 			wake = rs->notice_wait;
 			rs->notice_wait = false;
@@ -196,7 +183,7 @@ static void rdsd_recv_requeue(struct rdsd_sock *rs, struct rdsd_msg *msg)
 	spin_lock_bh(&rs->recv_lock);
 	if (!rs->dead) {
 		list_add(&msg->recv_item, &rs->recv_queue);
-		rdsd_rcvbuf_delta(rs, rdsd_recv_charge(msg));
+		rdsd_rcvbuf_delta(rs, (int)rdsd_msg_charge(msg));
 		msg = NULL;
 	}
 	spin_unlock_bh(&rs->recv_lock);

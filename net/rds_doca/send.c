@@ -157,7 +157,7 @@ static bool rdsd_send_queue(struct rdsd_sock *rs, struct rdsd_conn *conn,
 	 * no message fits into.
 	 */
 	if (rs->snd_bytes < rdsd_sndbuf(rs)) {
-		rs->snd_bytes += msg->len;
+		rs->snd_bytes += rdsd_msg_charge(msg);
 		if (op && op->sndbuf) {
 			/* given back by rdsd_op_release_pages() */
 			rs->snd_bytes += op->sndbuf;
@@ -207,7 +207,7 @@ static void rdsd_send_unlink_sock(struct rdsd_msg *msg)
 	spin_lock_bh(&rs->lock);
 	if (test_and_clear_bit(RDSD_MSG_ON_SOCK, &msg->flags)) {
 		list_del_init(&msg->sock_item);
-		rs->snd_bytes -= msg->len;
+		rs->snd_bytes -= rdsd_msg_charge(msg);
 	}
 	spin_unlock_bh(&rs->lock);
 	msg->rs = NULL;
