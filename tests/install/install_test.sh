@@ -184,7 +184,9 @@ fi
 if ! loaded rds_doca; then
 	tag="rds_doca-install-$$-$RANDOM"
 	echo "$tag" >/dev/kmsg
-	# insmod: modprobe takes EEXIST for "already loaded"
+	# insmod: modprobe takes EEXIST for "already loaded"; and insmod
+	# loads no dependency (modprobe -r may have unloaded rdma_cm)
+	modprobe rdma_cm
 	out=$(insmod "$path" family=2 2>&1)
 	klog=$(dmesg | sed -n "/$tag/,\$p" | grep 'rds_doca:')
 	check "$(status grep -q 'File exists' <<<"$out")" \

@@ -44,6 +44,10 @@
 #                 then rds_doca must unload with its connections up
 #   9. rds-ib:    the in-tree rds_rdma (family 21), the reference
 #
+# and, when named: 10. dkms: make dkms-install (DKMS builds rds_doca for
+# the running kernel: minutes under TCG), modprobe, rdsctl, the demo,
+# make dkms-remove, nothing left (tests/install/install_test.sh --dkms).
+#
 # Output is TAP; every module operation is a check, and the suites'
 # checks are renumbered and prefixed with their stage.  The last line is
 # "N passed, N failed"; the exit status is non-zero if anything failed.
@@ -59,7 +63,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KO=build/$(uname -r)/rds_doca.ko
 STAGES=()
 DEFAULT_STAGES=(doca conflict rds dropin dma conns)
-ALL_STAGES=(doca conflict rds dropin dma conns ib ib-faults rds-ib)
+ALL_STAGES=(doca conflict rds dropin dma conns ib ib-faults rds-ib dkms)
 ORDER_ARGS=${ORDER_ARGS:-}
 FAULTS_ARGS=${FAULTS_ARGS:-}
 
@@ -76,7 +80,7 @@ usage: ${0##*/} [--ko PATH] [--stage NAME]...
   --ko PATH     rds_doca module (default: build/\$(uname -r)/rds_doca.ko)
   --stage NAME  run only the named stages (repeatable): doca, conflict,
                 rds, dropin, dma, conns (these six by default), ib,
-                ib-faults, rds-ib;
+                ib-faults, rds-ib, dkms;
                 all: every one of them
 environment: SUITE_TIMEOUT (seconds per suite, default 900),
              ORDER_ARGS (extra rds_order_test arguments),
@@ -103,7 +107,7 @@ done
 [[ ${#STAGES[@]} -eq 0 ]] && STAGES=("${DEFAULT_STAGES[@]}")
 for s in "${STAGES[@]}"; do
 	case $s in
-	doca|conflict|rds|dropin|dma|conns|ib|ib-faults|rds-ib) ;;
+	doca|conflict|rds|dropin|dma|conns|ib|ib-faults|rds-ib|dkms) ;;
 	*) echo "${0##*/}: unknown stage '$s'" >&2; usage >&2; exit 2 ;;
 	esac
 done
@@ -642,6 +646,11 @@ if want_stage rds-ib; then
 	fi
 	out=$(rxe_teardown)
 	check $? "rds-ib: remove $IB_DEV and $IB_NETDEV" "$out"
+fi
+
+# 10. the module through DKMS, built in the guest
+if want_stage dkms; then
+	run_suite dkms "$HERE/../install/install_test.sh" --ko "$KO" --dkms
 fi
 
 tap_finish
