@@ -3,7 +3,7 @@
  * rds_doca IB transport: the data path.
  *
  * A connection is one RC queue pair with a send ring and a receive ring.
- * Every message fragment is one SEND: a 48-byte header (struct
+ * Every message fragment is one SEND: a 64-byte header (struct
  * rdsd_wire_hdr) from the send slot's header buffer, then up to
  * RDSD_IB_FRAG_SIZE payload bytes straight from the message's pages.  The
  * receive ring holds RDSD_IB_RECV_RING buffers, each a header slot and a
