@@ -756,6 +756,20 @@ def test_ib(family, addr, peer, netdev, ibdev):
     T.ok(b.recv(20) == b"again", "ib: a message after the drop arrives")
     T.ok(wait_for(lambda: mon.seen("conn-up", peer=peer)),
          "monitor: conn-up after the drop", mon.events)
+    # The flap breaks an established connection, not the connection
+    # manager's exchange that the drop started: both ends reconnect at
+    # once, and the attempt that loses the race is rejected and torn
+    # down after the winner is up.  A connection manager message that
+    # Soft-RoCE cannot route while the link is down moves its GSI queue
+    # pair to the error state for good, and no connection can be made
+    # on the device after that (see rds_stream_test.c).  So wait until
+    # both ends are up and messages cross both ways, then let that
+    # exchange end.
+    T.ok(wait_for(lambda: mon.seen("conn-up", peer=addr)),
+         "monitor: the other end is up after the drop too", mon.events)
+    b.send(b"back", addr, 7101)
+    T.ok(a.recv(20) == b"back", "ib: a message the other way arrives")
+    time.sleep(3)
     n_down = len(mon.seen("conn-down", peer=peer))
     n_up = len(mon.seen("conn-up", peer=peer))
     subprocess.run(["ip", "link", "set", netdev, "down"], check=True)
