@@ -965,85 +965,12 @@ out:
 /* main                                                                */
 /* ------------------------------------------------------------------ */
 
-/* ------------------------------------------------------------------ */
-/* empty messages on the send queue                                    */
-/* ------------------------------------------------------------------ */
-
-struct empty_res {
-	int err;		/* privilege drop */
-	int setup_err;
-	int usable;		/* the usable send buffer */
-	unsigned int queued;	/* empty messages sendmsg() took */
-	int send_err;		/* errno of the first refusal */
-	int cancel_err;		/* RDS_CANCEL_SENT_TO, 0: done */
-	int again_err;		/* a send after the cancel, 0: sent */
-};
-
-/*
- * Empty messages to an address no path reaches (203.0.113.254, RFC 5737)
- * wait on the sender's queue for a connection that never comes; each
- * counts 256 bytes in the send buffer, so a non-blocking sender is
- * refused once the buffer is full instead of queueing without bound.
- */
-static void empty_child(void *arg)
-{
-	struct empty_res *res = arg;
-	struct sockaddr_in to = sin_str("203.0.113.254", 4000);
-	int fd, sb = FLOOD_RCVBUF;
-
-	fd = flood_socket(cfg.addr);
-	if (fd < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb))) {
-		res->setup_err = errno ? errno : EINVAL;
-		return;
-	}
-	res->usable = buf_usable(fd, SO_SNDBUF);
-	for (res->queued = 0; res->queued < FLOODS; res->queued++) {
-		if (send_to(fd, &to, NULL, 0, MSG_DONTWAIT) < 0) {
-			res->send_err = errno;
-			break;
-		}
-	}
-	res->cancel_err = setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, &to,
-				     sizeof(to)) ? errno : 0;
-	res->again_err = send_to(fd, &to, NULL, 0, MSG_DONTWAIT) < 0 ?
-			 errno : 0;
-	setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, &to, sizeof(to));
-	close(fd);
-}
-
-static void test_empty_flood(void)
-{
-	struct empty_res res;
-	unsigned int limit;
-
-	if (cfg.transport != RDS_TRANS_IB) {
-		tap_diag("empty_flood: over IB only: loopback reaches no peer it cannot deliver to at once");
-		return;
-	}
-	if (!run_as_nobody(empty_child, &res, sizeof(res)))
-		return;
-	if (!is_eq(res.setup_err, 0, "setup: socket, SO_SNDBUF %d",
-		   FLOOD_RCVBUF))
-		return;
-	limit = (res.usable + MIN_CHARGE - 1) / MIN_CHARGE;
-	tap_diag("empty_flood: %u empty messages queued for 203.0.113.254 with a %d-byte send buffer, then %s",
-		 res.queued, res.usable, tap_errname(res.send_err));
-	is_eq(res.queued, limit,
-	      "unprivileged: %u empty messages queued (%d / %d bytes each)",
-	      limit, res.usable, MIN_CHARGE);
-	is_eq(res.send_err, EAGAIN, "then a non-blocking send -> EAGAIN");
-	is_eq(res.cancel_err, 0, "RDS_CANCEL_SENT_TO drops them");
-	is_eq(res.again_err, 0, "after it a send is taken again");
-}
-
 static const struct selftest tests[] = {
 	{ "probe_flood", test_probe_flood },
 	{ "notify_flood", test_notify_flood },
 	{ "notify_recverr_flood", test_notify_recverr_flood },
 	{ "map_refused", test_map_refused },
 	{ "op_pin_flood", test_op_pin_flood },
-	{ "empty_flood", test_empty_flood },
 };
 
 int main(int argc, char **argv)
