@@ -51,6 +51,13 @@
  */
 #define RDSD_IB_PACK_BATCH	8
 
+/*
+ * Cookies a connection remembers the peer's answer for (direct-mapped),
+ * and control messages (MR_REQ, MR_ANS, MR_REVOKE) waiting for a credit.
+ */
+#define RDSD_IB_GRANTS		64
+#define RDSD_IB_CTL_RING	16
+
 /* Request a completion at least every this many sends. */
 #define RDSD_IB_SIGNAL_EVERY	16
 /* Ask the peer for an ack every this many messages, or for large ones. */
@@ -76,7 +83,7 @@ enum rdsd_ib_reject {
 	RDSD_IB_REJ_NOTREADY,	/* no connection can be made now */
 };
 
-#define RDSD_IB_CM_VERSION	2
+#define RDSD_IB_CM_VERSION	3
 
 /**
  * struct rdsd_ib_cm_data - rdma_cm private data of REQ, REP and REJ
@@ -152,6 +159,8 @@ struct rdsd_ib_dev {
  * @item: on @dev->mrs while registered (dev->reg_mutex).
  * @dev: the device, with a reference.
  * @mr: the fast registration memory region, NULL once invalidated.
+ * @rkey: its remote key, for good.
+ * @revoked: peers were told to forget @rkey (dev->reg_mutex).
  * @sgt: the region's pages, mapped for DMA while @mapped.
  * @mapped: @sgt is mapped.
  *
@@ -163,8 +172,28 @@ struct rdsd_ib_mr {
 	struct list_head	item;
 	struct rdsd_ib_dev	*dev;
 	struct ib_mr		*mr;
+	u32			rkey;
+	bool			revoked;
 	struct sg_table		sgt;
 	bool			mapped;
+};
+
+/**
+ * struct rdsd_ib_grant - what a peer said a cookie of its own stands for
+ * @cookie: the cookie, 0 for a free entry.
+ * @rkey: the device key of the peer's region.
+ * @len: the region's length.
+ * @dport: the port of the region's owner: operations must go there.
+ * @sport: the only local port that may use it, 0 for any.
+ * @flags: RDSD_WIRE_F_MR_RO, RDSD_WIRE_F_MR_ONCE.
+ */
+struct rdsd_ib_grant {
+	u64	cookie;
+	u32	rkey;
+	u32	len;
+	__be16	dport;
+	__be16	sport;
+	u16	flags;
 };
 
 /* rdsd_ib_conn.state */
@@ -280,8 +309,8 @@ struct rdsd_ib_credits {
  *	shared and no updates travel.
  * @peer: private data the peer sent for the current attempt.
  * @send_lock: protects the send ring, @credits, @tx_ready,
- *	@tx_wait_hello, @tx_blocked, the congestion and pack state, @op_wait
- *	and the acknowledgment state.
+ *	@tx_wait_hello, @tx_blocked, the congestion and pack state, @op_wait,
+ *	@grants, @ctl and the acknowledgment state.
  * @tx_ready: the queue pair takes sends.
  * @tx_wait_hello: accepted side: sends start when the peer's first
  *	message shows it is ready to receive ours.
@@ -315,6 +344,20 @@ struct rdsd_ib_credits {
  *	message waits too (in this ring or in the connection's queue).
  * @op_wait_head: next free entry of @op_wait (free running).
  * @op_wait_tail: oldest waiting entry (free running).
+ * @grants: the peer's answers to our MR_REQs on this queue pair, by
+ *	hash of the cookie; an answer evicts the entry it lands on.
+ * @ctl: control messages to send, oldest first: answers to the peer's
+ *	MR_REQ (one at most: a correct peer waits for it), our MR_REQ (one
+ *	at most), and revocations (while two entries stay free).  Data
+ *	waits until they went.
+ * @ctl_head: next free entry of @ctl (free running).
+ * @ctl_tail: oldest entry (free running).
+ * @revoke_all: a revocation found @ctl full: after it drains, the peer is
+ *	told to forget every grant.
+ * @req_out: our MR_REQ for @req_cookie waits for its answer.
+ * @req_cookie: the cookie asked about.
+ * @req_dport: the port it was asked for.
+ * @denied: a cookie the peer refused, for the operation that asked.
  * @tx_since_req: messages sent since the last ack request.
  * @rx_unacked: messages received since we last sent an acknowledgment.
  * @sends: send ring.
@@ -384,6 +427,15 @@ struct rdsd_ib_conn {
 	}			op_wait[RDSD_IB_OP_WAIT];
 	u32			op_wait_head;
 	u32			op_wait_tail;
+	struct rdsd_ib_grant	grants[RDSD_IB_GRANTS];
+	struct rdsd_wire_info	ctl[RDSD_IB_CTL_RING];
+	u32			ctl_head;
+	u32			ctl_tail;
+	bool			revoke_all;
+	bool			req_out;
+	u64			req_cookie;
+	__be16			req_dport;
+	u64			denied;
 	u32			tx_since_req;
 	u32			rx_unacked;
 	struct rdsd_ib_send	*sends;
@@ -414,6 +466,7 @@ int rdsd_ib_init(void);
 void rdsd_ib_stop_listening(void);
 void rdsd_ib_exit(void);
 void rdsd_ib_request_reset(struct rdsd_ib_conn *tp);
+void rdsd_ib_dev_revoke(struct rdsd_ib_dev *dev, struct rdsd_mr *mr);
 
 /* ib_data.c */
 int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp);
@@ -426,12 +479,16 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_ib_cong_changed(struct rdsd_conn *conn);
 void rdsd_ib_ack_worker(struct work_struct *work);
 void rdsd_ib_cong_worker(struct work_struct *work);
+void rdsd_ib_mr_revoke(struct rdsd_ib_conn *tp, struct rdsd_mr *mr);
 
 /* ib_mr.c */
 int rdsd_ib_mr_register(struct rdsd_sock *rs, struct rdsd_mr *mr);
 void rdsd_ib_mr_unregister(struct rdsd_mr *mr);
 void rdsd_ib_mr_release(struct rdsd_mr *mr);
 void rdsd_ib_mr_dev_remove(struct rdsd_ib_dev *dev);
+bool rdsd_ib_mr_grant(struct rdsd_ib_conn *tp, struct rdsd_mr *mr,
+		      const struct rdsd_mr_peer *peer,
+		      struct rdsd_wire_info *ans);
 
 /* pure protocol rules, reached by the KUnit suites */
 bool rdsd_ib_credits_ok(const struct rdsd_ib_credits *c, u32 n);
@@ -442,6 +499,8 @@ int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len);
 int rdsd_ib_op_status(enum ib_wc_status status);
 int rdsd_ib_frag_check(bool active, u64 seq, u32 len, u32 off,
 		       const struct rdsd_wire_info *info);
+int rdsd_ib_grant_check(const struct rdsd_ib_grant *g,
+			const struct rdsd_op *op, __be16 sport, __be16 dport);
 #if IS_ENABLED(CONFIG_KUNIT)
 void rdsd_ib_signal(struct rdsd_ib_conn *tp, struct rdsd_ib_send *s,
 		    bool force);

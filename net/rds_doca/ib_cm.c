@@ -311,6 +311,25 @@ out:
 	return found;
 }
 
+/**
+ * rdsd_ib_dev_revoke - tell peers a region's device key is no longer good
+ * @dev: the device the region is registered with.
+ * @mr: the region, dead, granted to a peer.
+ *
+ * Every connection of the device from the region's address tells its
+ * peer (rdsd_ib_mr_revoke()).  Process context.
+ */
+void rdsd_ib_dev_revoke(struct rdsd_ib_dev *dev, struct rdsd_mr *mr)
+{
+	struct rdsd_ib_conn *tp;
+
+	mutex_lock(&rdsd_ib_devs_mutex);
+	list_for_each_entry(tp, &dev->paths, dev_item)
+		if (tp->conn->laddr == mr->owner_addr)
+			rdsd_ib_mr_revoke(tp, mr);
+	mutex_unlock(&rdsd_ib_devs_mutex);
+}
+
 /* Take a reference on the device behind @ibdev for @tp; cm_mutex held. */
 static int rdsd_ib_dev_attach(struct rdsd_ib_conn *tp, struct ib_device *ibdev)
 {
@@ -737,6 +756,8 @@ static void rdsd_ib_reset_worker(struct work_struct *work)
 	mutex_lock(&tp->cm_mutex);
 	if (!tp->dead && READ_ONCE(tp->reset_gen) == tp->gen &&
 	    tp->state != RDSD_IB_DOWN) {
+		if (tp->state == RDSD_IB_UP)
+			rdsd_stat_inc(tp->conn->rn, conn_reset);
 		/* the reaper destroys the id once the path allows it */
 		rdsd_ib_retire_id(tp, rdsd_ib_teardown_locked(tp));
 		rdsd_ib_schedule_connect(tp);

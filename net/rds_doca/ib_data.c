@@ -49,6 +49,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -507,12 +509,15 @@ static u64 rdsd_ib_cong_unpack(unsigned long *bits, const __le64 *wire)
 }
 
 /*
- * Post a control message (ACK, or CONG with the local map) if the credits
- * and the ring allow; send_lock held.  Returns true if it went out.
+ * Post a control message (ACK, CONG with the local map, or one of @ctl)
+ * with the fields of @info if the credits and the ring allow; send_lock
+ * held.  Returns true if it went out.
  */
-static bool rdsd_ib_post_ctl(struct rdsd_ib_conn *tp, u8 type)
+static bool rdsd_ib_post_info(struct rdsd_ib_conn *tp,
+			      const struct rdsd_wire_info *ctl)
 {
-	struct rdsd_wire_info info = { .type = type };
+	struct rdsd_wire_info info = *ctl;
+	u8 type = info.type;
 	struct rdsd_ib_send *s;
 	u32 adv;
 
@@ -547,6 +552,296 @@ static bool rdsd_ib_post_ctl(struct rdsd_ib_conn *tp, u8 type)
 	rdsd_ib_signal(tp, s, type == RDSD_WIRE_CONG || rdsd_ib_tail_stuck(tp));
 	rdsd_ib_post(tp, 1);
 	return true;
+}
+
+static bool rdsd_ib_post_ctl(struct rdsd_ib_conn *tp, u8 type)
+{
+	const struct rdsd_wire_info info = { .type = type };
+
+	return rdsd_ib_post_info(tp, &info);
+}
+
+/*
+ * Send what waits on @ctl, oldest first, then the revocation of every
+ * grant if one is owed, as credits allow; send_lock held.
+ */
+static void rdsd_ib_send_ctl(struct rdsd_ib_conn *tp)
+{
+	const struct rdsd_wire_info all = { .type = RDSD_WIRE_MR_REVOKE };
+
+	while (tp->ctl_tail != tp->ctl_head &&
+	       rdsd_ib_post_info(tp, &tp->ctl[tp->ctl_tail %
+					      RDSD_IB_CTL_RING]))
+		tp->ctl_tail++;
+	if (tp->ctl_tail == tp->ctl_head && tp->revoke_all &&
+	    rdsd_ib_post_info(tp, &all))
+		tp->revoke_all = false;
+}
+
+/* Do control messages wait, which later messages may not pass? */
+static bool rdsd_ib_ctl_busy(const struct rdsd_ib_conn *tp)
+{
+	return tp->ctl_tail != tp->ctl_head || tp->revoke_all;
+}
+
+/* Entries of @ctl of @type; send_lock held. */
+static u32 rdsd_ib_ctl_count(const struct rdsd_ib_conn *tp, u8 type)
+{
+	u32 i, n = 0;
+
+	for (i = tp->ctl_tail; i != tp->ctl_head; i++)
+		n += tp->ctl[i % RDSD_IB_CTL_RING].type == type;
+	return n;
+}
+
+/* Queue @info on @ctl, which has room (see its limits); send_lock held. */
+static void rdsd_ib_ctl_push(struct rdsd_ib_conn *tp,
+			     const struct rdsd_wire_info *info)
+{
+	if (WARN_ON_ONCE(tp->ctl_head - tp->ctl_tail >= RDSD_IB_CTL_RING))
+		return;
+	tp->ctl[tp->ctl_head++ % RDSD_IB_CTL_RING] = *info;
+}
+
+/*
+ * A new queue pair: the peer has forgotten every grant and request of the
+ * last one, and so do we.  send_lock held.
+ */
+static void rdsd_ib_ctl_reset(struct rdsd_ib_conn *tp)
+{
+	memset(tp->grants, 0, sizeof(tp->grants));
+	tp->ctl_head = 0;
+	tp->ctl_tail = 0;
+	tp->revoke_all = false;
+	tp->req_out = false;
+	tp->req_cookie = 0;
+	tp->denied = 0;
+}
+
+static struct rdsd_ib_grant *rdsd_ib_grant_slot(struct rdsd_ib_conn *tp,
+						u64 cookie)
+{
+	return &tp->grants[hash_64(cookie, ilog2(RDSD_IB_GRANTS))];
+}
+
+/**
+ * rdsd_ib_grant_check - may this operation use what the peer granted?
+ * @g: the peer's answer for the operation's cookie.
+ * @op: the operation.
+ * @sport: the port of the socket that sends it.
+ * @dport: the port it is addressed to.
+ *
+ * The peer's kernel gave the device key for one owner, one range, its
+ * rights, and perhaps one asking port; no operation that falls outside
+ * reaches the device.  Returns 0 or -EACCES.
+ */
+int rdsd_ib_grant_check(const struct rdsd_ib_grant *g,
+			const struct rdsd_op *op, __be16 sport, __be16 dport)
+{
+	u64 base = rdsd_cookie_offset(op->cookie), idx;
+
+	if (g->dport != dport || (g->sport && g->sport != sport))
+		return -EACCES;
+	if (op->kind != RDSD_OP_READ && (g->flags & RDSD_WIRE_F_MR_RO))
+		return -EACCES;
+	if (op->raddr < base)
+		return -EACCES;
+	idx = op->raddr - base;
+	if (!op->bytes || idx > g->len || op->bytes > g->len - idx)
+		return -EACCES;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_grant_check);
+
+/*
+ * Find the device key for @msg's operation: 0 with op->rkey set, -EAGAIN
+ * while the peer is asked (its answer kicks the connection), or -EACCES
+ * when the operation may not go: the peer refused the cookie (and counted
+ * it), or the operation falls outside what it granted (counted here).
+ * send_lock held, the queue pair taking sends.
+ */
+static int rdsd_ib_op_resolve(struct rdsd_ib_conn *tp, struct rdsd_msg *msg)
+{
+	struct rdsd_op *op = msg->op;
+	struct rdsd_ib_grant *g = rdsd_ib_grant_slot(tp, op->cookie);
+	struct rdsd_wire_info req = {
+		.type = RDSD_WIRE_MR_REQ,
+		.sport = msg->sport,
+		.dport = msg->dport,
+		.rdma_cookie = op->cookie,
+	};
+
+	if (g->cookie == op->cookie) {
+		if (rdsd_ib_grant_check(g, op, msg->sport, msg->dport)) {
+			rdsd_stat_inc(tp->conn->rn, rdma_refused);
+			return -EACCES;
+		}
+		op->rkey = g->rkey;
+		return 0;
+	}
+	if (tp->denied == op->cookie) {
+		tp->denied = 0;
+		return -EACCES;
+	}
+	if (tp->req_out)
+		return -EAGAIN;
+	/* a cookie is never 0; a port-0 (probe) socket sends no operation */
+	tp->req_out = true;
+	tp->req_cookie = op->cookie;
+	tp->req_dport = msg->dport;
+	rdsd_ib_ctl_push(tp, &req);
+	rdsd_stat_inc(tp->conn->rn, rdma_resolve);
+	rdsd_ib_send_ctl(tp);
+	return -EAGAIN;
+}
+
+/* @op was posted: a grant good for one operation is used up. */
+static void rdsd_ib_grant_used(struct rdsd_ib_conn *tp,
+			       const struct rdsd_op *op)
+{
+	struct rdsd_ib_grant *g = rdsd_ib_grant_slot(tp, op->cookie);
+
+	if (g->cookie == op->cookie && (g->flags & RDSD_WIRE_F_MR_ONCE))
+		g->cookie = 0;
+}
+
+/**
+ * rdsd_ib_mr_revoke - tell the peer to forget a region's device key
+ * @tp: a connection from the region's address.
+ * @mr: the region, dead, granted to some peer.
+ *
+ * Queued behind any grant this connection gave, and before any message
+ * sent after this call: a peer that learns of the free from a message has
+ * forgotten the key by then.  When @ctl has no room (two entries stay
+ * free for an answer and a request), one MR_REVOKE of cookie 0, sent
+ * after everything queued, makes the peer forget every grant it had.
+ * Any context but under send_lock.
+ */
+void rdsd_ib_mr_revoke(struct rdsd_ib_conn *tp, struct rdsd_mr *mr)
+{
+	const struct rdsd_wire_info info = {
+		.type = RDSD_WIRE_MR_REVOKE,
+		.rdma_cookie = rdsd_cookie_make(mr->key, mr->cookie_off),
+	};
+
+	spin_lock_bh(&tp->send_lock);
+	/* a queue pair that is not up forgets every grant anyway */
+	if (tp->tx_ready) {
+		if (tp->ctl_head - tp->ctl_tail < RDSD_IB_CTL_RING - 2)
+			rdsd_ib_ctl_push(tp, &info);
+		else
+			tp->revoke_all = true;
+		rdsd_ib_send_ctl(tp);
+	}
+	spin_unlock_bh(&tp->send_lock);
+}
+
+/*
+ * The peer asks which device key cookie @req->rdma_cookie stands for:
+ * answer, through @ctl, with the key if the region may be used by the
+ * asking socket through the socket addressed (rdsd_ib_mr_grant()), else
+ * with a refusal, counted in rdma_refused.  Returns 0, or -EPROTO if the
+ * peer asked again before it had the answer.  Softirq.
+ */
+static int rdsd_ib_mr_answer(struct rdsd_ib_conn *tp,
+			     const struct rdsd_wire_info *req)
+{
+	struct rdsd_conn *conn = tp->conn;
+	const struct rdsd_mr_peer peer = {
+		.saddr = conn->faddr, .sport = req->sport,
+		.daddr = conn->laddr, .dport = req->dport,
+	};
+	struct rdsd_wire_info ans = {
+		.type = RDSD_WIRE_MR_ANS,
+		.rdma_cookie = req->rdma_cookie,
+		.dport = req->dport,
+	};
+	struct rdsd_mr *mr = rdsd_mr_find(conn->rn, req->rdma_cookie);
+	bool ok = mr && rdsd_ib_mr_grant(tp, mr, &peer, &ans);
+	int ret = 0;
+
+	spin_lock_bh(&tp->send_lock);
+	if (rdsd_ib_ctl_count(tp, RDSD_WIRE_MR_ANS)) {
+		ret = -EPROTO;
+		goto out;
+	}
+	if (ok) {
+		/* rdsd_ib_mr_revoke() sees this, or we see the region dead */
+		WRITE_ONCE(mr->granted, true);
+		ok = !READ_ONCE(mr->dead);
+	}
+	if (!ok) {
+		ans.rdma_key = 0;
+		ans.len = 0;
+		ans.sport = 0;
+		ans.flags = 0;
+		rdsd_stat_inc(conn->rn, rdma_refused);
+	}
+	rdsd_ib_ctl_push(tp, &ans);
+	rdsd_ib_send_ctl(tp);
+out:
+	spin_unlock_bh(&tp->send_lock);
+	rdsd_mr_put(mr);
+	return ret;
+}
+
+/*
+ * The peer answered our MR_REQ, or revoked grants: remember, or forget.
+ * Returns 0, true in *@kick when an operation waits for the answer, or
+ * -EPROTO for an answer nobody asked for.  send_lock held.
+ */
+static int rdsd_ib_mr_heard(struct rdsd_ib_conn *tp,
+			    const struct rdsd_wire_info *info, bool *kick)
+{
+	struct rdsd_ib_grant *g;
+
+	if (info->type == RDSD_WIRE_MR_REVOKE) {
+		if (!info->rdma_cookie) {
+			memset(tp->grants, 0, sizeof(tp->grants));
+			return 0;
+		}
+		g = rdsd_ib_grant_slot(tp, info->rdma_cookie);
+		if (g->cookie == info->rdma_cookie)
+			g->cookie = 0;
+		return 0;
+	}
+	if (!tp->req_out || info->rdma_cookie != tp->req_cookie ||
+	    info->dport != tp->req_dport)
+		return -EPROTO;
+	tp->req_out = false;
+	*kick = true;
+	if (!info->rdma_key) {
+		tp->denied = info->rdma_cookie;
+		return 0;
+	}
+	g = rdsd_ib_grant_slot(tp, info->rdma_cookie);
+	*g = (struct rdsd_ib_grant) {
+		.cookie = info->rdma_cookie,
+		.rkey = info->rdma_key,
+		.len = info->len,
+		.dport = info->dport,
+		.sport = info->sport,
+		.flags = info->flags & (RDSD_WIRE_F_MR_RO | RDSD_WIRE_F_MR_ONCE),
+	};
+	return 0;
+}
+
+/*
+ * An MR_REQ, MR_ANS or MR_REVOKE came; true in *@kick when an operation
+ * waited for it.  Returns 0, or -EPROTO when the peer broke the rules.
+ * Softirq.
+ */
+static int rdsd_ib_mr_recv(struct rdsd_ib_conn *tp,
+			   const struct rdsd_wire_info *info, bool *kick)
+{
+	int ret;
+
+	if (info->type == RDSD_WIRE_MR_REQ)
+		return rdsd_ib_mr_answer(tp, info);
+	spin_lock_bh(&tp->send_lock);
+	ret = rdsd_ib_mr_heard(tp, info, kick);
+	spin_unlock_bh(&tp->send_lock);
+	return ret;
 }
 
 /* Send the congestion map if it changed and none is in flight. */
@@ -692,7 +987,7 @@ static u32 rdsd_ib_op_prep(struct rdsd_ib_conn *tp, struct rdsd_op *op,
 			s->wr.opcode = op->kind == RDSD_OP_READ ?
 				       IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
 			s->rdma.remote_addr = raddr;
-			s->rdma.rkey = op->key;
+			s->rdma.rkey = op->rkey;
 			raddr += bytes;
 			break;
 		default:
@@ -701,7 +996,7 @@ static u32 rdsd_ib_op_prep(struct rdsd_ib_conn *tp, struct rdsd_op *op,
 				       IB_WR_ATOMIC_CMP_AND_SWP;
 			s->sge[0].length = 8;
 			s->atomic.remote_addr = raddr;
-			s->atomic.rkey = op->key;
+			s->atomic.rkey = op->rkey;
 			s->atomic.compare_add = op->args[0];
 			s->atomic.swap = op->args[1];
 			break;
@@ -830,6 +1125,7 @@ static int rdsd_ib_post_op(struct rdsd_ib_conn *tp, struct rdsd_op *op)
 	if (unlikely(!count))
 		return -ENOMEM;
 	set_bit(RDSD_OP_POSTED, &op->state);
+	rdsd_ib_grant_used(tp, op);
 	rdsd_ib_post(tp, rdsd_ib_op_prep(tp, op, count));
 	return 0;
 }
@@ -911,6 +1207,32 @@ again:
 	}
 	rdsd_ib_send_cong(tp);
 
+	/* a revocation goes before every message sent after it */
+	rdsd_ib_send_ctl(tp);
+	if (rdsd_ib_ctl_busy(tp)) {
+		tp->tx_blocked = true;
+		goto out;
+	}
+	/*
+	 * The device key of the peer's region, from the peer's kernel: an
+	 * operation it refuses, or that falls outside what it granted, fails
+	 * here, without a device seeing it, and the message goes on alone.
+	 */
+	if (post_op) {
+		ret = rdsd_ib_op_resolve(tp, msg);
+		if (ret == -EACCES) {
+			spin_unlock_bh(&tp->send_lock);
+			rdsd_op_complete(op, RDS_RDMA_REMOTE_ERROR);
+			goto again;
+		}
+		if (ret) {
+			/* the answer kicks; a request short of credit too */
+			tp->tx_blocked = true;
+			goto out;
+		}
+		ret = -EAGAIN;
+	}
+
 	/*
 	 * The operation of a small message may pass the messages waiting in
 	 * the open pack or for their operations, but not a fence.  The peer
@@ -987,6 +1309,7 @@ again:
 	}
 	if (post_op) {
 		set_bit(RDSD_OP_POSTED, &op->state);
+		rdsd_ib_grant_used(tp, op);
 		nwr = rdsd_ib_op_prep(tp, op, op_count);
 	}
 
@@ -1091,6 +1414,7 @@ static void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 			rdsd_ib_pack_flush(tp);
 	}
 	rdsd_ib_send_cong(tp);
+	rdsd_ib_send_ctl(tp);
 	rdsd_ib_tail_check(tp);
 	kick = tp->tx_blocked;
 	tp->tx_blocked = false;
@@ -1231,13 +1555,15 @@ static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, const void *payload,
  * @ack_valid: an acknowledgment came.
  * @ack_req: the peer asked for an ack.
  * @delivered: whole messages received.
+ * @mr: an MR_REQ, MR_ANS or MR_REVOKE that came, or type 0.
  */
 struct rdsd_ib_rx_sum {
-	u32	credits;
-	u64	ack;
-	bool	ack_valid;
-	bool	ack_req;
-	u32	delivered;
+	u32			credits;
+	u64			ack;
+	bool			ack_valid;
+	bool			ack_req;
+	u32			delivered;
+	struct rdsd_wire_info	mr;
 };
 
 /* Process one message of a receive buffer. */
@@ -1265,6 +1591,13 @@ static int rdsd_ib_recv_one(struct rdsd_ib_conn *tp, const void *payload,
 				rdsd_cong_map_updated(conn->rn, conn->fcong,
 						      changed);
 		}
+		break;
+	case RDSD_WIRE_MR_REQ:
+	case RDSD_WIRE_MR_ANS:
+	case RDSD_WIRE_MR_REVOKE:
+		if (!first)
+			return -EPROTO;
+		sum->mr = *info;
 		break;
 	default:
 		/* ACK; PING and PONG are not used on this path */
@@ -1384,6 +1717,15 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 
+	if (unlikely(sum.mr.type) && rdsd_ib_mr_recv(tp, &sum.mr, &kick)) {
+		rdsd_stat_inc(conn->rn, recv_proto_error);
+		WRITE_ONCE(conn->last_error, -EPROTO);
+		pr_info_ratelimited("%pI4->%pI4: unexpected region message (type %u), reconnecting\n",
+				    &conn->laddr, &conn->faddr, sum.mr.type);
+		rdsd_ib_request_reset(tp);
+		return;
+	}
+
 	/* an ack of what was never sent: counted there, reset as above */
 	if (sum.ack_valid && unlikely(rdsd_send_acked(conn, sum.ack))) {
 		WRITE_ONCE(conn->last_error, -EPROTO);
@@ -1414,6 +1756,7 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (tp->rx_unacked && tp->tx_ready)
 		queue_delayed_work(rdsd_wq, &tp->ack_work, 1);
 	rdsd_ib_send_cong(tp);
+	rdsd_ib_send_ctl(tp);
 	if (sum.credits && tp->tx_ready &&
 	    tp->op_wait_head != tp->op_wait_tail) {
 		rdsd_ib_op_wait_drain(tp);
@@ -1475,6 +1818,7 @@ void rdsd_ib_ack_worker(struct work_struct *work)
 void rdsd_ib_tx_start(struct rdsd_ib_conn *tp, u32 credits)
 {
 	spin_lock_bh(&tp->send_lock);
+	rdsd_ib_ctl_reset(tp);
 	tp->credits.max = credits;
 	rdsd_ib_credits_add(&tp->credits, credits);
 	tp->cong_pending = !tp->peer_local;
@@ -1496,6 +1840,7 @@ void rdsd_ib_tx_start(struct rdsd_ib_conn *tp, u32 credits)
 void rdsd_ib_tx_arm(struct rdsd_ib_conn *tp, u32 credits)
 {
 	spin_lock_bh(&tp->send_lock);
+	rdsd_ib_ctl_reset(tp);
 	tp->credits.max = credits;
 	rdsd_ib_credits_add(&tp->credits, credits);
 	tp->tx_wait_hello = true;

@@ -17,12 +17,21 @@
  * and invalidations.  It is made when first needed; requests on it are
  * serialized by dev->reg_mutex and waited for.
  *
- * Keys: the region's key is the device's remote key.  The low byte of it,
- * the part ib_update_fast_reg_key() sets, turns with every registration
- * on the device, so the cookie of a freed region does not reach a later
- * region that gets the same slot of the device's table (until 256
- * registrations later: the device's key space is the limit).  A key
- * another device already gave to a region of the namespace is skipped.
+ * Keys: the device's remote key is not in the cookie, which carries the
+ * random key the core gave the region (mr.h), and never leaves the
+ * kernel but to a peer host that may use the region.  A peer kernel asks
+ * for it once per cookie and connection (MR_REQ, ib_data.c), naming the
+ * socket that asks and the one the operation is addressed to; the answer
+ * (rdsd_ib_mr_grant()) gives the key only for a live region of this
+ * device owned by the addressed socket, and only to the peer a
+ * RDS_GET_MR_FOR_DEST region names.  The peer kernel then checks every
+ * operation against the range, rights and ports it was told before it
+ * posts one, so a wrong cookie never reaches a device.  Freeing the
+ * region tells every peer host that was given the key to forget it
+ * (MR_REVOKE), before the key is invalidated.  The low byte of the
+ * device key, the part ib_update_fast_reg_key() sets, turns with every
+ * registration on the device, so a key a peer still holds does not reach
+ * a later region in the same slot of the device's table.
  *
  * Addresses: the device address of the region's byte 0 is the cookie's
  * offset, so a peer's remote address (cookie offset + its address) means
@@ -220,6 +229,7 @@ static void rdsd_ib_mr_drop(struct rdsd_ib_mr *imr)
 	struct ib_send_wr inv = {};
 
 	lockdep_assert_held(&dev->reg_mutex);
+	WRITE_ONCE(imr->rkey, 0);	/* given to no peer from now on */
 	if (imr->mr) {
 		if (!list_empty(&imr->item)) {
 			inv.opcode = IB_WR_LOCAL_INV;
@@ -244,14 +254,13 @@ static void rdsd_ib_mr_free(struct rdsd_ib_mr *imr)
 	kfree(imr);
 }
 
-/* Register @imr's memory region under a key no other region has. */
+/* Register @imr's memory region under the device's next key. */
 static int rdsd_ib_mr_post_reg(struct rdsd_ib_mr *imr, struct rdsd_mr *mr,
 			       u32 port)
 {
 	struct rdsd_ib_dev *dev = imr->dev;
 	struct ib_reg_wr reg = {};
-	struct ib_send_wr inv = {};
-	int ret, tries;
+	int ret;
 
 	lockdep_assert_held(&dev->reg_mutex);
 	ret = rdsd_ib_reg_qp_get(dev, port);
@@ -263,26 +272,12 @@ static int rdsd_ib_mr_post_reg(struct rdsd_ib_mr *imr, struct rdsd_mr *mr,
 	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
 	if (!(mr->flags & RDSD_MR_READ_ONLY))
 		reg.access |= IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC;
-	for (tries = 0; tries < 256; tries++) {
-		ib_update_fast_reg_key(imr->mr, dev->reg_key++);
-		reg.key = imr->mr->rkey;
-		ret = rdsd_ib_reg_post(dev, &reg.wr);
-		if (ret)
-			return ret;
-		ret = rdsd_mr_key_claim(mr, imr->mr->rkey);
-		if (ret != -EBUSY)
-			return ret;
-		/* the key is taken in this namespace: try the next one */
-		inv.opcode = IB_WR_LOCAL_INV;
-		inv.ex.invalidate_rkey = imr->mr->rkey;
-		ret = rdsd_ib_reg_post(dev, &inv);
-		if (ret)
-			return ret;
-		ret = rdsd_ib_reg_qp_get(dev, port);
-		if (ret)
-			return ret;
-	}
-	return -EBUSY;
+	ib_update_fast_reg_key(imr->mr, dev->reg_key++);
+	reg.key = imr->mr->rkey;
+	ret = rdsd_ib_reg_post(dev, &reg.wr);
+	if (!ret)
+		imr->rkey = imr->mr->rkey;
+	return ret;
 }
 
 /* Map @mr's pages and register them with the device; reg_mutex held. */
@@ -326,8 +321,8 @@ static int rdsd_ib_mr_setup(struct rdsd_ib_mr *imr, struct rdsd_mr *mr,
  * device removal (rdsd_ib_mr_dev_remove()) finds every region.  Returns
  * 0; -ENODEV if no device serves the address any more; -EINVAL for a list
  * region that does not start on a page boundary; -EMSGSIZE for more
- * pages than the device maps at once; -ENOMEM; -EBUSY when no free key
- * was found; or -EIO if the device refused the registration.
+ * pages than the device maps at once; -ENOMEM; or -EIO if the device
+ * refused the registration.
  */
 int rdsd_ib_mr_register(struct rdsd_sock *rs, struct rdsd_mr *mr)
 {
@@ -371,17 +366,65 @@ int rdsd_ib_mr_register(struct rdsd_sock *rs, struct rdsd_mr *mr)
 
 /**
  * rdsd_ib_mr_unregister - ->mr_unregister of the IB transport
- * @mr: region, freed or its socket closing.
+ * @mr: region, dead: freed, used up, or its socket closing.
  *
- * Takes the region off its device; idempotent.  Process context.
+ * Tells the peer hosts that were given the region's device key to forget
+ * it, then takes the region off its device; idempotent.  Process context.
  */
 void rdsd_ib_mr_unregister(struct rdsd_mr *mr)
 {
 	struct rdsd_ib_mr *imr = mr->tp;
+	bool revoke;
+
+	mutex_lock(&imr->dev->reg_mutex);
+	revoke = !imr->revoked;
+	imr->revoked = true;
+	mutex_unlock(&imr->dev->reg_mutex);
+	/* dead already: no new grant; peers forget the old ones first */
+	if (revoke && READ_ONCE(mr->granted))
+		rdsd_ib_dev_revoke(imr->dev, mr);
 
 	mutex_lock(&imr->dev->reg_mutex);
 	rdsd_ib_mr_drop(imr);
 	mutex_unlock(&imr->dev->reg_mutex);
+}
+
+/**
+ * rdsd_ib_mr_grant - may a peer host have a region's device key?
+ * @tp: the connection the peer asked on; its queue pair is up.
+ * @mr: the region its cookie names, with a reference.
+ * @peer: the asking socket (the peer's address and the port it asked
+ *	for) and the socket it addresses (ours).
+ * @ans: the answer, filled in when the key is given: the key, the
+ *	region's length and rights, and the one port the grant is good for
+ *	if the region names one.
+ *
+ * Yes for a live region registered with the connection's device and
+ * owned by the addressed socket, if the peer may use it (rdsd_mr_check()).
+ * The caller marks the region granted and checks again that it is alive,
+ * under send_lock (rdsd_ib_mr_revoke()).  Any context.
+ */
+bool rdsd_ib_mr_grant(struct rdsd_ib_conn *tp, struct rdsd_mr *mr,
+		      const struct rdsd_mr_peer *peer,
+		      struct rdsd_wire_info *ans)
+{
+	struct rdsd_ib_mr *imr = mr->tp;
+	u64 off;
+
+	if (mr->trans != &rdsd_ib_transport || !imr || imr->dev != tp->dev)
+		return false;
+	ans->rdma_key = READ_ONCE(imr->rkey);
+	if (!ans->rdma_key)
+		return false;
+	if (rdsd_mr_check(mr, peer, mr->cookie_off, mr->len, false, &off))
+		return false;
+	ans->len = mr->len;
+	ans->sport = mr->dest_port ? peer->sport : 0;
+	if (mr->flags & RDSD_MR_READ_ONLY)
+		ans->flags |= RDSD_WIRE_F_MR_RO;
+	if (mr->flags & RDSD_MR_USE_ONCE)
+		ans->flags |= RDSD_WIRE_F_MR_ONCE;
+	return true;
 }
 
 /**

@@ -9,9 +9,9 @@
  * and its namespace's (by key, for the operations that reach it without a
  * device: the loopback transport executes them in software, and for
  * RDS_RDMA_USE_ONCE).  A socket bound to an address of an RDMA device
- * registers the region with the device too (->mr_register), and the key
- * is then the device's remote key; otherwise the namespace hands out keys
- * in a cycle, so a freed key comes back only after four billion others.
+ * registers the region with the device too (->mr_register); its device
+ * key stays in the kernel (ib_mr.c).  Keys are random, and unique in the
+ * namespace.
  *
  * Freeing, using up (RDS_RDMA_USE_ONCE) and closing take the region off
  * both tables and mark it dead under the socket's table lock: from then
@@ -150,13 +150,13 @@ struct rdsd_mr *rdsd_mr_find(struct rdsd_net *rn, u64 cookie)
 
 /**
  * rdsd_mr_key_claim - put a region on its namespace's table under @key
- * @mr: region being registered (->mr_register).
- * @key: the key its device gave it.
+ * @mr: region being registered, on its device if it has one.
+ * @key: a random key.
  *
- * Returns 0, or -EBUSY if another region (of another device, or one
- * registered in software) has the key: the caller tries another.
+ * Returns 0, or -EBUSY if another region has the key: the caller tries
+ * another.
  */
-int rdsd_mr_key_claim(struct rdsd_mr *mr, u32 key)
+static int rdsd_mr_key_claim(struct rdsd_mr *mr, u32 key)
 {
 	int ret;
 
@@ -345,19 +345,19 @@ static int rdsd_mr_insert(struct rdsd_sock *rs, struct rdsd_mr *mr)
 	struct rdsd_net *rn = rdsd_sk_net(rs);
 	int ret, tries;
 
+	/* on the device first: a peer finds it on the table only after */
 	if (trans->mr_register) {
 		ret = trans->mr_register(rs, mr);
 		if (ret)
 			return ret;
 		mr->trans = trans;	/* unregistered by rdsd_mr_release() */
-	} else {
-		/* a random key no other region of the namespace has */
-		ret = -EBUSY;
-		for (tries = 0; tries < 8 && ret == -EBUSY; tries++)
-			ret = rdsd_mr_key_claim(mr, get_random_u32());
-		if (ret)
-			return ret;
 	}
+	/* a random key no other region of the namespace has */
+	ret = -EBUSY;
+	for (tries = 0; tries < 8 && ret == -EBUSY; tries++)
+		ret = rdsd_mr_key_claim(mr, get_random_u32());
+	if (ret)
+		return ret;
 	ret = xa_insert_bh(&rs->mrs, mr->key, mr, GFP_KERNEL);
 	if (ret) {
 		xa_erase_bh(&rn->mr_keys, mr->key);

@@ -7,14 +7,14 @@
  * owner gave, and nobody else can find one by trying.  Its layout is
  * internal (programs treat cookies as opaque):
  *
- *   bits  0-31  the region's key: random for a region registered in
- *               software, the device's remote key for one registered
- *               with a device
+ *   bits  0-31  the region's key: random, and no other region of the
+ *               namespace has it
  *   bits 32-43  the offset of the region's byte 0 in its first page
  *   bits 44-63  random
  *
- * (with 4 KiB pages), so a software region's cookie has 52 random bits
- * and is never 0.  A peer addresses the region with remote addresses
+ * (with 4 KiB pages), so every cookie has 52 random bits
+ * and is never 0 (a region registered with a device too: its device key
+ * is not in the cookie, see ib_mr.c).  A peer addresses the region with remote addresses
  * counted from its byte 0; the kernel adds the cookie's high half to
  * them, so a remote address sits at the same offset in its page as the
  * byte it names, and alignment means what it means in memory.  An
@@ -95,6 +95,9 @@ static inline unsigned int rdsd_span_pages(u64 addr, u64 len)
  *	(RDS_GET_MR_FOR_DEST), 0 for any.
  * @dest_port: the peer's port, 0 for any port of @dest_addr.
  * @dead: freed or invalidated: no new operation may use it.
+ * @granted: its device key was given to a peer host (ib_mr.c), which is
+ *	told to forget it when the region goes; set under that connection's
+ *	send_lock.
  * @pages: the pinned user pages.
  * @npages: how many.
  * @mm: address space charged (pinned_vm) for them, with a reference.
@@ -121,6 +124,7 @@ struct rdsd_mr {
 	__be32			dest_addr;
 	__be16			dest_port;
 	bool			dead;
+	bool			granted;
 	struct page		**pages;
 	unsigned int		npages;
 	struct mm_struct	*mm;
@@ -181,7 +185,8 @@ struct rdsd_notifier {
  * @state: RDSD_OP_* bits.
  * @status: RDS_RDMA_* outcome, valid once RDSD_OP_DONE is set.
  * @cookie: the cookie of the remote region.
- * @key: remote key: the cookie's low half.
+ * @key: the cookie's low half, the region's key.
+ * @rkey: the device's remote key the cookie resolved to (IB, send_lock).
  * @raddr: remote address: the cookie's high half plus the user's address.
  * @bytes: bytes moved (8 for atomics).
  * @token: the user's token for the notice.
@@ -210,6 +215,7 @@ struct rdsd_op {
 	int			status;
 	u64			cookie;
 	u32			key;
+	u32			rkey;
 	u64			raddr;
 	u32			bytes;
 	u64			token;
@@ -254,7 +260,6 @@ void rdsd_mr_unmap(struct rdsd_sock *rs, u64 cookie);
 bool rdsd_mr_owned(struct rdsd_sock *rs, u64 cookie);
 void rdsd_mr_drop_all(struct rdsd_sock *rs);
 struct rdsd_mr *rdsd_mr_find(struct rdsd_net *rn, u64 cookie);
-int rdsd_mr_key_claim(struct rdsd_mr *mr, u32 key);
 void rdsd_mr_use_key(struct rdsd_net *rn, u32 key,
 		     const struct rdsd_mr_peer *peer);
 void rdsd_mr_put(struct rdsd_mr *mr);

@@ -102,6 +102,8 @@ struct rdsd_stats {
 	u64	rdma_refused;
 	u64	rdma_throttled;
 	u64	notify_full;
+	u64	rdma_resolve;
+	u64	conn_reset;
 	struct {
 		u64	ops;
 		u64	bytes;

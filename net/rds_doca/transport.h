@@ -84,13 +84,16 @@ struct rdsd_sock;
  *	the update from a work item.
  * @mr_register: optional: make region @mr of socket @rs (its pages
  *	pinned, not yet on any table) reachable by the device that serves
- *	the socket's bound address, and claim the key the device gave it
- *	with rdsd_mr_key_claim().  Process context, may sleep.  Returns 0
- *	or a negative errno, with nothing registered.  Without it the core
- *	gives the region a key of its own and only software reaches it.
+ *	the socket's bound address.  The region's key, given by the core
+ *	afterwards, is not the device's: the transport keeps that and hands
+ *	it only to peers that present the whole cookie and may use the
+ *	region.  Process context, may sleep.  Returns 0 or a negative errno,
+ *	with nothing registered.  Without it only software reaches the
+ *	region.
  * @mr_unregister: with @mr_register: after it returns no device reaches
- *	@mr's pages.  Process context, may sleep; may be called more than
- *	once.
+ *	@mr's pages, and every peer host that was given the device key is
+ *	told to forget it.  Process context, may sleep; may be called more
+ *	than once.
  * @mr_release: with @mr_register: the region's last reference is gone;
  *	unregister it if that did not happen yet and free the transport's
  *	part.  Process context, may sleep.

@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
+#include <linux/rds_doca.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
@@ -99,16 +100,46 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 		return -EPROTO;
 	if (i.frag_len != received - sizeof(*hdr))
 		return -EBADMSG;
-	if (!(i.flags & RDSD_WIRE_F_RDMA_DEST) != !i.rdma_cookie ||
-	    !(i.flags & RDSD_WIRE_F_RDMA_USED) != !i.rdma_key)
-		return -EPROTO;
 	if (i.type != RDSD_WIRE_DATA &&
 	    (i.flags & (RDSD_WIRE_F_RDMA_DEST | RDSD_WIRE_F_RDMA_USED |
 			RDSD_WIRE_F_SILENT)))
 		return -EPROTO;
+	if (i.type != RDSD_WIRE_MR_ANS &&
+	    (i.flags & (RDSD_WIRE_F_MR_RO | RDSD_WIRE_F_MR_ONCE)))
+		return -EPROTO;
 
 	switch (i.type) {
+	case RDSD_WIRE_MR_REQ:
+	case RDSD_WIRE_MR_ANS:
+	case RDSD_WIRE_MR_REVOKE:
+		/* one per receive buffer, no payload, no message */
+		if (i.frag_off || i.frag_len)
+			return -EBADMSG;
+		if (i.seq ||
+		    (i.flags & (RDSD_WIRE_F_LAST_FRAG | RDSD_WIRE_F_MORE)))
+			return -EPROTO;
+		if (i.type == RDSD_WIRE_MR_REVOKE) {
+			if (i.len || i.sport || i.dport || i.rdma_key)
+				return -EPROTO;
+			break;
+		}
+		if (!i.rdma_cookie || !i.dport)
+			return -EPROTO;
+		if (i.type == RDSD_WIRE_MR_REQ) {
+			if (i.len || i.rdma_key || !i.sport)
+				return -EPROTO;
+			break;
+		}
+		/* a grant names the region's length; a refusal nothing */
+		if (i.rdma_key ? !i.len || i.len > RDS_DOCA_MAX_MR_SIZE :
+		    i.len || i.sport ||
+		    (i.flags & (RDSD_WIRE_F_MR_RO | RDSD_WIRE_F_MR_ONCE)))
+			return -EPROTO;
+		break;
 	case RDSD_WIRE_DATA:
+		if (!(i.flags & RDSD_WIRE_F_RDMA_DEST) != !i.rdma_cookie ||
+		    !(i.flags & RDSD_WIRE_F_RDMA_USED) != !i.rdma_key)
+			return -EPROTO;
 		/* no sender gets there, and the next one expected would wrap */
 		if (i.seq == U64_MAX)
 			return -EPROTO;
@@ -126,6 +157,8 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 			return -EPROTO;
 		break;
 	case RDSD_WIRE_CONG:
+		if (i.rdma_cookie || i.rdma_key)
+			return -EPROTO;
 		/* a whole map, in one piece */
 		if (i.len != RDSD_NR_PORTS / 8 || i.frag_off ||
 		    i.frag_len != i.len)
@@ -135,6 +168,8 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 		break;
 	default:
 		/* ACK, PING, PONG carry no payload and no message */
+		if (i.rdma_cookie || i.rdma_key)
+			return -EPROTO;
 		if (i.len || i.frag_off || i.frag_len)
 			return -EBADMSG;
 		if (i.seq ||

@@ -1075,7 +1075,114 @@ WIRE_MUTATOR(w_used_on_ack,
 	     h->flags |= htons(RDSD_WIRE_F_RDMA_USED);
 	     h->rdma_key = htonl(0x1234))
 
+/* region messages: no payload, a cookie, ports as the type wants */
+static void mr_base(struct rdsd_wire_hdr *h, size_t *rcvd, u8 type)
+{
+	h->type = type;
+	h->len = 0;
+	h->frag_off = 0;
+	h->frag_len = 0;
+	h->seq = 0;
+	*rcvd = sizeof(*h);
+	h->rdma_cookie = cpu_to_be64(0x123456780abcULL);
+	if (type == RDSD_WIRE_MR_ANS) {
+		/* a grant by default */
+		h->rdma_key = htonl(0x4321);
+		h->len = htonl(4096);
+	}
+	if (type == RDSD_WIRE_MR_REVOKE) {
+		h->sport = 0;
+		h->dport = 0;
+	}
+}
+
+/* a refusal: no key, length or port */
+static void mr_deny(struct rdsd_wire_hdr *h, size_t *rcvd)
+{
+	mr_base(h, rcvd, RDSD_WIRE_MR_ANS);
+	h->rdma_key = 0;
+	h->len = 0;
+	h->sport = 0;
+}
+
+#define MR_BASE(t)	mr_base(h, rcvd, (t))
+#define MR_GRANT	mr_base(h, rcvd, RDSD_WIRE_MR_ANS)
+#define MR_DENY		mr_deny(h, rcvd)
+#define MR_REVOKE	mr_base(h, rcvd, RDSD_WIRE_MR_REVOKE)
+
+WIRE_MUTATOR(w_mr_req_ok, MR_BASE(RDSD_WIRE_MR_REQ))
+WIRE_MUTATOR(w_mr_req_no_cookie,
+	     MR_BASE(RDSD_WIRE_MR_REQ); h->rdma_cookie = 0)
+WIRE_MUTATOR(w_mr_req_key, MR_BASE(RDSD_WIRE_MR_REQ); h->rdma_key = htonl(1))
+WIRE_MUTATOR(w_mr_req_no_sport, MR_BASE(RDSD_WIRE_MR_REQ); h->sport = 0)
+WIRE_MUTATOR(w_mr_req_no_dport, MR_BASE(RDSD_WIRE_MR_REQ); h->dport = 0)
+WIRE_MUTATOR(w_mr_req_len, MR_BASE(RDSD_WIRE_MR_REQ); h->len = htonl(8))
+WIRE_MUTATOR(w_mr_req_payload,
+	     MR_BASE(RDSD_WIRE_MR_REQ); h->frag_len = htonl(8); *rcvd += 8)
+WIRE_MUTATOR(w_mr_req_seq, MR_BASE(RDSD_WIRE_MR_REQ); h->seq = cpu_to_be64(3))
+WIRE_MUTATOR(w_mr_req_packed,
+	     MR_BASE(RDSD_WIRE_MR_REQ); h->flags |= htons(RDSD_WIRE_F_MORE))
+WIRE_MUTATOR(w_mr_req_ro,
+	     MR_BASE(RDSD_WIRE_MR_REQ); h->flags |= htons(RDSD_WIRE_F_MR_RO))
+WIRE_MUTATOR(w_mr_grant_ok,
+	     MR_GRANT; h->flags |= htons(RDSD_WIRE_F_MR_RO |
+					 RDSD_WIRE_F_MR_ONCE))
+WIRE_MUTATOR(w_mr_grant_any_port, MR_GRANT; h->sport = 0)
+WIRE_MUTATOR(w_mr_grant_no_len, MR_GRANT; h->len = 0)
+WIRE_MUTATOR(w_mr_grant_huge, MR_GRANT; h->len = htonl((1 << 20) + 1))
+WIRE_MUTATOR(w_mr_grant_max, MR_GRANT; h->len = htonl(1 << 20))
+WIRE_MUTATOR(w_mr_grant_no_cookie, MR_GRANT; h->rdma_cookie = 0)
+WIRE_MUTATOR(w_mr_deny_ok, MR_DENY)
+WIRE_MUTATOR(w_mr_deny_len, MR_DENY; h->len = htonl(5))
+WIRE_MUTATOR(w_mr_deny_port, MR_DENY; h->sport = htons(7))
+WIRE_MUTATOR(w_mr_deny_ro, MR_DENY; h->flags |= htons(RDSD_WIRE_F_MR_RO))
+WIRE_MUTATOR(w_mr_revoke_ok, MR_REVOKE)
+WIRE_MUTATOR(w_mr_revoke_all, MR_REVOKE; h->rdma_cookie = 0)
+WIRE_MUTATOR(w_mr_revoke_port, MR_REVOKE; h->dport = htons(5))
+WIRE_MUTATOR(w_mr_revoke_key, MR_REVOKE; h->rdma_key = htonl(5))
+WIRE_MUTATOR(w_mr_ro_on_data, h->flags |= htons(RDSD_WIRE_F_MR_RO))
+WIRE_MUTATOR(w_mr_once_on_ack,
+	     h->type = RDSD_WIRE_ACK; h->len = 0; h->frag_off = 0;
+	     h->frag_len = 0; h->seq = 0; *rcvd = sizeof(*h);
+	     h->flags |= htons(RDSD_WIRE_F_MR_ONCE))
+WIRE_MUTATOR(w_cookie_on_ack,
+	     h->type = RDSD_WIRE_ACK; h->len = 0; h->frag_off = 0;
+	     h->frag_len = 0; h->seq = 0; *rcvd = sizeof(*h);
+	     h->rdma_cookie = cpu_to_be64(5))
+WIRE_MUTATOR(w_key_on_cong,
+	     h->type = RDSD_WIRE_CONG; h->len = htonl(RDSD_NR_PORTS / 8);
+	     h->frag_off = 0; h->frag_len = h->len; h->sport = 0; h->dport = 0;
+	     *rcvd = sizeof(*h) + RDSD_NR_PORTS / 8; h->rdma_key = htonl(9))
+
 static const struct wire_case wire_cases[] = {
+	{ "region request", w_mr_req_ok, 0 },
+	{ "region request without a cookie", w_mr_req_no_cookie, -EPROTO },
+	{ "region request with a key", w_mr_req_key, -EPROTO },
+	{ "region request from port 0", w_mr_req_no_sport, -EPROTO },
+	{ "region request to port 0", w_mr_req_no_dport, -EPROTO },
+	{ "region request with a length", w_mr_req_len, -EPROTO },
+	{ "region request with payload", w_mr_req_payload, -EBADMSG },
+	{ "region request with a sequence number", w_mr_req_seq, -EPROTO },
+	{ "packed region request", w_mr_req_packed, -EPROTO },
+	{ "region request with a grant flag", w_mr_req_ro, -EPROTO },
+	{ "grant", w_mr_grant_ok, 0 },
+	{ "grant for any port", w_mr_grant_any_port, 0 },
+	{ "grant of an empty region", w_mr_grant_no_len, -EPROTO },
+	{ "grant over 1 MiB", w_mr_grant_huge, -EPROTO },
+	{ "grant of 1 MiB", w_mr_grant_max, 0 },
+	{ "grant without a cookie", w_mr_grant_no_cookie, -EPROTO },
+	{ "refusal", w_mr_deny_ok, 0 },
+	{ "refusal with a length", w_mr_deny_len, -EPROTO },
+	{ "refusal naming a port", w_mr_deny_port, -EPROTO },
+	{ "refusal with a grant flag", w_mr_deny_ro, -EPROTO },
+	{ "revocation", w_mr_revoke_ok, 0 },
+	{ "revocation of everything", w_mr_revoke_all, 0 },
+	{ "revocation naming a port", w_mr_revoke_port, -EPROTO },
+	{ "revocation with a key", w_mr_revoke_key, -EPROTO },
+	{ "grant flag on data", w_mr_ro_on_data, -EPROTO },
+	{ "grant flag on an ack", w_mr_once_on_ack, -EPROTO },
+	{ "cookie on an ack", w_cookie_on_ack, -EPROTO },
+	{ "key on a congestion map", w_key_on_cong, -EPROTO },
 	{ "valid data fragment", w_ok, 0 },
 	{ "bad magic", w_magic, -EPROTO },
 	{ "unknown version", w_version, -EPROTO },

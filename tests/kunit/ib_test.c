@@ -1040,7 +1040,62 @@ static void rdsd_ib_tail_stuck_not_while_signal_due(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, rdsd_ib_tail_stuck(tp));
 }
 
+/*
+ * What a peer granted bounds every operation on its cookie: the owner's
+ * port, the one asking port a RDS_GET_MR_FOR_DEST region names, the
+ * range (counted from the cookie's high half) and the rights.
+ */
+static void rdsd_ib_grant_check_bounds_operations(struct kunit *test)
+{
+	const u64 cookie = ((u64)0xabcde064 << 32) | 0x1234;	/* offset 100 */
+	const u64 base = 0xabcde064;
+	struct rdsd_ib_grant g = {
+		.cookie = cookie, .rkey = 7, .len = 1000,
+		.dport = htons(5000), .sport = 0,
+	};
+	struct rdsd_op op = {
+		.kind = RDSD_OP_WRITE, .cookie = cookie, .raddr = base,
+		.bytes = 16,
+	};
+	const __be16 sp = htons(4000), dp = htons(5000);
+
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, sp, dp), 0);
+	/* another owner port */
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, sp, htons(5001)),
+			-EACCES);
+	/* the last byte, and one past it */
+	op.raddr = base + 999;
+	op.bytes = 1;
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, sp, dp), 0);
+	op.raddr = base + 1000;
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, sp, dp), -EACCES);
+	op.raddr = base + 992;
+	op.bytes = 16;
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, sp, dp), -EACCES);
+	/* before the region, and a range whose end wraps */
+	op.raddr = base - 1;
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, sp, dp), -EACCES);
+	op.raddr = ~0ULL - 7;
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, sp, dp), -EACCES);
+	op.raddr = base;
+	op.bytes = 0;
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, sp, dp), -EACCES);
+	op.bytes = 8;
+	/* read-only: reads go, writes and atomics do not */
+	g.flags = RDSD_WIRE_F_MR_RO;
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, sp, dp), -EACCES);
+	op.kind = RDSD_OP_FADD;
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, sp, dp), -EACCES);
+	op.kind = RDSD_OP_READ;
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, sp, dp), 0);
+	/* a grant for one asking port */
+	g.sport = htons(4001);
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, sp, dp), -EACCES);
+	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, htons(4001), dp), 0);
+}
+
 static struct kunit_case rdsd_ib_proto_cases[] = {
+	KUNIT_CASE(rdsd_ib_grant_check_bounds_operations),
 	KUNIT_CASE(rdsd_ib_op_status_maps_completions),
 	KUNIT_CASE(rdsd_ib_tail_stuck_until_signaled),
 	KUNIT_CASE(rdsd_ib_tail_stuck_not_while_signal_due),

@@ -43,11 +43,13 @@
 
 /* The wire protocol, as net/rds_doca/wire.h and ib.h define it. */
 #define WIRE_MAGIC	0x52445344	/* "RDSD" */
-#define WIRE_VERSION	2
-#define CM_VERSION	2
+#define WIRE_VERSION	3
+#define CM_VERSION	3
 #define T_DATA		1
 #define T_ACK		2
 #define T_CONG		3
+#define T_MR_REQ	6
+#define T_MR_ANS	7
 #define F_ACK_REQ	0x0001
 #define F_ACK_VALID	0x0002
 #define F_LAST		0x0004
@@ -114,6 +116,8 @@ struct hf {
 	uint32_t frag_len;
 	uint16_t dport;
 	uint16_t credits;
+	uint64_t cookie;	/* rdma_cookie */
+	bool	 no_sport;	/* source port 0 */
 };
 
 static struct {
@@ -144,6 +148,10 @@ struct peer {
 	unsigned int data;	/* whole DATA messages in them */
 	uint64_t last_seq;	/* of the last one */
 	uint64_t next_seq;	/* of our next DATA message */
+	unsigned int answers;	/* MR_ANS received */
+	uint64_t ans_cookie;	/* the last one's cookie */
+	uint32_t ans_key;	/* its device key, 0 for a refusal */
+	uint32_t ans_len;	/* the region's length */
 	int send_status;	/* of the last send */
 };
 
@@ -165,9 +173,10 @@ static void hdr_put(void *p, const struct hf *f)
 	h.len = htobe32(f->len);
 	h.frag_off = htobe32(f->frag_off);
 	h.frag_len = htobe32(f->frag_len);
-	h.sport = htobe16(f->type == T_CONG ? 0 : HP_SPORT);
+	h.sport = htobe16(f->type == T_CONG || f->no_sport ? 0 : HP_SPORT);
 	h.dport = htobe16(f->dport);
 	h.credits = htobe16(f->credits);
+	h.rdma_cookie = htobe64(f->cookie);
 	memcpy(p, &h, sizeof(h));
 }
 
@@ -216,6 +225,12 @@ static void got_frame(struct peer *p, const unsigned char *buf, uint32_t n)
 		if (h.type == T_DATA && (flags & F_LAST)) {
 			p->data++;
 			p->last_seq = be64toh(h.seq);
+		}
+		if (h.type == T_MR_ANS) {
+			p->answers++;
+			p->ans_cookie = be64toh(h.rdma_cookie);
+			p->ans_key = be32toh(h.rdma_key);
+			p->ans_len = be32toh(h.len);
 		}
 		if (!(flags & F_MORE))
 			break;
@@ -1234,6 +1249,100 @@ static void credit_flood(void)
 	ok(legit_exchange(), "the other sockets' messages all arrive");
 }
 
+/*
+ * Ask the module which device key @cookie of the victim's stands for and
+ * wait for the answer (in p->ans_*).  Returns false if none came.
+ */
+static bool mr_ask(struct peer *p, uint64_t cookie)
+{
+	const struct hf f = { .type = T_MR_REQ, .cookie = cookie,
+			      .dport = hp.victim_port };
+	unsigned int before = p->answers;
+	long long deadline = now_ms() + ACT_MS;
+
+	if (!send_hf(p, f))
+		return false;
+	while (p->answers == before && !p->down && now_ms() < deadline)
+		poll_cq(p, 10);
+	return p->answers == before + 1 && p->ans_cookie == cookie;
+}
+
+/*
+ * A peer host gets a region's device key only with the region's whole
+ * cookie, and only if the region lets it: guessed cookies, a cookie one
+ * bit off, and a RDS_GET_MR_FOR_DEST region naming another host are
+ * refused (rdma_refused counts each), a plain region's cookie is granted
+ * with its length, and the connection stays up through all of it.
+ */
+static void mr_requests(void)
+{
+	char *buf = aligned_alloc(4096, 8192);
+	struct rds_get_mr_for_dest_args g;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&g.dest_addr;
+	uint64_t r0 = 0, r1 = 0, e0 = 0, e1 = 0, c = 0, cd = 0, x;
+	unsigned int i, refused = 0, answered = 0;
+	struct peer p;
+
+	if (!buf || !is_ok(get_mr(hp.victim, buf, 3000, 0, &c),
+			   "the victim registers a region"))
+		goto out;
+	memset(&g, 0, sizeof(g));
+	sin->sin_family = AF_INET;
+	sin->sin_addr = cfg.addr;	/* the legit host, not us */
+	g.vec.addr = (uintptr_t)buf + 4096;
+	g.vec.bytes = 100;
+	g.cookie_addr = (uintptr_t)&cd;
+	if (!is_ok(setsockopt(hp.victim, SOL_RDS, RDS_GET_MR_FOR_DEST, &g,
+			      sizeof(g)),
+		   "and one for another host (RDS_GET_MR_FOR_DEST)"))
+		goto out;
+	if (peer_open(&p)) {
+		ok(counter("rdma_refused", &r0) &&
+		   counter("recv_proto_error", &e0), "read the counters");
+		x = c;
+		for (i = 0; i < 32; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			if (!x || x == c || x == cd)
+				continue;
+			answered += mr_ask(&p, x);
+			refused += p.ans_key == 0;
+		}
+		is_eq(answered, 32, "32 guessed cookies are answered");
+		is_eq(refused, 32, "each with a refusal");
+		ok_diag(mr_ask(&p, c ^ 1) && !p.ans_key,
+			"the region's cookie one bit off is refused",
+			"answer key %u", p.ans_key);
+		ok_diag(mr_ask(&p, cd) && !p.ans_key,
+			"the region for another host is refused", "key %u",
+			p.ans_key);
+		ok_diag(mr_ask(&p, c) && p.ans_key && p.ans_len == 3000,
+			"the region's cookie is granted with its length",
+			"key %u length %u", p.ans_key, p.ans_len);
+		ok(counter("rdma_refused", &r1) &&
+		   counter("recv_proto_error", &e1), "read the counters");
+		is_eq(r1 - r0, 34, "rdma_refused counts the 34 refusals");
+		is_eq(e1 - e0, 0, "no protocol error");
+		poll_cq(&p, 0);
+		ok_diag(!p.down, "the connection stays up", "%s", p.how);
+	}
+	peer_close(&p);
+	ok(legit_exchange(), "the other sockets' messages all arrive");
+out:
+	if (c)
+		free_mr(hp.victim, c, 0);
+	if (cd)
+		free_mr(hp.victim, cd, 0);
+	free(buf);
+}
+
+/* An answer to a question never asked. */
+static bool answer_unasked(struct peer *p)
+{
+	return send_hf(p, (struct hf){ .type = T_MR_ANS, .cookie = 0x1234567,
+				       .dport = hp.victim_port,
+				       .no_sport = true });
+}
+
 /* ------------------------------------------------------------------ */
 
 #define RESET_CASE(fn) { #fn, reset_##fn }
@@ -1241,6 +1350,7 @@ static void credit_flood(void)
 	static void reset_##fn(void) { expect_reset(fn, QUIET | COUNTED); }
 
 DEFINE_RESET(ack_of_nothing)
+DEFINE_RESET(answer_unasked)
 DEFINE_RESET(ack_far_future)
 DEFINE_RESET(ack_one_ahead)
 DEFINE_RESET(ack_without_flag)
@@ -1359,6 +1469,8 @@ static const struct selftest tests[] = {
 	RESET_CASE(unknown_flag),
 	RESET_CASE(reserved_set),
 	RESET_CASE(ack_with_payload),
+	{ "mr_requests", mr_requests },
+	RESET_CASE(answer_unasked),
 	{ "legit_untouched", legit_untouched },
 };
 

@@ -748,8 +748,11 @@ def test_ib(family, addr, peer, netdev, ibdev):
     a.send(b"up", peer, 7102)
     T.ok(b.recv() == b"up", "ib: connection up before the events")
     mon = Monitor()
+    resets = counters_of(rdsctl_json("stats", "show")).get("conn_reset", -1)
     rc, _, err = rdsctl("conn", "drop", "peer", peer, "laddr", addr)
     T.eq(rc, 0, "ib: root drops the connection")
+    T.ok(wait_for(lambda: counters_of(rdsctl_json("stats", "show")).get(
+        "conn_reset", -1) > resets >= 0), "ib: conn_reset counts the drop")
     T.ok(wait_for(lambda: mon.seen("conn-down", peer=peer)),
          "monitor: conn-down after the drop", mon.events)
     a.send(b"again", peer, 7102)
