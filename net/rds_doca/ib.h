@@ -427,8 +427,6 @@ struct rdsd_ib_conn {
 	}			op_wait[RDSD_IB_OP_WAIT];
 	u32			op_wait_head;
 	u32			op_wait_tail;
-	struct rdsd_ib_grant	grants[RDSD_IB_GRANTS];
-	struct rdsd_wire_info	ctl[RDSD_IB_CTL_RING];
 	u32			ctl_head;
 	u32			ctl_tail;
 	bool			revoke_all;
@@ -453,6 +451,10 @@ struct rdsd_ib_conn {
 	u64			rx_seq;
 	u32			rx_len;
 	u32			rx_off;
+
+	/* cold, and large: after what every send and receive touches */
+	struct rdsd_ib_grant	grants[RDSD_IB_GRANTS];
+	struct rdsd_wire_info	ctl[RDSD_IB_CTL_RING];
 };
 
 extern const struct rdsd_transport_ops rdsd_ib_transport;
