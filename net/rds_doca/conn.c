@@ -366,7 +366,9 @@ struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
  * @conn: connection.
  *
  * Any context.  Nothing more is handed to the transport until
- * rdsd_conn_up().
+ * rdsd_conn_up().  The messages of closed sockets are dropped
+ * (rdsd_send_drop_orphans()): a transport calls this for every attempt
+ * that fails too.
  */
 void rdsd_conn_down(struct rdsd_conn *conn)
 {
@@ -379,6 +381,7 @@ void rdsd_conn_down(struct rdsd_conn *conn)
 	spin_unlock_bh(&conn->lock);
 	if (was_up)
 		rdsd_nl_conn_event(conn, false);
+	rdsd_send_drop_orphans(conn);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_down);
 

@@ -787,6 +787,8 @@ static void rdsd_ib_connect_worker(struct work_struct *work)
 	if (tp->dead || tp->state != RDSD_IB_DOWN)
 		goto out;
 	if (!rdsd_ib_path_usable(conn)) {
+		/* no attempt while it lasts: nothing waits for closed sockets */
+		rdsd_send_drop_orphans(conn);
 		rdsd_ib_schedule_connect(tp);
 		goto out;
 	}

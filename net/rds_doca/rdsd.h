@@ -104,6 +104,7 @@ struct rdsd_stats {
 	u64	notify_full;
 	u64	rdma_resolve;
 	u64	conn_reset;
+	u64	send_drop_closed;
 	struct {
 		u64	ops;
 		u64	bytes;
@@ -574,6 +575,7 @@ unsigned int rdsd_conn_reap(struct rdsd_net *rn, unsigned long idle);
 int rdsd_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 int rdsd_send_acked(struct rdsd_conn *conn, u64 seq);
 void rdsd_send_drop(struct rdsd_conn *conn, struct rdsd_msg *msg);
+void rdsd_send_drop_orphans(struct rdsd_conn *conn);
 void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe);
 int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 			unsigned int optlen);

@@ -384,6 +384,49 @@ void rdsd_send_drop(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	rdsd_send_complete_list(&done);
 }
 
+/*
+ * Move the messages of closed sockets on @list, one of a connection's, to
+ * @done; conn->lock held.  A socket's messages name it (msg->rs) for as
+ * long as they are on a connection; the module's own (probe replies)
+ * name none.
+ */
+static void rdsd_send_pick_orphans(struct list_head *list,
+				   struct list_head *done)
+{
+	struct rdsd_msg *msg, *tmp;
+
+	list_for_each_entry_safe(msg, tmp, list, conn_item) {
+		if (!msg->rs || !sock_flag(&msg->rs->sk, SOCK_DEAD))
+			continue;
+		list_move_tail(&msg->conn_item, done);
+		clear_bit(RDSD_MSG_ON_CONN, &msg->flags);
+		rdsd_stat_inc(msg->conn->rn, send_drop_closed);
+	}
+}
+
+/**
+ * rdsd_send_drop_orphans - drop what closed sockets left on a path that failed
+ * @conn: connection whose path is down, or cannot be tried now.
+ *
+ * A closed socket's messages stay on their connection to be delivered,
+ * and each holds the socket, and with it the module.  A working path
+ * delivers them soon; one that failed may never come back, and nobody
+ * waits for them: they are dropped, and counted in send_drop_closed.
+ * Any context.
+ */
+void rdsd_send_drop_orphans(struct rdsd_conn *conn)
+{
+	LIST_HEAD(done);
+
+	spin_lock_bh(&conn->lock);
+	rdsd_send_pick_orphans(&conn->retrans, &done);
+	rdsd_send_pick_orphans(&conn->send_queue, &done);
+	spin_unlock_bh(&conn->lock);
+
+	rdsd_send_complete_list(&done);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_send_drop_orphans);
+
 /**
  * rdsd_cancel_sent_to - the RDS_CANCEL_SENT_TO socket option
  * @rs: socket.

@@ -778,9 +778,20 @@ def test_ib(family, addr, peer, netdev, ibdev):
     subprocess.run(["ip", "link", "set", netdev, "down"], check=True)
     time.sleep(1)
     a.send(b"flap", peer, 7102)
+    # a closed socket's message does not wait for the link: it would
+    # hold the socket, and the module, for as long as the link is down
+    dropped = counters_of(rdsctl_json("stats", "show")).get(
+        "send_drop_closed", -1)
+    c = RdsSock(family, addr, 7103)
+    c.send(b"lost", peer, 7102)
+    c.close()
+    T.ok(wait_for(lambda: counters_of(rdsctl_json("stats", "show")).get(
+        "send_drop_closed", -1) == dropped + 1 > 0),
+         "ib: a closed socket's message to a down link is dropped, counted")
     time.sleep(1)
     subprocess.run(["ip", "link", "set", netdev, "up"], check=True)
-    T.ok(b.recv(30) == b"flap", "ib: a message sent across a link flap")
+    T.ok(b.recv(30) == b"flap",
+         "ib: a message sent across a link flap, and not the dropped one")
     T.ok(wait_for(lambda: len(mon.seen("conn-down", peer=peer)) > n_down),
          "monitor: conn-down on the link flap", mon.events)
     T.ok(wait_for(lambda: len(mon.seen("conn-up", peer=peer)) > n_up),
