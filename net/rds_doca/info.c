@@ -78,6 +78,8 @@ static const struct rdsd_stat_desc rdsd_linux_stat_descs[] = {
 	RDSD_LINUX_STAT("cong_send_error", send_cong_error),
 	RDSD_LINUX_STAT("cong_send_blocked", send_cong_blocked),
 	RDSD_LINUX_STAT("recv_bytes_added_to_sock", recv_bytes),
+	/* Linux counts every path reset; rds_doca those of IB paths up */
+	RDSD_LINUX_STAT("conn_reset", conn_reset),
 };
 
 static void rdsd_info_counter(struct rdsd_net *rn, struct rdsd_info *in,

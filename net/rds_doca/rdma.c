@@ -568,8 +568,11 @@ static int rdsd_op_atomic(struct rdsd_op *op, int type,
 	if (a->flags & ~RDSD_OP_USER_FLAGS)
 		return -EINVAL;
 	op->raddr = rdsd_cookie_offset(a->cookie) + a->remote_addr;
-	if (!IS_ALIGNED(op->raddr, 8) || !IS_ALIGNED(a->local_addr, 8))
+	if (!IS_ALIGNED(op->raddr, 8))
 		return -EINVAL;
+	/* as Linux: the result cannot be written there */
+	if (!IS_ALIGNED(a->local_addr, 8))
+		return -EFAULT;
 
 	switch (type) {
 	case RDS_CMSG_ATOMIC_FADD:
