@@ -1530,6 +1530,46 @@ out:
 	xunmap(bbuf, biglen);
 }
 
+static bool counter_get(int fd, const char *name, uint64_t *val);
+
+/*
+ * Over IB the initiating kernel asks the region's kernel for a cookie's
+ * device key once per connection (rdma_resolve counts the questions):
+ * twenty operations with one cookie ask once, plus once per reset of the
+ * connection meanwhile.  Over loopback nothing is asked.
+ */
+static void test_rdma_resolve_once(void)
+{
+	char *abuf = xmap(PAGE), *bbuf = xmap(PAGE);
+	struct pair p = { .a = -1, .b = -1 };
+	uint64_t c = 0, r0 = 0, r1 = 0, n0 = 0, n1 = 0, want;
+	int i, good = 0;
+
+	if (!abuf || !bbuf || !pair_open(&p) ||
+	    !is_ok(get_mr(p.a, abuf, PAGE, 0, &c), "GET_MR") ||
+	    !counter_get(p.a, "rdma_resolve", &r0) ||
+	    !counter_get(p.a, "conn_reset", &n0))
+		goto out;
+	pattern_fill(bbuf, PAGE, 5);
+	for (i = 0; i < 20; i++)
+		good += run_write(&p, c, 8 * i, bbuf, 8, "a write") ==
+			RDS_RDMA_SUCCESS;
+	is_eq(good, 20, "20 writes with one cookie succeed");
+	if (!counter_get(p.a, "rdma_resolve", &r1) ||
+	    !counter_get(p.a, "conn_reset", &n1))
+		goto out;
+	want = over_ib() ? 1 : 0;
+	ok_diag(r1 - r0 >= want && r1 - r0 <= want + (n1 - n0),
+		over_ib() ? "the cookie was resolved once" :
+			    "loopback resolves nothing",
+		"rdma_resolve rose by %llu, conn_reset by %llu",
+		(unsigned long long)(r1 - r0), (unsigned long long)(n1 - n0));
+out:
+	pair_close(&p);
+	xunmap(abuf, PAGE);
+	xunmap(bbuf, PAGE);
+}
+
 /* ------------------------------------------------------------------ */
 /* remote_*: operations the owner's side refuses                      */
 /* ------------------------------------------------------------------ */
@@ -1540,8 +1580,6 @@ out:
  * operation against what the owner granted.  The connection the pair
  * shares is never reset (conn_reset stays).
  */
-static bool counter_get(int fd, const char *name, uint64_t *val);
-
 static void test_remote_errors(void)
 {
 	char *abuf = xmap(2 * PAGE), *bbuf = xmap(PAGE);
@@ -3415,6 +3453,7 @@ static const struct selftest tests[] = {
 	{ "rdma_visible_on_delivery", test_rdma_visible_on_delivery },
 	{ "rdma_silent", test_rdma_silent },
 	{ "rdma_refused", test_rdma_refused },
+	{ "rdma_resolve_once", test_rdma_resolve_once },
 	{ "remote_errors", test_remote_errors },
 	{ "remote_read_only", test_remote_read_only },
 	{ "remote_for_dest", test_remote_for_dest },
