@@ -638,16 +638,15 @@ static struct rdsd_ib_grant *rdsd_ib_grant_slot(struct rdsd_ib_conn *tp,
 int rdsd_ib_grant_check(const struct rdsd_ib_grant *g,
 			const struct rdsd_op *op, __be16 sport, __be16 dport)
 {
-	u64 base = rdsd_cookie_offset(op->cookie), idx;
+	u64 idx;
 
 	if (g->dport != dport || (g->sport && g->sport != sport))
 		return -EACCES;
 	if (op->kind != RDSD_OP_READ && (g->flags & RDSD_WIRE_F_MR_RO))
 		return -EACCES;
-	if (op->raddr < base)
-		return -EACCES;
-	idx = op->raddr - base;
-	if (!op->bytes || idx > g->len || op->bytes > g->len - idx)
+	/* the range rule of rdsd_mr_check(), on what the owner told */
+	if (!rdsd_mr_range_ok(rdsd_cookie_offset(op->cookie), g->len,
+			      op->raddr, op->bytes, &idx))
 		return -EACCES;
 	return 0;
 }
@@ -735,6 +734,7 @@ void rdsd_ib_mr_revoke(struct rdsd_ib_conn *tp, struct rdsd_mr *mr)
 	}
 	spin_unlock_bh(&tp->send_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_mr_revoke);
 
 /*
  * The peer asks which device key cookie @req->rdma_cookie stands for:

@@ -194,10 +194,7 @@ int rdsd_mr_check(const struct rdsd_mr *mr, const struct rdsd_mr_peer *peer,
 		return -EACCES;
 	if (write && (mr->flags & RDSD_MR_READ_ONLY))
 		return -EACCES;
-	if (raddr < mr->cookie_off)
-		return -EACCES;
-	idx = raddr - mr->cookie_off;
-	if (!bytes || idx > mr->len || bytes > mr->len - idx)
+	if (!rdsd_mr_range_ok(mr->cookie_off, mr->len, raddr, bytes, &idx))
 		return -EACCES;
 	*off = mr->pg_off + idx;
 	return 0;

@@ -65,6 +65,20 @@ static inline u32 rdsd_cookie_off_make(u32 pg_off)
 	return (get_random_u32() & ~(u32)(PAGE_SIZE - 1)) | pg_off;
 }
 
+/*
+ * Do @bytes at remote address @raddr lie in a region whose byte 0 is at
+ * remote address @base and that holds @len bytes?  Sets *@idx to the
+ * offset of the first one in the region.  Wrapping ranges never do.
+ */
+static inline bool rdsd_mr_range_ok(u64 base, u32 len, u64 raddr, u32 bytes,
+				    u64 *idx)
+{
+	if (raddr < base)
+		return false;
+	*idx = raddr - base;
+	return bytes && *idx <= len && bytes <= len - *idx;
+}
+
 /* Pages spanned by [addr, addr + len), len > 0. */
 static inline unsigned int rdsd_span_pages(u64 addr, u64 len)
 {

@@ -1094,8 +1094,49 @@ static void rdsd_ib_grant_check_bounds_operations(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdsd_ib_grant_check(&g, &op, htons(4001), dp), 0);
 }
 
+/*
+ * Revocations wait while the peer returns no credit, and never fill the
+ * control queue: two places stay for an answer and a question, and past
+ * that one revocation of every grant is owed instead, after the rest.
+ */
+static void rdsd_ib_mr_revoke_bounded(struct kunit *test)
+{
+	struct rdsd_ib_conn *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+	struct rdsd_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	tp->dev = kunit_kzalloc(test, sizeof(*tp->dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tp->dev);
+	spin_lock_init(&tp->send_lock);
+	tp->tx_ready = true;		/* up, but no credit: nothing goes */
+	for (i = 1; i <= 100; i++) {
+		mr->key = i;
+		rdsd_ib_mr_revoke(tp, mr);
+	}
+	KUNIT_EXPECT_EQ(test, tp->ctl_head - tp->ctl_tail,
+			(u32)RDSD_IB_CTL_RING - 2);
+	KUNIT_EXPECT_TRUE(test, tp->revoke_all);
+	for (i = tp->ctl_tail; i != tp->ctl_head; i++) {
+		KUNIT_EXPECT_EQ(test, tp->ctl[i % RDSD_IB_CTL_RING].type,
+				(u8)RDSD_WIRE_MR_REVOKE);
+		KUNIT_EXPECT_EQ(test,
+				tp->ctl[i % RDSD_IB_CTL_RING].rdma_cookie,
+				(u64)(i + 1));
+	}
+	/* a queue pair that is not up forgets everything anyway */
+	tp->tx_ready = false;
+	tp->revoke_all = false;
+	i = tp->ctl_head;
+	rdsd_ib_mr_revoke(tp, mr);
+	KUNIT_EXPECT_EQ(test, tp->ctl_head, i);
+	KUNIT_EXPECT_FALSE(test, tp->revoke_all);
+}
+
 static struct kunit_case rdsd_ib_proto_cases[] = {
 	KUNIT_CASE(rdsd_ib_grant_check_bounds_operations),
+	KUNIT_CASE(rdsd_ib_mr_revoke_bounded),
 	KUNIT_CASE(rdsd_ib_op_status_maps_completions),
 	KUNIT_CASE(rdsd_ib_tail_stuck_until_signaled),
 	KUNIT_CASE(rdsd_ib_tail_stuck_not_while_signal_due),
