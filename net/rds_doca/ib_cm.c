@@ -803,8 +803,15 @@ static void rdsd_ib_connect_worker(struct work_struct *work)
 	tp->attempts++;
 	tp->state = RDSD_IB_ACTIVE;
 	WRITE_ONCE(tp->cm_id, id);
-	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
-				(struct sockaddr *)&dst, RDSD_IB_RESOLVE_MS);
+	/*
+	 * Bound first: a device removal that comes between binding and
+	 * resolving then fails the resolution (-EINVAL) rather than tripping
+	 * rdma_cm's check of the state it left the identifier in.
+	 */
+	ret = rdma_bind_addr(id, (struct sockaddr *)&src);
+	if (!ret)
+		ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+					RDSD_IB_RESOLVE_MS);
 	if (ret) {
 		rdsd_ib_retire_id(tp, rdsd_ib_teardown_locked(tp));
 		rdsd_ib_schedule_connect(tp);
