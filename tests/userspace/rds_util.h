@@ -89,7 +89,7 @@ static inline void usage(const char *prog, const char *extra)
 {
 	fprintf(stderr,
 		"usage: %s [--family N] [--impl doca|rds] [--addr A] [--peer B]\n"
-		"          [--transport loop|ib|tcp] [--filter SUBSTR] [--list]%s\n"
+		"          [--transport loop|ib|tcp] [--filter S[,S...]] [--list]%s\n"
 		"  --family N   socket family under test (default: %s, else %d)\n"
 		"  --impl       which implementation's documented behaviour to expect\n"
 		"               (default: doca when rds_doca is loaded with family N,\n"
@@ -97,7 +97,8 @@ static inline void usage(const char *prog, const char *extra)
 		"  --addr A     local address to bind (default 127.0.0.1)\n"
 		"  --peer B     peer address on the same host (default: --addr)\n"
 		"  --transport  transport the addresses are served by (default: loop\n"
-		"               for 127.0.0.0/8, otherwise not checked)\n",
+		"               for 127.0.0.0/8, otherwise not checked)\n"
+		"  --filter     run the tests whose name contains one of the S\n",
 		prog, extra ? extra : "", DOCA_FAMILY_PARAM, AF_INET_OFFLOAD,
 		AF_RDS);
 }
@@ -524,10 +525,26 @@ struct selftest {
 	void (*fn)(void);
 };
 
-/* The tests whose name contains --filter, or all without one. */
+/*
+ * The tests whose name contains --filter, or one of its comma-separated
+ * parts, or all without one.
+ */
 static inline bool selftest_by_filter(const struct selftest *t)
 {
-	return !cfg.filter || strstr(t->name, cfg.filter);
+	const char *f = cfg.filter, *end;
+	size_t n = strlen(t->name), len, i;
+
+	if (!f)
+		return true;
+	for (;; f = end + 1) {
+		end = strchrnul(f, ',');
+		len = end - f;
+		for (i = 0; len && i + len <= n; i++)
+			if (!strncmp(t->name + i, f, len))
+				return true;
+		if (!*end)
+			return false;
+	}
 }
 
 /*

@@ -42,7 +42,7 @@ status() { "$@"; echo $?; }
 # checks, fold its counts into ours.  Two checks of our own: that it
 # reached its closing line, and that its exit status agrees with it.
 run_suite() {
-	local stage=$1 counts rc n p f closed cp cf
+	local stage=$1 counts rc n p f closed cp cf t0=$SECONDS
 
 	shift
 	counts=$(mktemp)
@@ -74,6 +74,7 @@ run_suite() {
 	rc=${PIPESTATUS[0]}
 	read -r n p f closed cp cf < "$counts"
 	rm -f "$counts"
+	diag "$stage: $((SECONDS - t0)) s"
 	N=$n
 	PASSED=$((PASSED + p))
 	FAILED=$((FAILED + f))
