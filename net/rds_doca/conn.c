@@ -63,6 +63,7 @@
 #include <linux/slab.h>
 
 #include "rdsd.h"
+#include "trace.h"
 
 static unsigned int rdsd_conn_idle_secs = 60;
 module_param_named(conn_idle_secs, rdsd_conn_idle_secs, uint, 0444);
@@ -379,8 +380,10 @@ void rdsd_conn_down(struct rdsd_conn *conn)
 	if (was_up)
 		conn->state = RDSD_CONN_CONNECTING;
 	spin_unlock_bh(&conn->lock);
-	if (was_up)
+	if (was_up) {
+		trace_rdsd_conn_down(conn, READ_ONCE(conn->last_error));
 		rdsd_nl_conn_event(conn, false);
+	}
 	rdsd_send_drop_orphans(conn);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_down);
@@ -396,12 +399,17 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_down);
 void rdsd_conn_requeue_unacked(struct rdsd_conn *conn)
 {
 	struct rdsd_msg *msg;
+	int n = 0;
 
 	spin_lock_bh(&conn->lock);
-	list_for_each_entry(msg, &conn->retrans, conn_item)
+	list_for_each_entry(msg, &conn->retrans, conn_item) {
 		clear_bit(RDSD_MSG_SENT, &msg->flags);
+		n++;
+	}
 	list_splice_init(&conn->retrans, &conn->send_queue);
 	spin_unlock_bh(&conn->lock);
+	if (n)
+		trace_rdsd_conn_requeue(conn, n);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_requeue_unacked);
 
@@ -414,16 +422,20 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_requeue_unacked);
 void rdsd_conn_up(struct rdsd_conn *conn)
 {
 	bool queued, was_up;
+	int connects;
 
 	spin_lock_bh(&conn->lock);
 	was_up = conn->state == RDSD_CONN_UP;
 	conn->state = RDSD_CONN_UP;
 	if (!was_up)
 		conn->connects++;
+	connects = conn->connects;
 	queued = !list_empty(&conn->send_queue);
 	spin_unlock_bh(&conn->lock);
-	if (!was_up)
+	if (!was_up) {
+		trace_rdsd_conn_up(conn, connects - 1);
 		rdsd_nl_conn_event(conn, true);
+	}
 	if (queued)
 		rdsd_conn_kick(conn);
 }

@@ -59,7 +59,6 @@
 #define KUNIT_STATIC_STUB_REDIRECT(...)	do { } while (0)
 #endif
 
-#define CREATE_TRACE_POINTS
 #include "trace.h"
 
 static char *rdsd_dma_mode = "auto";

@@ -467,7 +467,7 @@ u16 rdsd_ib_listen_port(void);
 int rdsd_ib_init(void);
 void rdsd_ib_stop_listening(void);
 void rdsd_ib_exit(void);
-void rdsd_ib_request_reset(struct rdsd_ib_conn *tp);
+void rdsd_ib_request_reset(struct rdsd_ib_conn *tp, int why);
 void rdsd_ib_dev_revoke(struct rdsd_ib_dev *dev, struct rdsd_mr *mr);
 
 /* ib_data.c */

@@ -60,6 +60,7 @@
 #include <kunit/visibility.h>
 
 #include "ib.h"
+#include "trace.h"
 
 static unsigned short rdsd_ib_port = RDSD_IB_PORT_DEFAULT;
 module_param_named(ib_port, rdsd_ib_port, ushort, 0444);
@@ -249,7 +250,7 @@ static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data)
 	dev->dying = true;
 	list_del(&dev->node);
 	list_for_each_entry(tp, &dev->paths, dev_item)
-		rdsd_ib_request_reset(tp);
+		rdsd_ib_request_reset(tp, RDSD_RESET_DEVICE);
 	mutex_unlock(&rdsd_ib_devs_mutex);
 
 	/*
@@ -518,11 +519,13 @@ static void rdsd_ib_peer_learn(struct rdsd_ib_conn *tp,
 /**
  * rdsd_ib_request_reset - tear the current attempt down and reconnect
  * @tp: connection.
+ * @why: enum rdsd_reset_why, for the trace.
  *
  * Any context.
  */
-void rdsd_ib_request_reset(struct rdsd_ib_conn *tp)
+void rdsd_ib_request_reset(struct rdsd_ib_conn *tp, int why)
 {
+	trace_rdsd_conn_reset(tp->conn, why);
 	WRITE_ONCE(tp->reset_gen, READ_ONCE(tp->gen));
 	queue_work(rdsd_wq, &tp->reset_work);
 }
@@ -566,7 +569,7 @@ static void rdsd_ib_qp_event(struct ib_event *ev, void *context)
 		pr_info_ratelimited("%pI4->%pI4: %s, reconnecting\n",
 				    &tp->conn->laddr, &tp->conn->faddr,
 				    ib_event_msg(ev->event));
-		rdsd_ib_request_reset(tp);
+		rdsd_ib_request_reset(tp, RDSD_RESET_QP_EVENT);
 		break;
 	default:
 		break;
@@ -874,7 +877,6 @@ static int rdsd_ib_established(struct rdsd_ib_conn *tp)
 	tp->backoff_ms = 0;
 	rdsd_conn_requeue_unacked(conn);
 	rdsd_conn_up(conn);
-	pr_debug("%pI4->%pI4: connected\n", &conn->laddr, &conn->faddr);
 	return 0;
 }
 
@@ -905,7 +907,7 @@ static u8 rdsd_ib_req_verdict(struct rdsd_ib_conn *tp)
 			RDSD_IB_REJ_RACE : RDSD_IB_REJ_NONE;
 	case RDSD_IB_UP:
 		/* the peer lost the connection before we noticed */
-		rdsd_ib_request_reset(tp);
+		rdsd_ib_request_reset(tp, RDSD_RESET_PEER);
 		return RDSD_IB_REJ_STALE;
 	default:
 		return RDSD_IB_REJ_STALE;
@@ -996,8 +998,10 @@ out:
 	return ret;
 }
 
-static void rdsd_ib_log_reject(struct rdsd_ib_conn *tp, struct rdma_cm_id *id,
-			       struct rdma_cm_event *ev)
+/* The peer refused our request: why, as it said it, for the trace. */
+static void rdsd_ib_trace_reject(struct rdsd_ib_conn *tp,
+				 struct rdma_cm_id *id,
+				 struct rdma_cm_event *ev)
 {
 	static const char * const why[] = {
 		[RDSD_IB_REJ_VERSION]	= "protocol version not spoken",
@@ -1013,12 +1017,10 @@ static void rdsd_ib_log_reject(struct rdsd_ib_conn *tp, struct rdma_cm_id *id,
 	if (d && len >= offsetofend(struct rdsd_ib_cm_data, reason) &&
 	    be32_to_cpu(d->magic) == RDSD_WIRE_MAGIC &&
 	    d->reason < ARRAY_SIZE(why) && why[d->reason]) {
-		pr_debug("%pI4->%pI4: refused: %s\n", &tp->conn->laddr,
-			 &tp->conn->faddr, why[d->reason]);
+		trace_rdsd_ib_reject(tp->conn, why[d->reason]);
 		return;
 	}
-	pr_debug("%pI4->%pI4: refused: %s\n", &tp->conn->laddr,
-		 &tp->conn->faddr, rdma_reject_msg(id, ev->status));
+	trace_rdsd_ib_reject(tp->conn, rdma_reject_msg(id, ev->status));
 }
 
 static int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -1032,6 +1034,7 @@ static int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		return 0;	/* the listener */
 
 	mutex_lock(&tp->cm_mutex);
+	trace_rdsd_ib_cm_event(tp->conn, rdma_event_msg(ev->event), ev->status);
 	if (id != tp->cm_id) {
 		/* an abandoned attempt; the reaper has it */
 		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
@@ -1067,7 +1070,7 @@ static int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		ret = rdsd_ib_established(tp);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		rdsd_ib_log_reject(tp, id, ev);
+		rdsd_ib_trace_reject(tp, id, ev);
 		ret = -ECONNREFUSED;
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
@@ -1077,16 +1080,13 @@ static int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
-		pr_debug("%pI4->%pI4: %s (%d)\n", &tp->conn->laddr,
-			 &tp->conn->faddr, rdma_event_msg(ev->event),
-			 ev->status);
 		ret = -ECONNRESET;
 		break;
 	default:
 		break;
 	}
 	if (ret)
-		rdsd_ib_request_reset(tp);
+		rdsd_ib_request_reset(tp, RDSD_RESET_CM);
 out:
 	mutex_unlock(&tp->cm_mutex);
 	return 0;	/* ids are ours to destroy */
@@ -1208,7 +1208,7 @@ static void rdsd_ib_conn_info(struct rdsd_conn *conn,
 static int rdsd_ib_conn_drop(struct rdsd_conn *conn)
 {
 	WRITE_ONCE(conn->last_error, -ECONNRESET);
-	rdsd_ib_request_reset(conn->tp);
+	rdsd_ib_request_reset(conn->tp, RDSD_RESET_DROP);
 	return 0;
 }
 

@@ -56,6 +56,7 @@
 #include <kunit/visibility.h>
 
 #include "ib.h"
+#include "trace.h"
 
 #define RDSD_IB_SEND_MASK	(RDSD_IB_SEND_RING - 1)
 #define RDSD_IB_CONG_BYTES	(RDSD_NR_PORTS / 8)
@@ -346,7 +347,7 @@ static void rdsd_ib_post(struct rdsd_ib_conn *tp, u32 n)
 		pr_warn_ratelimited("%pI4->%pI4: post send failed: %d\n",
 				    &tp->conn->laddr, &tp->conn->faddr, ret);
 		tp->tx_ready = false;
-		rdsd_ib_request_reset(tp);
+		rdsd_ib_request_reset(tp, RDSD_RESET_POST);
 	}
 	rdsd_ib_tail_check(tp);
 }
@@ -366,7 +367,7 @@ static void rdsd_ib_pack_flush(struct rdsd_ib_conn *tp)
 	if (WARN_ON_ONCE(!rdsd_ib_send_free(tp))) {
 		clear_bit(tp->pack_idx, &tp->pack_busy);
 		tp->tx_ready = false;
-		rdsd_ib_request_reset(tp);
+		rdsd_ib_request_reset(tp, RDSD_RESET_POST);
 		return;
 	}
 	/* the first header may have gained RDSD_WIRE_F_MORE */
@@ -688,6 +689,7 @@ static int rdsd_ib_op_resolve(struct rdsd_ib_conn *tp, struct rdsd_msg *msg)
 	tp->req_out = true;
 	tp->req_cookie = op->cookie;
 	tp->req_dport = msg->dport;
+	trace_rdsd_mr_request(tp->conn, op->cookie, ntohs(msg->dport), false);
 	rdsd_ib_ctl_push(tp, &req);
 	rdsd_stat_inc(tp->conn->rn, rdma_resolve);
 	rdsd_ib_send_ctl(tp);
@@ -726,10 +728,14 @@ void rdsd_ib_mr_revoke(struct rdsd_ib_conn *tp, struct rdsd_mr *mr)
 	spin_lock_bh(&tp->send_lock);
 	/* a queue pair that is not up forgets every grant anyway */
 	if (tp->tx_ready) {
-		if (tp->ctl_head - tp->ctl_tail < RDSD_IB_CTL_RING - 2)
+		if (tp->ctl_head - tp->ctl_tail < RDSD_IB_CTL_RING - 2) {
 			rdsd_ib_ctl_push(tp, &info);
-		else
+			trace_rdsd_mr_revoke(tp->conn, info.rdma_cookie, 0,
+					     false);
+		} else {
 			tp->revoke_all = true;
+			trace_rdsd_mr_revoke(tp->conn, 0, 0, false);
+		}
 		rdsd_ib_send_ctl(tp);
 	}
 	spin_unlock_bh(&tp->send_lock);
@@ -777,6 +783,7 @@ static int rdsd_ib_mr_answer(struct rdsd_ib_conn *tp,
 		ans.flags = 0;
 		rdsd_stat_inc(conn->rn, rdma_refused);
 	}
+	trace_rdsd_mr_answer(conn, req->rdma_cookie, ntohs(req->dport), ok);
 	rdsd_ib_ctl_push(tp, &ans);
 	rdsd_ib_send_ctl(tp);
 out:
@@ -796,6 +803,7 @@ static int rdsd_ib_mr_heard(struct rdsd_ib_conn *tp,
 	struct rdsd_ib_grant *g;
 
 	if (info->type == RDSD_WIRE_MR_REVOKE) {
+		trace_rdsd_mr_revoked(tp->conn, info->rdma_cookie, 0, false);
 		if (!info->rdma_cookie) {
 			memset(tp->grants, 0, sizeof(tp->grants));
 			return 0;
@@ -810,6 +818,8 @@ static int rdsd_ib_mr_heard(struct rdsd_ib_conn *tp,
 		return -EPROTO;
 	tp->req_out = false;
 	*kick = true;
+	trace_rdsd_mr_answered(tp->conn, info->rdma_cookie, ntohs(info->dport),
+			       info->rdma_key);
 	if (!info->rdma_key) {
 		tp->denied = info->rdma_cookie;
 		return 0;
@@ -1125,6 +1135,7 @@ static int rdsd_ib_post_op(struct rdsd_ib_conn *tp, struct rdsd_op *op)
 	if (unlikely(!count))
 		return -ENOMEM;
 	set_bit(RDSD_OP_POSTED, &op->state);
+	trace_rdsd_op_post(op, 0);
 	rdsd_ib_grant_used(tp, op);
 	rdsd_ib_post(tp, rdsd_ib_op_prep(tp, op, count));
 	return 0;
@@ -1309,6 +1320,7 @@ again:
 	}
 	if (post_op) {
 		set_bit(RDSD_OP_POSTED, &op->state);
+		trace_rdsd_op_post(op, 0);
 		rdsd_ib_grant_used(tp, op);
 		nwr = rdsd_ib_op_prep(tp, op, op_count);
 	}
@@ -1383,7 +1395,7 @@ static void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		pr_info_ratelimited("%pI4->%pI4: send failed: %s\n",
 				    &tp->conn->laddr, &tp->conn->faddr,
 				    ib_wc_status_msg(wc->status));
-		rdsd_ib_request_reset(tp);
+		rdsd_ib_request_reset(tp, RDSD_RESET_SEND_ERROR);
 	}
 
 	spin_lock_bh(&tp->send_lock);
@@ -1690,7 +1702,7 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			 */
 			if (wc->status != IB_WC_WR_FLUSH_ERR)
 				rdsd_stat_inc(conn->rn, recv_proto_error);
-			rdsd_ib_request_reset(tp);
+			rdsd_ib_request_reset(tp, RDSD_RESET_RECV_ERROR);
 		}
 		/* as for a failed send */
 		spin_lock_bh(&tp->send_lock);
@@ -1713,7 +1725,7 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		}
 		pr_info_ratelimited("%pI4->%pI4: bad message (%d), reconnecting\n",
 				    &conn->laddr, &conn->faddr, ret);
-		rdsd_ib_request_reset(tp);
+		rdsd_ib_request_reset(tp, RDSD_RESET_PROTOCOL);
 		return;
 	}
 
@@ -1722,7 +1734,7 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		WRITE_ONCE(conn->last_error, -EPROTO);
 		pr_info_ratelimited("%pI4->%pI4: unexpected region message (type %u), reconnecting\n",
 				    &conn->laddr, &conn->faddr, sum.mr.type);
-		rdsd_ib_request_reset(tp);
+		rdsd_ib_request_reset(tp, RDSD_RESET_PROTOCOL);
 		return;
 	}
 
@@ -1731,7 +1743,7 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		WRITE_ONCE(conn->last_error, -EPROTO);
 		pr_info_ratelimited("%pI4->%pI4: ack %llu of a message never sent, reconnecting\n",
 				    &conn->laddr, &conn->faddr, sum.ack);
-		rdsd_ib_request_reset(tp);
+		rdsd_ib_request_reset(tp, RDSD_RESET_PROTOCOL);
 		return;
 	}
 
@@ -1777,7 +1789,7 @@ static void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(ret)) {
 		pr_info_ratelimited("%pI4->%pI4: post receive failed: %d\n",
 				    &conn->laddr, &conn->faddr, ret);
-		rdsd_ib_request_reset(tp);
+		rdsd_ib_request_reset(tp, RDSD_RESET_POST);
 	}
 	if (kick)
 		rdsd_conn_kick(conn);

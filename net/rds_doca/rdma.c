@@ -66,6 +66,7 @@
 #include <linux/uio.h>
 
 #include "rdsd.h"
+#include "trace.h"
 
 /* Flags an operation accepts: every Linux RDS flag. */
 #define RDSD_OP_USER_FLAGS	0x7f
@@ -277,6 +278,7 @@ void rdsd_op_complete(struct rdsd_op *op, int status)
 	if (test_and_set_bit(RDSD_OP_DONE, &op->state))
 		return;
 	op->status = status;
+	trace_rdsd_op_complete(op, status);
 	if (status == RDS_RDMA_REMOTE_ERROR)
 		rdsd_op_refused(op->rs);
 	rdsd_op_notify(op, status);
@@ -753,6 +755,7 @@ void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg)
 
 	if (!op || test_bit(RDSD_OP_DONE, &op->state))
 		return;
+	trace_rdsd_op_post(op, 0);
 	write = op->kind != RDSD_OP_READ;
 	mr = rdsd_mr_find(rn, op->cookie);
 	if (mr && !rdsd_mr_check(mr, &peer, op->raddr, op->bytes, write,

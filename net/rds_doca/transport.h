@@ -135,6 +135,22 @@ struct rdsd_transport_ops {
 	bool		(*conn_idle)(struct rdsd_conn *conn);
 };
 
+/*
+ * Why a transport tears its path down to reconnect (the rdsd_conn_reset
+ * trace event).
+ */
+enum rdsd_reset_why {
+	RDSD_RESET_DEVICE,	/* the device is going away */
+	RDSD_RESET_QP_EVENT,	/* the device reported the queue pair broken */
+	RDSD_RESET_PEER,	/* the peer connects again: it lost the path */
+	RDSD_RESET_DROP,	/* asked for (rdsctl conn drop) */
+	RDSD_RESET_POST,	/* the device took no more work */
+	RDSD_RESET_SEND_ERROR,	/* a send completed in error */
+	RDSD_RESET_RECV_ERROR,	/* a receive completed in error */
+	RDSD_RESET_PROTOCOL,	/* the peer broke the wire protocol */
+	RDSD_RESET_CM,		/* the connection manager lost the path */
+};
+
 #define RDSD_DEV_NAME_MAX	64	/* IB_DEVICE_NAME_MAX */
 
 /**

@@ -11,8 +11,8 @@
 #                insmod rds_doca.ko (its own family), run the suites
 #                (rds_api_test, rds_order_test, rds_rdma_test for RDMA
 #                and atomics, rds_bounds_test for what an unprivileged
-#                user can make it queue, and rdsctl_test.py for the
-#                control plane)
+#                user can make it queue, rdsctl_test.py for the
+#                control plane, and trace_test.sh for the trace events)
 #   2. conflict: with rds.ko holding AF_RDS, insmod rds_doca.ko family=21
 #                must fail, with an explanation in the kernel log
 #   3. rds:      the suites against rds.ko (loopback transport only)
@@ -281,6 +281,7 @@ SYNC_EVENT=$HERE/../../tools/rds-demo/rds-sync-event
 ORDER=$HERE/rds_order_test
 CTL=$HERE/rdsctl_test.py
 RDSCTL=$HERE/../../tools/rdsctl/rdsctl
+TRACE=$HERE/trace_test.sh
 TEST_DMA_KO=$(dirname "$KO")/rdsd_test_dma.ko
 TEST_DMA=/sys/module/rdsd_test_dma/parameters
 DISCOVER=$HERE/rds_discover
@@ -374,6 +375,7 @@ if want_stage doca; then
 			run_suite doca-compat "$COMPAT" --family "${fam:-25}" \
 				--impl doca
 			run_suite doca-rdsctl "$CTL" --family "${fam:-25}"
+			run_suite doca-trace "$TRACE" --family "${fam:-25}"
 			sysctl_files doca "${fam:-25}"
 			out=$(unload rds_doca)
 			check $? "doca: rmmod rds_doca" "$out"
@@ -587,6 +589,8 @@ if want_stage ib; then
 				run_suite ib-rdsctl "$CTL" --family "$fam" \
 					"${IB_ARGS[@]}" --netdev "$IB_NETDEV" \
 					--ibdev "$IB_DEV"
+				run_suite ib-trace "$TRACE" --family "$fam" \
+					"${IB_ARGS[@]}"
 				# last but one: each of its addresses is left
 				# with an idle connection of the module to itself
 				run_suite ib-hostile "$HOSTILE" --family "$fam" \
