@@ -43,12 +43,11 @@ all: module tools tests
 module:
 	@scripts/check-build-deps.sh module "$(KDIR)"
 	@test -n "$(KVER)" || { echo "no kernel tree at KDIR='$(KDIR)': set KDIR or run scripts/install-deps.sh" >&2; exit 1; }
-	@mkdir -p $(BUILD)
-	@rm -rf $(BUILD)/net $(BUILD)/include $(BUILD)/tests
+	@# the links are refreshed in place, so objects of unchanged sources stay
 	@mkdir -p $(BUILD)/tests
-	@cp -rs $(CURDIR)/net $(CURDIR)/include $(BUILD)/
-	@cp -rs $(CURDIR)/tests/kunit $(BUILD)/tests/
-	@cp -rs $(CURDIR)/tests/dma $(BUILD)/tests/
+	@cp -rs --remove-destination $(CURDIR)/net $(CURDIR)/include $(BUILD)/
+	@cp -rs --remove-destination $(CURDIR)/tests/kunit $(CURDIR)/tests/dma $(BUILD)/tests/
+	@find $(BUILD)/net $(BUILD)/include $(BUILD)/tests -xtype l -delete
 	@ln -sf $(CURDIR)/Kbuild $(BUILD)/Kbuild
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) $(KBUILD_FLAGS) modules
 	@cp $(BUILD)/net/rds_doca/rds_doca.ko $(BUILD)/rds_doca.ko

@@ -697,7 +697,8 @@ static const struct nla_policy rdsd_nl_set_policy[RDS_DOCA_A_INFO_MAX + 1] = {
 static const struct nla_policy rdsd_nl_conn_drop_policy[RDS_DOCA_A_CONN_MAX + 1] = {
 	[RDS_DOCA_A_CONN_PEER]		= NLA_POLICY_EXACT_LEN(sizeof(__be32)),
 	[RDS_DOCA_A_CONN_LADDR]		= NLA_POLICY_EXACT_LEN(sizeof(__be32)),
-	[RDS_DOCA_A_CONN_TRANSPORT]	= { .type = NLA_NUL_STRING, .len = 15 },
+	[RDS_DOCA_A_CONN_TRANSPORT]	= { .type = NLA_NUL_STRING,
+					    .len = TRANSNAMSIZ - 1 },
 };
 
 static const struct genl_ops rdsd_nl_ops[] = {
