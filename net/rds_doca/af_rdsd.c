@@ -464,31 +464,28 @@ static int __net_init rdsd_net_init(struct net *net)
 	struct rdsd_net *rn = rdsd_net(net);
 	int ret;
 
+	/* each part sets up what it owns; only the first can fail */
+	ret = rdsd_stats_net_init(rn);
+	if (ret)
+		return ret;
 	rn->net = net;
-	ret = rdsd_bind_net_init(rn);
-	if (ret)
-		return ret;
-	rdsd_conn_net_init(rn);
+	rdsd_mr_net_init(rn);
 	xa_init_flags(&rn->socks, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
-	spin_lock_init(&rn->monitor_lock);
-	INIT_LIST_HEAD(&rn->cong_monitors);
-	atomic_set(&rn->cong_generation, 0);
-	init_waitqueue_head(&rn->cong_poll_waitq);
-	ret = rdsd_mr_net_init(rn);
-	if (ret)
-		return ret;
-	return rdsd_stats_net_init(rn);
+	rdsd_bind_net_init(rn);
+	rdsd_cong_net_init(rn);
+	rdsd_conn_net_init(rn);
+	return 0;
 }
 
 static void __net_exit rdsd_net_exit(struct net *net)
 {
 	struct rdsd_net *rn = rdsd_net(net);
 
-	/* sockets hold their namespace: none is left here */
+	/* init in reverse; sockets hold their namespace: none is left */
 	rdsd_conn_net_exit(rn);
-	WARN_ON_ONCE(rn->nr_cong_maps);
-	WARN_ON_ONCE(!xa_empty(&rn->socks));
 	WARN_ON_ONCE(!xa_empty(&rn->conns));
+	rdsd_cong_net_exit(rn);
+	WARN_ON_ONCE(!xa_empty(&rn->socks));
 	rdsd_mr_net_exit(rn);
 	rdsd_stats_net_exit(rn);
 }

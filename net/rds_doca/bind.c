@@ -196,12 +196,15 @@ void rdsd_unbind(struct rdsd_sock *rs)
 	rs->lcong = NULL;
 }
 
-int rdsd_bind_net_init(struct rdsd_net *rn)
+/**
+ * rdsd_bind_net_init - set up the bound-address table of a namespace
+ * @rn: namespace.
+ */
+void rdsd_bind_net_init(struct rdsd_net *rn)
 {
 	unsigned int i;
 
 	spin_lock_init(&rn->bind_lock);
 	for (i = 0; i < ARRAY_SIZE(rn->bind_hash); i++)
 		INIT_HLIST_HEAD(&rn->bind_hash[i]);
-	return 0;
 }

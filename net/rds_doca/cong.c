@@ -55,6 +55,36 @@ static struct rdsd_cong_map *rdsd_cong_lookup(struct rdsd_net *rn,
 }
 
 /**
+ * rdsd_cong_net_init - set up the congestion maps and monitors of a namespace
+ * @rn: namespace.
+ */
+void rdsd_cong_net_init(struct rdsd_net *rn)
+{
+	unsigned int i;
+
+	spin_lock_init(&rn->cong_lock);
+	for (i = 0; i < ARRAY_SIZE(rn->cong_hash); i++)
+		INIT_HLIST_HEAD(&rn->cong_hash[i]);
+	rn->nr_cong_maps = 0;
+	spin_lock_init(&rn->monitor_lock);
+	INIT_LIST_HEAD(&rn->cong_monitors);
+	atomic_set(&rn->cong_generation, 0);
+	init_waitqueue_head(&rn->cong_poll_waitq);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_net_init);
+
+/**
+ * rdsd_cong_net_exit - check that a namespace's maps are gone
+ * @rn: namespace whose sockets and connections, which hold the maps, are
+ *	gone.
+ */
+void rdsd_cong_net_exit(struct rdsd_net *rn)
+{
+	WARN_ON_ONCE(rn->nr_cong_maps);
+	WARN_ON_ONCE(!list_empty(&rn->cong_monitors));
+}
+
+/**
  * rdsd_cong_map_get - find or create the map of @addr
  * @rn: namespace.
  * @addr: address.

@@ -758,10 +758,6 @@ void rdsd_conn_net_init(struct rdsd_net *rn)
 	atomic_set(&rn->nr_conns, 0);
 	rn->max_conns = rdsd_max_conns;
 	INIT_DELAYED_WORK(&rn->reap_work, rdsd_conn_reap_worker);
-	spin_lock_init(&rn->cong_lock);
-	for (i = 0; i < ARRAY_SIZE(rn->cong_hash); i++)
-		INIT_HLIST_HEAD(&rn->cong_hash[i]);
-	rn->nr_cong_maps = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_net_init);
 

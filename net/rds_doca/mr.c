@@ -707,10 +707,9 @@ bool rdsd_mr_owned(struct rdsd_sock *rs, u64 cookie)
 	return ok;
 }
 
-int rdsd_mr_net_init(struct rdsd_net *rn)
+void rdsd_mr_net_init(struct rdsd_net *rn)
 {
 	xa_init_flags(&rn->mr_keys, XA_FLAGS_LOCK_BH);
-	return 0;
 }
 
 void rdsd_mr_net_exit(struct rdsd_net *rn)

@@ -280,7 +280,7 @@ void rdsd_mr_put(struct rdsd_mr *mr);
 void rdsd_mr_used(struct rdsd_mr *mr);
 int rdsd_mr_check(const struct rdsd_mr *mr, const struct rdsd_mr_peer *peer,
 		  u64 raddr, u32 bytes, bool write, u64 *off);
-int rdsd_mr_net_init(struct rdsd_net *rn);
+void rdsd_mr_net_init(struct rdsd_net *rn);
 void rdsd_mr_net_exit(struct rdsd_net *rn);
 
 /**

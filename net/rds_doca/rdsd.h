@@ -528,9 +528,11 @@ int rdsd_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
 void rdsd_unbind(struct rdsd_sock *rs);
 struct rdsd_sock *rdsd_find_bound(struct rdsd_net *rn, __be32 addr,
 				  __be16 port);
-int rdsd_bind_net_init(struct rdsd_net *rn);
+void rdsd_bind_net_init(struct rdsd_net *rn);
 
 /* cong.c */
+void rdsd_cong_net_init(struct rdsd_net *rn);
+void rdsd_cong_net_exit(struct rdsd_net *rn);
 struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn, __be32 addr,
 					gfp_t gfp);
 void rdsd_cong_map_put(struct rdsd_net *rn, struct rdsd_cong_map *map);

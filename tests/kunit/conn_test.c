@@ -97,11 +97,8 @@ static int ct_init(struct kunit *test)
 	if (!rn)
 		return -ENOMEM;
 	rn->net = &init_net;
+	rdsd_cong_net_init(rn);
 	rdsd_conn_net_init(rn);
-	/* what a congestion change looks at besides the map */
-	spin_lock_init(&rn->monitor_lock);
-	INIT_LIST_HEAD(&rn->cong_monitors);
-	init_waitqueue_head(&rn->cong_poll_waitq);
 	rn->stats = alloc_percpu(struct rdsd_stats);
 	if (!rn->stats)
 		return -ENOMEM;

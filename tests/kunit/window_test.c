@@ -191,6 +191,7 @@ static int win_init(struct kunit *test)
 
 	/* what the connection and congestion code use of a namespace */
 	rn->net = &init_net;
+	rdsd_cong_net_init(rn);
 	rdsd_conn_net_init(rn);
 	rn->stats = alloc_percpu(struct rdsd_stats);
 	if (!rn->stats)
