@@ -26,8 +26,20 @@
 #include <net/netns/generic.h>
 #include <net/sock.h>
 
-#include "ib.h"
 #include "rdsd.h"
+#include "ib.h"
+#include "bind.h"
+#include "cong.h"
+#include "conn.h"
+#include "dma.h"
+#include "info.h"
+#include "mr.h"
+#include "netlink.h"
+#include "recv.h"
+#include "send.h"
+#include "stats.h"
+#include "sysctl.h"
+#include "transport.h"
 
 int rdsd_family __ro_after_init = AF_INET_OFFLOAD;
 module_param_named(family, rdsd_family, int, 0444);

@@ -21,6 +21,9 @@
 #include <net/net_namespace.h>
 
 #include "rdsd.h"
+#include "bind.h"
+#include "cong.h"
+#include "transport.h"
 
 static struct hlist_head *rdsd_bind_bucket(struct rdsd_net *rn, __be32 addr,
 					   __be16 port)

@@ -33,6 +33,9 @@
 #include <linux/vmalloc.h>
 
 #include "rdsd.h"
+#include "cong.h"
+#include "stats.h"
+#include "transport.h"
 
 static struct hlist_head *rdsd_cong_bucket(struct rdsd_net *rn, __be32 addr)
 {

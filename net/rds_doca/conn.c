@@ -63,6 +63,13 @@
 #include <linux/slab.h>
 
 #include "rdsd.h"
+#include "cong.h"
+#include "conn.h"
+#include "message.h"
+#include "netlink.h"
+#include "send.h"
+#include "stats.h"
+#include "transport.h"
 #include "trace.h"
 
 static unsigned int rdsd_conn_idle_secs = 60;

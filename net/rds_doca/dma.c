@@ -52,6 +52,7 @@
 
 #include "rdsd.h"
 #include "dma.h"
+#include "stats.h"
 
 #if IS_ENABLED(CONFIG_KUNIT)
 #include <kunit/static_stub.h>

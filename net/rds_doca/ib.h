@@ -20,6 +20,7 @@
 
 #include "rdsd.h"
 #include "mr.h"
+#include "transport.h"
 #include "wire.h"
 
 #define RDSD_IB_PORT_DEFAULT	18635	/* rds_rdma listens on 18634 */

@@ -60,6 +60,12 @@
 #include <kunit/visibility.h>
 
 #include "ib.h"
+#include "conn.h"
+#include "mr.h"
+#include "netlink.h"
+#include "send.h"
+#include "stats.h"
+#include "transport.h"
 #include "trace.h"
 
 static unsigned short rdsd_ib_port = RDSD_IB_PORT_DEFAULT;

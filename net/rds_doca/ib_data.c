@@ -56,6 +56,14 @@
 #include <kunit/visibility.h>
 
 #include "ib.h"
+#include "cong.h"
+#include "conn.h"
+#include "message.h"
+#include "mr.h"
+#include "recv.h"
+#include "send.h"
+#include "stats.h"
+#include "transport.h"
 #include "trace.h"
 
 #define RDSD_IB_SEND_MASK	(RDSD_IB_SEND_RING - 1)

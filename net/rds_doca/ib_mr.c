@@ -53,6 +53,7 @@
 #include <rdma/ib_cache.h>
 
 #include "ib.h"
+#include "mr.h"
 
 /* Work requests on the registration queue pair: one at a time. */
 #define RDSD_IB_REG_WRS		2

@@ -27,6 +27,10 @@
 #include <linux/uaccess.h>
 
 #include "rdsd.h"
+#include "conn.h"
+#include "info.h"
+#include "stats.h"
+#include "transport.h"
 
 /* Largest snapshot copied out. */
 #define RDSD_INFO_MAX		(16 << 20)

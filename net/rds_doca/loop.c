@@ -22,6 +22,12 @@
 #include <linux/rds_doca.h>
 
 #include "rdsd.h"
+#include "conn.h"
+#include "message.h"
+#include "mr.h"
+#include "recv.h"
+#include "send.h"
+#include "transport.h"
 
 static int rdsd_loop_laddr_check(struct net *net, __be32 addr)
 {

@@ -29,6 +29,9 @@
 #include <linux/uio.h>
 
 #include "rdsd.h"
+#include "dma.h"
+#include "message.h"
+#include "mr.h"
 
 /* Payloads up to this size are stored inline. */
 #define RDSD_MSG_INLINE_MAX	1024

@@ -33,6 +33,8 @@
 #include <linux/slab.h>
 
 #include "rdsd.h"
+#include "mr.h"
+#include "transport.h"
 
 /* Flags RDS_GET_MR accepts: every Linux RDS flag, and ours. */
 #define RDSD_MR_USER_FLAGS	(0x7f | RDS_DOCA_MR_REMOTE_READ_ONLY)

@@ -316,4 +316,8 @@ void rdsd_notify_purge(struct rdsd_sock *rs);
 bool rdsd_atomic_apply(int kind, const u64 *args, u64 old, u64 *new);
 #endif
 
+/* rdma.c: the receive buffer room of notices */
+bool rdsd_op_notice_reserve(struct rdsd_sock *rs, struct rdsd_op *op);
+void rdsd_op_notice_cancel(struct rdsd_sock *rs, struct rdsd_op *op);
+
 #endif /* _RDSD_MR_H */

@@ -28,8 +28,14 @@
 #include <net/genetlink.h>
 #include <net/sock.h>
 
-#include "ib.h"
 #include "rdsd.h"
+#include "ib.h"
+#include "conn.h"
+#include "dma.h"
+#include "mr.h"
+#include "netlink.h"
+#include "stats.h"
+#include "transport.h"
 #include "wire.h"
 
 static struct genl_family rdsd_nl_family;

@@ -66,6 +66,11 @@
 #include <linux/uio.h>
 
 #include "rdsd.h"
+#include "dma.h"
+#include "message.h"
+#include "mr.h"
+#include "stats.h"
+#include "transport.h"
 #include "trace.h"
 
 /* Flags an operation accepts: every Linux RDS flag. */

@@ -48,9 +48,10 @@
 #include <net/sock.h>
 #include <kunit/visibility.h>
 
-#include "dma.h"
-#include "mr.h"
-#include "transport.h"
+struct rdsd_cong_map;
+struct rdsd_op;
+struct rdsd_stats;
+struct rdsd_transport_ops;
 
 #define RDSD_VERSION		"1.0"
 #define RDSD_MAX_MSG_SIZE	SZ_1M		/* as Linux RDS */
@@ -72,47 +73,6 @@
 
 extern int rdsd_family;
 extern struct workqueue_struct *rdsd_wq;
-
-/**
- * struct rdsd_stats - per-CPU counters of one namespace
- *
- * Summed over CPUs when read (rdsd_stat_get()).  @copy counts the copy
- * engine's copies (dma.c) by where they were made and who made them.
- */
-struct rdsd_stats {
-	u64	send_queued;
-	u64	send_bytes;
-	u64	send_queue_full;
-	u64	send_cong_error;
-	u64	send_cong_blocked;
-	u64	xmit_retry;
-	u64	xmit_op_only;
-	u64	recv_delivered;
-	u64	recv_bytes;
-	u64	recv_drop_no_sock;
-	u64	recv_drop_dead_sock;
-	u64	recv_drop_old_seq;
-	u64	recv_ping;
-	u64	cong_update_received;
-	u64	conn_created;
-	u64	conn_reaped;
-	u64	conn_limit;
-	u64	recv_proto_error;
-	u64	recv_ping_dropped;
-	u64	rdma_refused;
-	u64	rdma_throttled;
-	u64	notify_full;
-	u64	rdma_resolve;
-	u64	conn_reset;
-	u64	send_drop_closed;
-	struct {
-		u64	ops;
-		u64	bytes;
-	} copy[RDSD_COPY_NR][RDSD_COPY_PATH_NR];
-};
-
-#define rdsd_stat_add(rn, field, n)	this_cpu_add((rn)->stats->field, (n))
-#define rdsd_stat_inc(rn, field)	rdsd_stat_add(rn, field, 1)
 
 /**
  * struct rdsd_net - per network namespace state
@@ -183,32 +143,6 @@ struct rdsd_net {
 };
 
 struct rdsd_net *rdsd_net(const struct net *net);
-
-/**
- * struct rdsd_cong_map - congested ports of one address
- * @node: on rdsd_net.cong_hash, protected by rdsd_net.cong_lock.
- * @refs: one per bound socket and per connection that points here.
- * @addr: the address whose ports the map describes.
- * @waitq: senders blocked until a port of this map is uncongested.
- * @conns_lock: protects @conns writers; readers use RCU.
- * @conns: connections whose local map (lcong) this is, each holding a
- *	reference: the ones a change of a port here concerns.
- * @rcu: frees the map after lockless lookups are done.
- * @bits: one bit per port, set while the port's socket is congested.
- *	Written with atomic bitops, read locklessly.  Allocated apart, so
- *	that 8 KiB of bits take 8 KiB and not the next slab size up.
- */
-struct rdsd_cong_map {
-	struct hlist_node	node;
-	refcount_t		refs;
-	__be32			addr;
-	wait_queue_head_t	waitq;
-	/* protects conns writers */
-	spinlock_t		conns_lock;
-	struct hlist_head	conns;
-	struct rcu_head		rcu;
-	unsigned long		*bits;
-};
 
 enum rdsd_conn_state {
 	RDSD_CONN_DOWN,
@@ -360,21 +294,6 @@ struct rdsd_msg {
 };
 
 /*
- * Does @msg hold nothing for the peer?  An RDS_RDMA_SILENT operation on an
- * empty message that tells no cookie: as in Linux, the operation goes
- * alone, the peer hears nothing of it, and a RDS_RDMA_USE_ONCE region it
- * used stays registered.  Not with RDS_RDMA_FENCE, whose message keeps
- * the operation in order with the messages sent before it.  The transport
- * returns RDSD_XMIT_DONE for such a message.
- */
-static inline bool rdsd_msg_op_only(const struct rdsd_msg *msg)
-{
-	return msg->op && !msg->len && !msg->rdma_dest &&
-	       (msg->op->flags & (RDS_RDMA_SILENT | RDS_RDMA_FENCE)) ==
-	       RDS_RDMA_SILENT;
-}
-
-/*
  * What @msg counts against its sender's send buffer and its receiver's
  * receive buffer: its payload, as Linux RDS counts it, but at least
  * RDSD_RECV_MIN_CHARGE, which covers the message itself, so that a flood
@@ -509,136 +428,5 @@ static inline struct rdsd_net *rdsd_sk_net(const struct rdsd_sock *rs)
 {
 	return rdsd_net(sock_net(&rs->sk));
 }
-
-/* message.c */
-struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp);
-int rdsd_msg_copy_from_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
-			    struct iov_iter *from);
-int rdsd_msg_copy_to_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
-			  struct iov_iter *to, size_t len);
-void rdsd_msg_put(struct rdsd_msg *msg);
-
-static inline void rdsd_msg_get(struct rdsd_msg *msg)
-{
-	refcount_inc(&msg->refs);
-}
-
-/* bind.c */
-int rdsd_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
-void rdsd_unbind(struct rdsd_sock *rs);
-struct rdsd_sock *rdsd_find_bound(struct rdsd_net *rn, __be32 addr,
-				  __be16 port);
-void rdsd_bind_net_init(struct rdsd_net *rn);
-
-/* cong.c */
-void rdsd_cong_net_init(struct rdsd_net *rn);
-void rdsd_cong_net_exit(struct rdsd_net *rn);
-struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn, __be32 addr,
-					gfp_t gfp);
-void rdsd_cong_map_put(struct rdsd_net *rn, struct rdsd_cong_map *map);
-void rdsd_cong_map_attach(struct rdsd_conn *conn);
-void rdsd_cong_map_detach(struct rdsd_conn *conn);
-void rdsd_cong_set(struct rdsd_net *rn, struct rdsd_cong_map *map,
-		   __be16 port);
-void rdsd_cong_clear(struct rdsd_net *rn, struct rdsd_cong_map *map,
-		     __be16 port);
-void rdsd_cong_map_updated(struct rdsd_net *rn, struct rdsd_cong_map *map,
-			   u64 portmask);
-int rdsd_cong_wait(struct rdsd_sock *rs, struct rdsd_cong_map *map,
-		   __be16 port, bool nonblock, long *timeo);
-void rdsd_cong_monitor_set(struct rdsd_sock *rs, bool on);
-bool rdsd_cong_updated_since(struct rdsd_sock *rs);
-
-static inline bool rdsd_cong_test(const struct rdsd_cong_map *map,
-				  __be16 port)
-{
-	return test_bit(be16_to_cpu(port), map->bits);
-}
-
-/* conn.c */
-struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
-					 const struct rdsd_transport_ops *bound,
-					 __be32 laddr, __be32 faddr, gfp_t gfp);
-struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
-					const struct rdsd_transport_ops *trans,
-					__be32 laddr, __be32 faddr, gfp_t gfp);
-void rdsd_conn_put(struct rdsd_conn *conn);
-struct rdsd_conn *rdsd_conn_get_next(struct rdsd_net *rn, unsigned long *id);
-void rdsd_conn_down(struct rdsd_conn *conn);
-void rdsd_conn_requeue_unacked(struct rdsd_conn *conn);
-void rdsd_conn_xmit(struct rdsd_conn *conn);
-void rdsd_conn_kick(struct rdsd_conn *conn);
-void rdsd_conn_up(struct rdsd_conn *conn);
-void rdsd_conn_net_init(struct rdsd_net *rn);
-void rdsd_conn_net_exit(struct rdsd_net *rn);
-unsigned int rdsd_conn_reap(struct rdsd_net *rn, unsigned long idle);
-
-/* send.c */
-int rdsd_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
-int rdsd_send_acked(struct rdsd_conn *conn, u64 seq);
-void rdsd_send_drop(struct rdsd_conn *conn, struct rdsd_msg *msg);
-void rdsd_send_drop_orphans(struct rdsd_conn *conn);
-void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe);
-int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
-			unsigned int optlen);
-
-/* recv.c */
-int rdsd_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
-		 int flags);
-void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg);
-void rdsd_recv_purge(struct rdsd_sock *rs);
-
-/* rdma.c: the receive buffer room of notices (see rdma.c) */
-bool rdsd_op_notice_reserve(struct rdsd_sock *rs, struct rdsd_op *op);
-void rdsd_op_notice_cancel(struct rdsd_sock *rs, struct rdsd_op *op);
-
-/* info.c */
-int rdsd_info_getsockopt(struct rdsd_sock *rs, int optname,
-			 char __user *optval, int __user *optlen);
-
-/* stats.c */
-int rdsd_stats_net_init(struct rdsd_net *rn);
-void rdsd_stats_net_exit(struct rdsd_net *rn);
-u64 rdsd_stat_read(struct rdsd_net *rn, size_t offset);
-void rdsd_stats_reset(struct rdsd_net *rn);
-
-/**
- * struct rdsd_stat_desc - name of a counter of struct rdsd_stats
- * @name: as RDS_INFO_COUNTERS and rdsctl show it.
- * @offset: offsetof(struct rdsd_stats, field).
- */
-struct rdsd_stat_desc {
-	const char	*name;
-	size_t		offset;
-};
-
-extern const struct rdsd_stat_desc rdsd_stat_descs[];
-extern const unsigned int rdsd_nr_stats;
-
-/* sysctl.c */
-int rdsd_sysctl_init(void);
-void rdsd_sysctl_exit(void);
-
-/* netlink.c */
-int rdsd_nl_init(void);
-void rdsd_nl_exit(void);
-void rdsd_nl_conn_event(struct rdsd_conn *conn, bool up);
-void rdsd_nl_dev_event(const struct rdsd_dev_info *di, bool add);
-int rdsd_nl_conn_fill(struct sk_buff *skb, struct rdsd_conn *conn,
-		      const struct rdsd_conn_info *ci);
-int rdsd_nl_sock_fill(struct sk_buff *skb, struct rdsd_sock *rs,
-		      struct user_namespace *uns);
-int rdsd_nl_sock_dump_from(struct rdsd_net *rn, struct sk_buff *skb,
-			   unsigned long *next, u32 portid, u32 seq,
-			   struct user_namespace *uns);
-
-/* rdsd_stat_get(rn, field): one counter, summed over CPUs */
-#define RDSD_STAT_OFFSET(field)	offsetof(struct rdsd_stats, field)
-#define rdsd_stat_get(rn, f)	rdsd_stat_read(rn, RDSD_STAT_OFFSET(f))
-
-#if IS_ENABLED(CONFIG_KUNIT)
-/* internals the KUnit suites reach */
-int rdsd_cmsg_parse(struct msghdr *m, struct rdsd_cmsgs *cm);
-#endif
 
 #endif /* _RDSD_H */

@@ -31,6 +31,13 @@
 #include <net/sock.h>
 
 #include "rdsd.h"
+#include "bind.h"
+#include "cong.h"
+#include "message.h"
+#include "mr.h"
+#include "recv.h"
+#include "send.h"
+#include "stats.h"
 
 /*
  * Is there room for @msg, a probe reply, in the receive buffer?  Nothing

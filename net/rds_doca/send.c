@@ -27,6 +27,12 @@
 #include <linux/timekeeping.h>
 
 #include "rdsd.h"
+#include "cong.h"
+#include "conn.h"
+#include "message.h"
+#include "mr.h"
+#include "send.h"
+#include "stats.h"
 
 /* Find the destination: the message's address, else the connected one. */
 static int rdsd_send_dest(struct rdsd_sock *rs, struct msghdr *m,

@@ -10,6 +10,8 @@
 #include <linux/percpu.h>
 
 #include "rdsd.h"
+#include "dma.h"
+#include "stats.h"
 
 #define RDSD_STAT(f)	{ #f, offsetof(struct rdsd_stats, f) }
 #define RDSD_COPY_STAT(name, d, p, what) \

@@ -25,6 +25,7 @@
 #include <linux/sysctl.h>
 
 #include "rdsd.h"
+#include "sysctl.h"
 
 /* A symbol rds.ko exports: found while rds.ko is loaded. */
 #define RDSD_RDS_SYMBOL		"rds_conn_create"

@@ -16,6 +16,7 @@
 #include <linux/rds_doca.h>
 
 #include "rdsd.h"
+#include "transport.h"
 
 /*
  * Transports that serve addresses other than 127/8, in order of preference,

@@ -16,6 +16,11 @@
 #include <net/net_namespace.h>
 
 #include "rdsd.h"
+#include "transport.h"
+#include "stats.h"
+#include "cong.h"
+#include "conn.h"
+#include "message.h"
 
 #define CT_LADDR	htonl(0x7f4f0001)	/* 127.79.0.1 */
 #define CT_LADDR2	htonl(0x7f4f0002)

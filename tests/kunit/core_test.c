@@ -22,6 +22,12 @@
 
 #include "mr.h"
 #include "rdsd.h"
+#include "transport.h"
+#include "stats.h"
+#include "cong.h"
+#include "message.h"
+#include "send.h"
+#include "recv.h"
 #include "wire.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

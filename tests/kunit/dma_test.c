@@ -16,6 +16,7 @@
 #include <linux/scatterlist.h>
 
 #include "rdsd.h"
+#include "dma.h"
 
 /* chunking --------------------------------------------------------------- */
 

@@ -16,6 +16,9 @@
 #include <net/sock.h>
 
 #include "rdsd.h"
+#include "transport.h"
+#include "message.h"
+#include "netlink.h"
 
 #define NL_ADDR(n)	htonl(0x7f4e0000 | (n))	/* 127.78.0.n */
 

@@ -21,6 +21,12 @@
 #include <net/net_namespace.h>
 
 #include "rdsd.h"
+#include "transport.h"
+#include "stats.h"
+#include "cong.h"
+#include "conn.h"
+#include "message.h"
+#include "send.h"
 
 #define WIN_LADDR	htonl(0x7f4e0001)	/* 127.78.0.1 */
 #define WIN_FADDR	htonl(0x7f4e0002)

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rds_doca connections (conn.c): the table, the state a transport
+ * reports, sending in order, and reaping.
+ */
+#ifndef _RDSD_CONN_H
+#define _RDSD_CONN_H
+
+#include <linux/gfp.h>
+#include <linux/types.h>
+
+struct rdsd_conn;
+struct rdsd_net;
+struct rdsd_transport_ops;
+
+struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
+					 const struct rdsd_transport_ops *bound,
+					 __be32 laddr, __be32 faddr, gfp_t gfp);
+struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
+					const struct rdsd_transport_ops *trans,
+					__be32 laddr, __be32 faddr, gfp_t gfp);
+void rdsd_conn_put(struct rdsd_conn *conn);
+struct rdsd_conn *rdsd_conn_get_next(struct rdsd_net *rn, unsigned long *id);
+void rdsd_conn_down(struct rdsd_conn *conn);
+void rdsd_conn_requeue_unacked(struct rdsd_conn *conn);
+void rdsd_conn_xmit(struct rdsd_conn *conn);
+void rdsd_conn_kick(struct rdsd_conn *conn);
+void rdsd_conn_up(struct rdsd_conn *conn);
+void rdsd_conn_net_init(struct rdsd_net *rn);
+void rdsd_conn_net_exit(struct rdsd_net *rn);
+unsigned int rdsd_conn_reap(struct rdsd_net *rn, unsigned long idle);
+
+#endif /* _RDSD_CONN_H */

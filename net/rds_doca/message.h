@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rds_doca messages (message.c): allocation, payload copies and
+ * references.
+ */
+#ifndef _RDSD_MESSAGE_H
+#define _RDSD_MESSAGE_H
+
+#include <linux/gfp.h>
+#include <linux/uio.h>
+
+#include "rdsd.h"
+#include "mr.h"
+
+struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp);
+int rdsd_msg_copy_from_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
+			    struct iov_iter *from);
+int rdsd_msg_copy_to_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
+			  struct iov_iter *to, size_t len);
+void rdsd_msg_put(struct rdsd_msg *msg);
+
+static inline void rdsd_msg_get(struct rdsd_msg *msg)
+{
+	refcount_inc(&msg->refs);
+}
+
+/*
+ * Does @msg hold nothing for the peer?  An RDS_RDMA_SILENT operation on an
+ * empty message that tells no cookie: as in Linux, the operation goes
+ * alone, the peer hears nothing of it, and a RDS_RDMA_USE_ONCE region it
+ * used stays registered.  Not with RDS_RDMA_FENCE, whose message keeps
+ * the operation in order with the messages sent before it.  The transport
+ * returns RDSD_XMIT_DONE for such a message.
+ */
+static inline bool rdsd_msg_op_only(const struct rdsd_msg *msg)
+{
+	return msg->op && !msg->len && !msg->rdma_dest &&
+	       (msg->op->flags & (RDS_RDMA_SILENT | RDS_RDMA_FENCE)) ==
+	       RDS_RDMA_SILENT;
+}
+
+#endif /* _RDSD_MESSAGE_H */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rds_doca receiving (recv.c): delivery to sockets and recvmsg().
+ */
+#ifndef _RDSD_RECV_H
+#define _RDSD_RECV_H
+
+#include <linux/types.h>
+
+struct msghdr;
+struct rdsd_conn;
+struct rdsd_msg;
+struct rdsd_sock;
+struct socket;
+
+int rdsd_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
+		 int flags);
+void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg);
+void rdsd_recv_purge(struct rdsd_sock *rs);
+
+#endif /* _RDSD_RECV_H */

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rds_doca sending (send.c): sendmsg(), acknowledgments, drops and
+ * RDS_CANCEL_SENT_TO.
+ */
+#ifndef _RDSD_SEND_H
+#define _RDSD_SEND_H
+
+#include <linux/sockptr.h>
+#include <linux/types.h>
+
+struct msghdr;
+struct rdsd_conn;
+struct rdsd_msg;
+struct rdsd_sock;
+struct socket;
+
+int rdsd_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
+int rdsd_send_acked(struct rdsd_conn *conn, u64 seq);
+void rdsd_send_drop(struct rdsd_conn *conn, struct rdsd_msg *msg);
+void rdsd_send_drop_orphans(struct rdsd_conn *conn);
+void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe);
+int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
+			unsigned int optlen);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* internals the KUnit suites reach */
+struct rdsd_cmsgs;
+
+int rdsd_cmsg_parse(struct msghdr *m, struct rdsd_cmsgs *cm);
+#endif
+
+#endif /* _RDSD_SEND_H */
