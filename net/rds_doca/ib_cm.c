@@ -73,8 +73,6 @@ module_param_named(ib_port, rdsd_ib_port, ushort, 0444);
 MODULE_PARM_DESC(ib_port,
 		 "rdma_cm port the IB/RoCE transport listens on (default 18635)");
 
-static_assert(sizeof(struct rdsd_ib_cm_data) == 48);
-
 /* A 16 KiB fragment spans at most five page blocks of a message. */
 #define RDSD_IB_MIN_SEND_SGE	6
 

@@ -112,6 +112,50 @@ struct rdsd_wire_info {
 	u32	rdma_key;
 };
 
+/* rdsd_ib_cm_data.reason: why a connection request was refused */
+enum rdsd_ib_reject {
+	RDSD_IB_REJ_NONE,
+	RDSD_IB_REJ_VERSION,	/* protocol version not spoken */
+	RDSD_IB_REJ_LIMITS,	/* offered credits or sizes unusable */
+	RDSD_IB_REJ_RACE,	/* both ends connected; the lower address wins */
+	RDSD_IB_REJ_STALE,	/* a connection is still up here; retry */
+	RDSD_IB_REJ_NOTREADY,	/* no connection can be made now */
+};
+
+#define RDSD_IB_CM_VERSION	3
+
+/**
+ * struct rdsd_ib_cm_data - rdma_cm private data of REQ, REP and REJ
+ * @magic: RDSD_WIRE_MAGIC.
+ * @version: RDSD_IB_CM_VERSION.
+ * @reason: enum rdsd_ib_reject in a REJ, else 0.
+ * @flags: zero.
+ * @credits: receive buffers the sender posted for this connection.
+ * @frag_size: largest fragment payload the sender accepts.
+ * @max_msg: largest message the sender accepts.
+ * @reserved: zero.
+ * @incarnation: identity of the sender's side of the connection, new
+ *	every time it is created (module load, namespace).
+ * @peer_incarnation: the peer incarnation @rx_next refers to, 0 if none.
+ * @rx_next: next sequence number the sender expects from the peer.
+ *
+ * 48 bytes: within the 56 bytes rdma_cm leaves in an IB CM REQ.  The
+ * IB/RoCE transport's connection manager (ib_cm.c) sends and checks it.
+ */
+struct rdsd_ib_cm_data {
+	__be32	magic;
+	__u8	version;
+	__u8	reason;
+	__be16	flags;
+	__be32	credits;
+	__be32	frag_size;
+	__be32	max_msg;
+	__be32	reserved;
+	__be64	incarnation;
+	__be64	peer_incarnation;
+	__be64	rx_next;
+};
+
 void rdsd_wire_encode(struct rdsd_wire_hdr *hdr,
 		      const struct rdsd_wire_info *info);
 int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
