@@ -417,16 +417,29 @@ struct rdsd_ib_conn {
 
 extern const struct rdsd_transport_ops rdsd_ib_transport;
 
-/* ib_cm.c */
+/* ib.c */
 struct rdsd_ib_dev *rdsd_ib_dev_find(__be32 addr, u32 *port);
 void rdsd_ib_dev_put(struct rdsd_ib_dev *dev);
 int rdsd_ib_dev_info(u32 *index, struct rdsd_dev_info *di);
+int rdsd_ib_dev_attach(struct rdsd_ib_conn *tp, struct ib_device *ibdev);
+void rdsd_ib_dev_detach(struct rdsd_ib_conn *tp);
+void rdsd_ib_dev_revoke(struct rdsd_ib_dev *dev, struct rdsd_mr *mr);
+bool rdsd_ib_path_usable(const struct rdsd_conn *conn);
 u16 rdsd_ib_listen_port(void);
 int rdsd_ib_init(void);
 void rdsd_ib_stop_listening(void);
 void rdsd_ib_exit(void);
+
+/* ib_cm.c */
+int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 void rdsd_ib_request_reset(struct rdsd_ib_conn *tp, int why);
-void rdsd_ib_dev_revoke(struct rdsd_ib_dev *dev, struct rdsd_mr *mr);
+int rdsd_ib_conn_alloc(struct rdsd_conn *conn, gfp_t gfp);
+void rdsd_ib_conn_free(struct rdsd_conn *conn);
+int rdsd_ib_conn_connect(struct rdsd_conn *conn);
+void rdsd_ib_conn_shutdown(struct rdsd_conn *conn);
+void rdsd_ib_conn_info(struct rdsd_conn *conn, struct rdsd_conn_info *ci);
+int rdsd_ib_conn_drop(struct rdsd_conn *conn);
+bool rdsd_ib_conn_idle(struct rdsd_conn *conn);
 
 /* ib_data.c */
 int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp);

@@ -1,17 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rds_doca IB transport: devices and connections.
- *
- * Devices.  An ib_client follows the RDMA devices that can run the IB
- * connection manager (InfiniBand and RoCE ports).  Each gets a struct
- * rdsd_ib_dev with a protection domain that every connection on it shares
- * by reference.  Removing a device resets every connection using it and
- * waits until they let go; they reconnect when a device serves their
- * addresses again.
- *
- * Addresses.  A socket may bind an address whose network device belongs to
- * an RDMA device; connections between two such addresses, on one host or
- * two, use this transport.
+ * rds_doca IB transport: connection management.
  *
  * Connections.  rdma_cm listens on the module parameter ib_port.  Either
  * end may connect; each connection attempt builds a queue pair with its
@@ -45,388 +34,21 @@
  * An rdma_cm id is never destroyed while holding it, since its event
  * handler may be waiting for the mutex: teardown detaches the id and the
  * caller destroys it afterwards.  Lock order: cm_mutex, then
- * rdsd_ib_devs_mutex.
+ * rdsd_ib_devs_mutex (ib.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
-#include <linux/inetdevice.h>
 #include <linux/random.h>
-#include <linux/rds_doca.h>
 #include <linux/slab.h>
-#include <net/addrconf.h>
-#include <net/route.h>
-#include <rdma/ib_cache.h>
 #include <kunit/visibility.h>
 
 #include "ib.h"
 #include "conn.h"
-#include "mr.h"
-#include "netlink.h"
 #include "send.h"
 #include "stats.h"
 #include "transport.h"
 #include "trace.h"
-
-static unsigned short rdsd_ib_port = RDSD_IB_PORT_DEFAULT;
-module_param_named(ib_port, rdsd_ib_port, ushort, 0444);
-MODULE_PARM_DESC(ib_port,
-		 "rdma_cm port the IB/RoCE transport listens on (default 18635)");
-
-/* A 16 KiB fragment spans at most five page blocks of a message. */
-#define RDSD_IB_MIN_SEND_SGE	6
-
-static DEFINE_MUTEX(rdsd_ib_devs_mutex);
-static LIST_HEAD(rdsd_ib_devs);
-static DECLARE_WAIT_QUEUE_HEAD(rdsd_ib_devs_wq);
-static struct rdma_cm_id *rdsd_ib_listen_id;
-
-static int rdsd_ib_add_one(struct ib_device *ibdev);
-static int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
-static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data);
-
-static struct ib_client rdsd_ib_client = {
-	.name	= "rds_doca",
-	.add	= rdsd_ib_add_one,
-	.remove	= rdsd_ib_remove_one,
-};
-
-/* Devices ---------------------------------------------------------------- */
-
-/*
- * The device's resources are gone by now (rdsd_ib_remove_one()); regions
- * of sockets may have kept the structure a while longer.
- */
-static void rdsd_ib_dev_release(struct kref *kref)
-{
-	struct rdsd_ib_dev *dev = container_of(kref, struct rdsd_ib_dev, kref);
-
-	WARN_ON_ONCE(dev->pd || !list_empty(&dev->mrs));
-	mutex_destroy(&dev->reg_mutex);
-	kfree(dev);
-}
-
-/**
- * rdsd_ib_dev_put - drop a reference to a device
- * @dev: the device.
- */
-void rdsd_ib_dev_put(struct rdsd_ib_dev *dev)
-{
-	kref_put(&dev->kref, rdsd_ib_dev_release);
-}
-
-/*
- * Describe @dev for the control plane; process context.  The port shown
- * is the device's first one.
- */
-static void rdsd_ib_dev_fill(struct rdsd_ib_dev *dev, struct rdsd_dev_info *di)
-{
-	struct ib_device *ibdev = dev->ibdev;
-	const struct ib_device_attr *a = &ibdev->attrs;
-	struct rdsd_ib_conn *tp;
-	struct ib_port_attr pa;
-	struct rdsd_ib_mr *mr;
-	union ib_gid gid;
-
-	memset(di, 0, sizeof(*di));
-	di->index = ibdev->index;
-	strscpy(di->name, dev_name(&ibdev->dev), sizeof(di->name));
-	di->port = rdma_start_port(ibdev);
-	if (!ib_query_port(ibdev, di->port, &pa))
-		di->state = pa.state;
-	if (!rdma_query_gid(ibdev, di->port, 0, &gid))
-		memcpy(di->gid, gid.raw, sizeof(di->gid));
-	di->max_msg = RDSD_MAX_MSG_SIZE;
-	di->atomic_cap = a->atomic_cap;
-	di->masked_atomic_cap = a->masked_atomic_cap;
-	di->frwr_depth = dev->max_frmr_pages;
-	di->max_sge = dev->max_send_sge;
-	di->max_rd_sge = dev->max_rd_sge;
-	/* masked atomics are not offered over this transport */
-	di->caps = RDS_DOCA_DEV_CAP_SEND | RDS_DOCA_DEV_CAP_RDMA_WRITE |
-		   RDS_DOCA_DEV_CAP_RDMA_READ | RDS_DOCA_DEV_CAP_MR_LIST;
-	if (a->atomic_cap != IB_ATOMIC_NONE)
-		di->caps |= RDS_DOCA_DEV_CAP_ATOMIC;
-
-	mutex_lock(&rdsd_ib_devs_mutex);
-	list_for_each_entry(tp, &dev->paths, dev_item)
-		di->conns++;
-	mutex_unlock(&rdsd_ib_devs_mutex);
-	mutex_lock(&dev->reg_mutex);
-	list_for_each_entry(mr, &dev->mrs, item)
-		di->mrs++;
-	mutex_unlock(&dev->reg_mutex);
-}
-
-/**
- * rdsd_ib_dev_info - ->dev_describe of the IB transport
- * @index: in, the lowest device index wanted; out, the one described.
- * @di: filled in.
- *
- * Returns 0, or -ENOENT when no device has an index at or above *@index.
- */
-int rdsd_ib_dev_info(u32 *index, struct rdsd_dev_info *di)
-{
-	struct rdsd_ib_dev *dev, *best = NULL;
-
-	mutex_lock(&rdsd_ib_devs_mutex);
-	list_for_each_entry(dev, &rdsd_ib_devs, node) {
-		if (dev->dying || dev->ibdev->index < *index)
-			continue;
-		if (!best || dev->ibdev->index < best->ibdev->index)
-			best = dev;
-	}
-	if (best)
-		kref_get(&best->kref);
-	mutex_unlock(&rdsd_ib_devs_mutex);
-	if (!best)
-		return -ENOENT;
-
-	rdsd_ib_dev_fill(best, di);
-	*index = di->index;
-	rdsd_ib_dev_put(best);
-	return 0;
-}
-
-static int rdsd_ib_add_one(struct ib_device *ibdev)
-{
-	const struct ib_device_attr *a = &ibdev->attrs;
-	struct rdsd_dev_info di;
-	struct rdsd_ib_dev *dev;
-	bool cm = false;
-	u32 port;
-
-	rdma_for_each_port(ibdev, port)
-		if (rdma_cap_ib_cm(ibdev, port))
-			cm = true;
-	if (!cm || a->max_send_sge < RDSD_IB_MIN_SEND_SGE ||
-	    a->max_recv_sge < 2 || a->max_qp_wr <= RDSD_IB_SEND_RING ||
-	    a->max_qp_wr <= RDSD_IB_RECV_RING ||
-	    a->max_cqe <= RDSD_IB_SEND_RING || a->max_cqe <= RDSD_IB_RECV_RING)
-		return -EOPNOTSUPP;
-
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!dev)
-		return -ENOMEM;
-	dev->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(dev->pd)) {
-		int ret = PTR_ERR(dev->pd);
-
-		kfree(dev);
-		return ret;
-	}
-	kref_init(&dev->kref);
-	INIT_LIST_HEAD(&dev->paths);
-	INIT_LIST_HEAD(&dev->mrs);
-	mutex_init(&dev->reg_mutex);
-	dev->ibdev = ibdev;
-	dev->max_send_sge = min_t(u32, a->max_send_sge, RDSD_IB_SEND_SGE);
-	dev->max_rd_sge = min_t(u32, a->max_sge_rd ? a->max_sge_rd :
-				a->max_send_sge, dev->max_send_sge);
-	dev->max_frmr_pages = a->max_fast_reg_page_list_len;
-	get_random_bytes(&dev->reg_key, sizeof(dev->reg_key));
-	dev->rd_atom = min3(a->max_qp_rd_atom, a->max_qp_init_rd_atom, 16);
-
-	mutex_lock(&rdsd_ib_devs_mutex);
-	list_add_tail(&dev->node, &rdsd_ib_devs);
-	mutex_unlock(&rdsd_ib_devs_mutex);
-	ib_set_client_data(ibdev, &rdsd_ib_client, dev);
-
-	rdsd_ib_dev_fill(dev, &di);
-	rdsd_nl_dev_event(&di, true);
-	return 0;
-}
-
-/*
- * The device goes away: every connection on it is reset, and once the
- * last one let go, every region registered with it is taken off and the
- * protection domain freed.  The connections come back on whatever device
- * then serves their addresses.
- */
-static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data)
-{
-	struct rdsd_ib_dev *dev = data;
-	struct rdsd_ib_conn *tp;
-	struct rdsd_dev_info di;
-
-	rdsd_ib_dev_fill(dev, &di);
-	mutex_lock(&rdsd_ib_devs_mutex);
-	dev->dying = true;
-	list_del(&dev->node);
-	list_for_each_entry(tp, &dev->paths, dev_item)
-		rdsd_ib_request_reset(tp, RDSD_RESET_DEVICE);
-	mutex_unlock(&rdsd_ib_devs_mutex);
-
-	/*
-	 * No sleeping lock in a wait condition: detach empties the list
-	 * under the mutex, then wakes us; the unlocked look is enough.
-	 */
-	wait_event(rdsd_ib_devs_wq, list_empty_careful(&dev->paths));
-	rdsd_ib_mr_dev_remove(dev);
-	ib_dealloc_pd(dev->pd);
-	dev->pd = NULL;
-	rdsd_ib_dev_put(dev);
-	rdsd_nl_dev_event(&di, false);
-}
-
-/**
- * rdsd_ib_dev_find - the device that serves a local address
- * @addr: an address of this host (initial namespace).
- * @port: set to the device's port of that address.
- *
- * Returns the device with a reference, or NULL.  Process context.
- */
-struct rdsd_ib_dev *rdsd_ib_dev_find(__be32 addr, u32 *port)
-{
-	const struct ib_gid_attr *gattr;
-	struct rdsd_ib_dev *dev, *found = NULL;
-	struct net_device *ndev;
-	struct ib_device *ibdev;
-	union ib_gid gid;
-
-	ndev = ip_dev_find(&init_net, addr);
-	if (!ndev)
-		return NULL;
-	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
-	if (!ibdev)
-		goto out;
-	/* RoCE: the port whose GID table has the address */
-	ipv6_addr_set_v4mapped(addr, (struct in6_addr *)gid.raw);
-	*port = rdma_start_port(ibdev);
-	gattr = rdma_find_gid(ibdev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP, ndev);
-	if (IS_ERR(gattr))
-		gattr = rdma_find_gid(ibdev, &gid, IB_GID_TYPE_ROCE, ndev);
-	if (!IS_ERR(gattr)) {
-		*port = gattr->port_num;
-		rdma_put_gid_attr(gattr);
-	}
-
-	mutex_lock(&rdsd_ib_devs_mutex);
-	list_for_each_entry(dev, &rdsd_ib_devs, node) {
-		if (dev->ibdev == ibdev && !dev->dying) {
-			kref_get(&dev->kref);
-			found = dev;
-			break;
-		}
-	}
-	mutex_unlock(&rdsd_ib_devs_mutex);
-	ib_device_put(ibdev);
-out:
-	dev_put(ndev);
-	return found;
-}
-
-/**
- * rdsd_ib_dev_revoke - tell peers a region's device key is no longer good
- * @dev: the device the region is registered with.
- * @mr: the region, dead, granted to a peer.
- *
- * Every connection of the device from the region's address tells its
- * peer (rdsd_ib_mr_revoke()).  Process context.
- */
-void rdsd_ib_dev_revoke(struct rdsd_ib_dev *dev, struct rdsd_mr *mr)
-{
-	struct rdsd_ib_conn *tp;
-
-	mutex_lock(&rdsd_ib_devs_mutex);
-	list_for_each_entry(tp, &dev->paths, dev_item)
-		if (tp->conn->laddr == mr->owner_addr)
-			rdsd_ib_mr_revoke(tp, mr);
-	mutex_unlock(&rdsd_ib_devs_mutex);
-}
-
-/* Take a reference on the device behind @ibdev for @tp; cm_mutex held. */
-static int rdsd_ib_dev_attach(struct rdsd_ib_conn *tp, struct ib_device *ibdev)
-{
-	struct rdsd_ib_dev *dev;
-	int ret = -ENODEV;
-
-	mutex_lock(&rdsd_ib_devs_mutex);
-	list_for_each_entry(dev, &rdsd_ib_devs, node) {
-		if (dev->ibdev != ibdev || dev->dying)
-			continue;
-		kref_get(&dev->kref);
-		list_add_tail(&tp->dev_item, &dev->paths);
-		tp->dev = dev;
-		ret = 0;
-		break;
-	}
-	mutex_unlock(&rdsd_ib_devs_mutex);
-	return ret;
-}
-
-static void rdsd_ib_dev_detach(struct rdsd_ib_conn *tp)
-{
-	struct rdsd_ib_dev *dev = tp->dev;
-
-	mutex_lock(&rdsd_ib_devs_mutex);
-	list_del_init(&tp->dev_item);
-	mutex_unlock(&rdsd_ib_devs_mutex);
-	wake_up_all(&rdsd_ib_devs_wq);
-	tp->dev = NULL;
-	rdsd_ib_dev_put(dev);
-}
-
-/*
- * ->laddr_check: the address must be on a network device that an RDMA
- * device serves, in the initial namespace (as Linux RDS over IB).  The
- * network device is looked up and used under rcu_read_lock(), which keeps
- * it from being freed meanwhile.
- */
-static int rdsd_ib_laddr_check(struct net *net, __be32 addr)
-{
-	struct net_device *ndev;
-	struct ib_device *ibdev = NULL;
-
-	if (!net_eq(net, &init_net) || ipv4_is_loopback(addr))
-		return -EADDRNOTAVAIL;
-	rcu_read_lock();
-	ndev = __ip_dev_find(net, addr, false);
-	if (ndev)
-		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
-	rcu_read_unlock();
-	if (!ibdev)
-		return -EADDRNOTAVAIL;
-	ib_device_put(ibdev);
-	return 0;
-}
-
-/*
- * Can a packet from @conn's address reach its peer right now?  The same
- * question Soft-RoCE asks for every packet it sends: the local address's
- * device is up and has a route to the peer.
- *
- * Soft-RoCE (rdma_rxe) moves any queue pair whose packet it cannot route
- * to the error state, the GSI queue pair that carries connection manager
- * messages included, and nothing brings that one back: one such message
- * sent while the link is down leaves the device unable to connect until
- * it is re-created.  So while this says no, no attempt starts, an
- * established attempt is not disconnected and its id is not destroyed
- * (destroying it sends a DREQ): the reaper keeps it until the path is back.
- */
-static bool rdsd_ib_path_usable(const struct rdsd_conn *conn)
-{
-	struct net_device *ndev;
-	struct flowi4 fl = {};
-	struct rtable *rt;
-	bool ok = false;
-
-	rcu_read_lock();
-	ndev = __ip_dev_find(&init_net, conn->laddr, false);
-	if (ndev && netif_running(ndev) && netif_carrier_ok(ndev)) {
-		fl.flowi4_oif = ndev->ifindex;
-		fl.saddr = conn->laddr;
-		fl.daddr = conn->faddr;
-		fl.flowi4_proto = IPPROTO_UDP;
-		rt = ip_route_output_key(&init_net, &fl);
-		if (!IS_ERR(rt)) {
-			ip_rt_put(rt);
-			ok = true;
-		}
-	}
-	rcu_read_unlock();
-	return ok;
-}
 
 /* Protocol rules ----------------------------------------------------------- */
 
@@ -785,7 +407,7 @@ static void rdsd_ib_connect_worker(struct work_struct *work)
 	struct sockaddr_in dst = {
 		.sin_family	= AF_INET,
 		.sin_addr	= { .s_addr = conn->faddr },
-		.sin_port	= htons(rdsd_ib_port),
+		.sin_port	= htons(rdsd_ib_listen_port()),
 	};
 	struct rdma_cm_id *id;
 	int ret;
@@ -1027,7 +649,7 @@ static void rdsd_ib_trace_reject(struct rdsd_ib_conn *tp,
 	trace_rdsd_ib_reject(tp->conn, rdma_reject_msg(id, ev->status));
 }
 
-static int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct rdsd_ib_conn *tp = id->context;
 	int ret = 0;
@@ -1096,9 +718,9 @@ out:
 	return 0;	/* ids are ours to destroy */
 }
 
-/* Transport operations ----------------------------------------------------- */
+/* Transport operations on connections ------------------------------------- */
 
-static int rdsd_ib_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
+int rdsd_ib_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
 {
 	struct rdsd_ib_conn *tp;
 
@@ -1121,7 +743,7 @@ static int rdsd_ib_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
 	return 0;
 }
 
-static void rdsd_ib_conn_free(struct rdsd_conn *conn)
+void rdsd_ib_conn_free(struct rdsd_conn *conn)
 {
 	struct rdsd_ib_conn *tp = conn->tp;
 
@@ -1131,7 +753,7 @@ static void rdsd_ib_conn_free(struct rdsd_conn *conn)
 	conn->tp = NULL;
 }
 
-static int rdsd_ib_conn_connect(struct rdsd_conn *conn)
+int rdsd_ib_conn_connect(struct rdsd_conn *conn)
 {
 	struct rdsd_ib_conn *tp = conn->tp;
 
@@ -1143,7 +765,7 @@ static int rdsd_ib_conn_connect(struct rdsd_conn *conn)
  * ->conn_shutdown: no attempt survives and no work item runs afterwards.
  * Safe to call twice.
  */
-static void rdsd_ib_conn_shutdown(struct rdsd_conn *conn)
+void rdsd_ib_conn_shutdown(struct rdsd_conn *conn)
 {
 	struct rdsd_ib_conn *tp = conn->tp;
 	struct rdma_cm_id *id;
@@ -1163,17 +785,8 @@ static void rdsd_ib_conn_shutdown(struct rdsd_conn *conn)
 	rdsd_ib_reap(tp);	/* dead: every id goes */
 }
 
-/**
- * rdsd_ib_listen_port - the port rdma_cm listens on (module parameter)
- */
-u16 rdsd_ib_listen_port(void)
-{
-	return rdsd_ib_port;
-}
-
 /* ->conn_info: the device, port and queue pair of the current attempt. */
-static void rdsd_ib_conn_info(struct rdsd_conn *conn,
-			      struct rdsd_conn_info *ci)
+void rdsd_ib_conn_info(struct rdsd_conn *conn, struct rdsd_conn_info *ci)
 {
 	struct rdsd_ib_conn *tp = conn->tp;
 
@@ -1209,7 +822,7 @@ static void rdsd_ib_conn_info(struct rdsd_conn *conn,
 }
 
 /* ->conn_drop: reset the path as a failure would; it reconnects. */
-static int rdsd_ib_conn_drop(struct rdsd_conn *conn)
+int rdsd_ib_conn_drop(struct rdsd_conn *conn)
 {
 	WRITE_ONCE(conn->last_error, -ECONNRESET);
 	rdsd_ib_request_reset(conn->tp, RDSD_RESET_DROP);
@@ -1224,7 +837,7 @@ static int rdsd_ib_conn_drop(struct rdsd_conn *conn)
  * peer sends them again to it, and its reconnect handshake carries what
  * was delivered (rx_next), which a successor could not.
  */
-static bool rdsd_ib_conn_idle(struct rdsd_conn *conn)
+bool rdsd_ib_conn_idle(struct rdsd_conn *conn)
 {
 	struct rdsd_ib_conn *tp = conn->tp;
 	bool idle;
@@ -1233,87 +846,4 @@ static bool rdsd_ib_conn_idle(struct rdsd_conn *conn)
 	idle = !tp->rx_unacked && !READ_ONCE(tp->rx_active);
 	spin_unlock_bh(&tp->send_lock);
 	return idle;
-}
-
-const struct rdsd_transport_ops rdsd_ib_transport = {
-	.name		= "ib",
-	.type		= RDSD_TRANS_IB,
-	.laddr_check	= rdsd_ib_laddr_check,
-	.conn_alloc	= rdsd_ib_conn_alloc,
-	.conn_free	= rdsd_ib_conn_free,
-	.conn_connect	= rdsd_ib_conn_connect,
-	.conn_shutdown	= rdsd_ib_conn_shutdown,
-	.xmit		= rdsd_ib_xmit,
-	.cong_changed	= rdsd_ib_cong_changed,
-	.features	= RDSD_TRANS_F_RDMA,
-	.mr_register	= rdsd_ib_mr_register,
-	.mr_unregister	= rdsd_ib_mr_unregister,
-	.mr_release	= rdsd_ib_mr_release,
-	.conn_info	= rdsd_ib_conn_info,
-	.conn_drop	= rdsd_ib_conn_drop,
-	.dev_describe	= rdsd_ib_dev_info,
-	.conn_idle	= rdsd_ib_conn_idle,
-};
-EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_transport);
-
-/* Module ------------------------------------------------------------------- */
-
-/**
- * rdsd_ib_init - follow RDMA devices and listen for connections
- *
- * Called after the namespace state exists: a request may arrive at once.
- */
-int rdsd_ib_init(void)
-{
-	struct sockaddr_in sin = {
-		.sin_family	= AF_INET,
-		.sin_addr	= { .s_addr = htonl(INADDR_ANY) },
-		.sin_port	= htons(rdsd_ib_port),
-	};
-	struct rdma_cm_id *id;
-	int ret;
-
-	ret = ib_register_client(&rdsd_ib_client);
-	if (ret)
-		return ret;
-
-	id = rdma_create_id(&init_net, rdsd_ib_cm_handler, NULL, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id)) {
-		ret = PTR_ERR(id);
-		goto err_client;
-	}
-	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
-	if (!ret)
-		ret = rdma_listen(id, 128);
-	if (ret) {
-		pr_err("cannot listen on rdma_cm port %u: %d (ib_port= picks another)\n",
-		       rdsd_ib_port, ret);
-		rdma_destroy_id(id);
-		goto err_client;
-	}
-	rdsd_ib_listen_id = id;
-	return 0;
-
-err_client:
-	ib_unregister_client(&rdsd_ib_client);
-	return ret;
-}
-
-/**
- * rdsd_ib_stop_listening - refuse new connections; first step of unload
- */
-void rdsd_ib_stop_listening(void)
-{
-	if (rdsd_ib_listen_id)
-		rdma_destroy_id(rdsd_ib_listen_id);
-	rdsd_ib_listen_id = NULL;
-}
-
-/**
- * rdsd_ib_exit - stop following devices; every connection is gone
- */
-void rdsd_ib_exit(void)
-{
-	ib_unregister_client(&rdsd_ib_client);
 }
