@@ -1180,6 +1180,145 @@ static int rdsd_ib_xmit_op_packed(struct rdsd_ib_conn *tp,
 	return 0;
 }
 
+/*
+ * May @msg, of @nfrags fragments, go now?  Sends what must precede it: a congestion update, and
+ * revocations, which go before every message sent after them.  send_lock
+ * held.  Returns 0; -EAGAIN while it waits (the queue pair is not up, or
+ * tx_blocked is set for what will kick the connection); or -ECANCELED
+ * when its operation may not go, the RDS_RDMA_* status in *@status for
+ * the caller to complete it with outside send_lock.
+ */
+static int rdsd_ib_xmit_check(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
+			      u32 nfrags, bool post_op, int *status)
+{
+	struct rdsd_op *op = msg->op;
+	int ret;
+
+	if (!tp->tx_ready)
+		return -EAGAIN;	/* rdsd_conn_up() sends it on the next path */
+	/*
+	 * An operation of more pieces than the device takes in the whole
+	 * ring would wait for room forever, and every later message of the
+	 * connection with it: it fails, as a refused one does, and the
+	 * message goes on without it.
+	 */
+	if (post_op && rdsd_ib_op_wrs(tp, op, op->nents) + nfrags + 1 >
+		       RDSD_IB_SEND_RING) {
+		rdsd_stat_inc(tp->conn->rn, rdma_refused);
+		*status = RDS_RDMA_OTHER_ERROR;
+		return -ECANCELED;
+	}
+	rdsd_ib_send_cong(tp);
+	rdsd_ib_send_ctl(tp);
+	if (rdsd_ib_ctl_busy(tp)) {
+		tp->tx_blocked = true;
+		return -EAGAIN;
+	}
+	if (!post_op)
+		return 0;
+	/*
+	 * The device key of the peer's region, from the peer's kernel: an
+	 * operation it refuses, or that falls outside what it granted, fails
+	 * here, without a device seeing it, and the message goes on alone.
+	 */
+	ret = rdsd_ib_op_resolve(tp, msg);
+	if (ret == -EACCES) {
+		*status = RDS_RDMA_REMOTE_ERROR;
+		return -ECANCELED;
+	}
+	if (ret) {
+		/* the answer kicks; a request short of credit too */
+		tp->tx_blocked = true;
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/*
+ * Send @msg in fragments of its own, behind its operation if @post_op,
+ * after flushing the open pack: messages leave in order.  send_lock held.
+ * Returns 0, -EAGAIN when credits or send slots are short (tx_blocked
+ * set), or -ENOMEM when a buffer could not be mapped.
+ */
+static int rdsd_ib_xmit_frags(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
+			      struct rdsd_wire_info *info, bool post_op,
+			      u32 nfrags)
+{
+	struct rdsd_op *op = msg->op;
+	int count = 0, op_count = 0;
+	u16 ack_flags, last_flags;
+	u32 i, adv, nwr = 0;
+
+	rdsd_ib_pack_flush(tp);		/* messages leave in order */
+	if (post_op)
+		nwr = rdsd_ib_op_wrs(tp, op, op->nents);
+	if (!rdsd_ib_credits_ok(&tp->credits, nfrags) ||
+	    rdsd_ib_send_free(tp) < nwr + nfrags + 1) {
+		tp->tx_blocked = true;
+		return -EAGAIN;
+	}
+	if (post_op) {
+		op_count = ib_dma_map_sg(tp->dev->ibdev, op->sg, op->nents,
+					 rdsd_ib_op_dir(op));
+		if (unlikely(!op_count))
+			return -ENOMEM;
+	}
+	if (msg->len) {
+		count = ib_dma_map_sg(tp->dev->ibdev, msg->sg, msg->nents,
+				      DMA_TO_DEVICE);
+		if (unlikely(!count)) {
+			if (op_count)
+				ib_dma_unmap_sg(tp->dev->ibdev, op->sg,
+						op->nents, rdsd_ib_op_dir(op));
+			return -ENOMEM;
+		}
+	}
+	if (post_op) {
+		set_bit(RDSD_OP_POSTED, &op->state);
+		trace_rdsd_op_post(op, 0);
+		rdsd_ib_grant_used(tp, op);
+		nwr = rdsd_ib_op_prep(tp, op, op_count);
+	}
+
+	rdsd_ib_credits_take(&tp->credits, nfrags, &adv);
+	rdsd_ib_fill_ack(tp, info);
+	ack_flags = info->flags;
+	last_flags = ack_flags | RDSD_WIRE_F_LAST_FRAG;
+	if (rdsd_ib_ack_req(tp, msg->len))
+		last_flags |= RDSD_WIRE_F_ACK_REQ;
+	rdsd_ib_ack_req_sent(tp, last_flags & RDSD_WIRE_F_ACK_REQ);
+
+	for (i = 0; i < nfrags; i++) {
+		u32 idx = tp->send_head + nwr + i;
+		struct rdsd_ib_send *s = rdsd_ib_slot(tp, idx);
+		bool last = i + 1 == nfrags;
+		int n = 0;
+
+		info->flags = last ? last_flags : ack_flags;
+		info->frag_off = i * RDSD_IB_FRAG_SIZE;
+		info->frag_len = min_t(u32, RDSD_IB_FRAG_SIZE,
+				       msg->len - info->frag_off);
+		info->credits = i ? 0 : adv;
+		rdsd_ib_hdr_prep(tp, idx, info);
+		if (info->frag_len) {
+			n = rdsd_ib_frag_sges(tp, msg, count, info->frag_off,
+					      info->frag_len, &s->sge[1],
+					      tp->dev->max_send_sge - 1);
+			if (WARN_ON_ONCE(n < 0))
+				n = 0;	/* the peer refuses the short fragment */
+		}
+		s->wr.num_sge = 1 + n;
+		if (!i && nwr && op->kind != RDSD_OP_WRITE)
+			s->wr.send_flags |= IB_SEND_FENCE;
+		rdsd_msg_get(msg);
+		s->msg = msg;
+		s->unmap = last && msg->len;
+		rdsd_ib_signal(tp, s, false);
+	}
+	rdsd_ib_post(tp, nwr + nfrags);
+	return 0;
+}
+
 /**
  * rdsd_ib_xmit - send a message: ->xmit of the IB transport
  * @conn: connection.
@@ -1200,57 +1339,23 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	u32 nfrags = max_t(u32, 1, DIV_ROUND_UP(msg->len, RDSD_IB_FRAG_SIZE));
 	struct rdsd_wire_info info;
 	struct rdsd_op *op = msg->op;
-	int count = 0, op_count = 0, ret = -EAGAIN;
-	u16 ack_flags, last_flags;
-	u32 i, adv, nwr = 0;
+	int status, ret;
 	bool post_op;
 
 again:
 	post_op = rdsd_ib_op_pending(msg);
 	rdsd_ib_msg_info(msg, post_op, &info);
 	spin_lock_bh(&tp->send_lock);
-	if (!tp->tx_ready)
-		goto out;	/* rdsd_conn_up() sends it on the next path */
-	/*
-	 * An operation of more pieces than the device takes in the whole
-	 * ring would wait for room forever, and every later message of the
-	 * connection with it: it fails, as a refused one does, and the
-	 * message goes on without it.  Completed outside send_lock.
-	 */
-	if (post_op && rdsd_ib_op_wrs(tp, op, op->nents) + nfrags + 1 >
-		       RDSD_IB_SEND_RING) {
+	ret = rdsd_ib_xmit_check(tp, msg, nfrags, post_op, &status);
+	if (ret == -ECANCELED) {
+		/* the message goes on without its operation */
 		spin_unlock_bh(&tp->send_lock);
-		rdsd_stat_inc(conn->rn, rdma_refused);
-		rdsd_op_complete(op, RDS_RDMA_OTHER_ERROR);
+		rdsd_op_complete(op, status);
 		goto again;
 	}
-	rdsd_ib_send_cong(tp);
-
-	/* a revocation goes before every message sent after it */
-	rdsd_ib_send_ctl(tp);
-	if (rdsd_ib_ctl_busy(tp)) {
-		tp->tx_blocked = true;
+	if (ret)
 		goto out;
-	}
-	/*
-	 * The device key of the peer's region, from the peer's kernel: an
-	 * operation it refuses, or that falls outside what it granted, fails
-	 * here, without a device seeing it, and the message goes on alone.
-	 */
-	if (post_op) {
-		ret = rdsd_ib_op_resolve(tp, msg);
-		if (ret == -EACCES) {
-			spin_unlock_bh(&tp->send_lock);
-			rdsd_op_complete(op, RDS_RDMA_REMOTE_ERROR);
-			goto again;
-		}
-		if (ret) {
-			/* the answer kicks; a request short of credit too */
-			tp->tx_blocked = true;
-			goto out;
-		}
-		ret = -EAGAIN;
-	}
+	ret = -EAGAIN;
 
 	/*
 	 * The operation of a small message may pass the messages waiting in
@@ -1301,75 +1406,9 @@ again:
 		}
 	}
 
-	rdsd_ib_pack_flush(tp);		/* messages leave in order */
-	ret = -EAGAIN;
-	if (post_op)
-		nwr = rdsd_ib_op_wrs(tp, op, op->nents);
-	if (!rdsd_ib_credits_ok(&tp->credits, nfrags) ||
-	    rdsd_ib_send_free(tp) < nwr + nfrags + 1) {
-		tp->tx_blocked = true;
-		goto out;
-	}
-	if (post_op) {
-		op_count = ib_dma_map_sg(tp->dev->ibdev, op->sg, op->nents,
-					 rdsd_ib_op_dir(op));
-		if (unlikely(!op_count))
-			goto out_nomap;
-	}
-	if (msg->len) {
-		count = ib_dma_map_sg(tp->dev->ibdev, msg->sg, msg->nents,
-				      DMA_TO_DEVICE);
-		if (unlikely(!count)) {
-			if (op_count)
-				ib_dma_unmap_sg(tp->dev->ibdev, op->sg,
-						op->nents, rdsd_ib_op_dir(op));
-			goto out_nomap;
-		}
-	}
-	if (post_op) {
-		set_bit(RDSD_OP_POSTED, &op->state);
-		trace_rdsd_op_post(op, 0);
-		rdsd_ib_grant_used(tp, op);
-		nwr = rdsd_ib_op_prep(tp, op, op_count);
-	}
-
-	rdsd_ib_credits_take(&tp->credits, nfrags, &adv);
-	rdsd_ib_fill_ack(tp, &info);
-	ack_flags = info.flags;
-	last_flags = ack_flags | RDSD_WIRE_F_LAST_FRAG;
-	if (rdsd_ib_ack_req(tp, msg->len))
-		last_flags |= RDSD_WIRE_F_ACK_REQ;
-	rdsd_ib_ack_req_sent(tp, last_flags & RDSD_WIRE_F_ACK_REQ);
-
-	for (i = 0; i < nfrags; i++) {
-		u32 idx = tp->send_head + nwr + i;
-		struct rdsd_ib_send *s = rdsd_ib_slot(tp, idx);
-		bool last = i + 1 == nfrags;
-		int n = 0;
-
-		info.flags = last ? last_flags : ack_flags;
-		info.frag_off = i * RDSD_IB_FRAG_SIZE;
-		info.frag_len = min_t(u32, RDSD_IB_FRAG_SIZE,
-				      msg->len - info.frag_off);
-		info.credits = i ? 0 : adv;
-		rdsd_ib_hdr_prep(tp, idx, &info);
-		if (info.frag_len) {
-			n = rdsd_ib_frag_sges(tp, msg, count, info.frag_off,
-					      info.frag_len, &s->sge[1],
-					      tp->dev->max_send_sge - 1);
-			if (WARN_ON_ONCE(n < 0))
-				n = 0;	/* the peer refuses the short fragment */
-		}
-		s->wr.num_sge = 1 + n;
-		if (!i && nwr && op->kind != RDSD_OP_WRITE)
-			s->wr.send_flags |= IB_SEND_FENCE;
-		rdsd_msg_get(msg);
-		s->msg = msg;
-		s->unmap = last && msg->len;
-		rdsd_ib_signal(tp, s, false);
-	}
-	rdsd_ib_post(tp, nwr + nfrags);
-	ret = 0;
+	ret = rdsd_ib_xmit_frags(tp, msg, &info, post_op, nfrags);
+	if (ret == -ENOMEM)
+		goto out_nomap;
 out:
 	spin_unlock_bh(&tp->send_lock);
 	return ret;
