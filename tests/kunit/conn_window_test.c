@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite rds_doca_ib_window: the retransmit window across a path
- * reset.
+ * KUnit suite rds_doca_conn_window (conn.c): the retransmit window across
+ * a path reset.
  *
  * The IB transport loses its queue pair on any error and builds a new
  * one: teardown calls rdsd_conn_down(), and once the new path is
@@ -647,7 +647,7 @@ static void rdsd_conn_destroy_releases_every_message(struct kunit *test)
 	}
 }
 
-static struct kunit_case rdsd_ib_window_cases[] = {
+static struct kunit_case rdsd_conn_window_cases[] = {
 	KUNIT_CASE(rdsd_conn_xmit_sends_in_order),
 	KUNIT_CASE(rdsd_conn_xmit_done_completes_at_once),
 	KUNIT_CASE(rdsd_conn_reset_resends_only_unacked),
@@ -665,11 +665,11 @@ static struct kunit_case rdsd_ib_window_cases[] = {
 	{}
 };
 
-static struct kunit_suite rdsd_ib_window_suite = {
-	.name = "rds_doca_ib_window",
+static struct kunit_suite rdsd_conn_window_suite = {
+	.name = "rds_doca_conn_window",
 	.init = win_init,
 	.exit = win_exit,
-	.test_cases = rdsd_ib_window_cases,
+	.test_cases = rdsd_conn_window_cases,
 };
 
-kunit_test_suites(&rdsd_ib_window_suite);
+kunit_test_suites(&rdsd_conn_window_suite);

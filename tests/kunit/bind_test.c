@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite rds_doca_bind (bind.c): port allocation, through real kernel
+ * sockets of the registered family in the initial namespace.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/net.h>
+#include <linux/socket.h>
+#include <linux/uio.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include "rdsd.h"
+#include "kunit_util.h"
+
+static struct socket *test_socket(struct kunit *test)
+{
+	struct socket *sock;
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, rdsd_family,
+					       SOCK_SEQPACKET, 0, &sock), 0);
+	return sock;
+}
+
+static int test_bind(struct socket *sock, __be32 addr, u16 port)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = addr,
+		.sin_port = htons(port),
+	};
+
+	return kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+}
+
+static u16 bound_port(struct kunit *test, struct socket *sock)
+{
+	struct sockaddr_in sin = { };
+
+	KUNIT_EXPECT_EQ(test, kernel_getsockname(sock, (struct sockaddr *)&sin),
+			(int)sizeof(sin));
+	return ntohs(sin.sin_port);
+}
+
+static void rdsd_bind_port_zero_picks_free_port(struct kunit *test)
+{
+	struct socket *a = test_socket(test), *b = test_socket(test);
+	u16 pa, pb;
+
+	KUNIT_EXPECT_EQ(test, test_bind(a, TEST_ADDR(20), 0), 0);
+	KUNIT_EXPECT_EQ(test, test_bind(b, TEST_ADDR(20), 0), 0);
+	pa = bound_port(test, a);
+	pb = bound_port(test, b);
+	KUNIT_EXPECT_GT(test, pa, RDSD_PROBE_PORT);
+	KUNIT_EXPECT_GT(test, pb, RDSD_PROBE_PORT);
+	KUNIT_EXPECT_NE(test, pa, pb);
+	sock_release(a);
+	sock_release(b);
+}
+
+static void rdsd_bind_taken_port_is_in_use(struct kunit *test)
+{
+	struct socket *a = test_socket(test), *b = test_socket(test);
+
+	KUNIT_EXPECT_EQ(test, test_bind(a, TEST_ADDR(21), 5000), 0);
+	KUNIT_EXPECT_EQ(test, test_bind(b, TEST_ADDR(21), 5000), -EADDRINUSE);
+	/* same port, other address: free */
+	KUNIT_EXPECT_EQ(test, test_bind(b, TEST_ADDR(22), 5000), 0);
+	sock_release(a);
+	sock_release(b);
+}
+
+static void rdsd_bind_release_frees_port(struct kunit *test)
+{
+	struct socket *a = test_socket(test), *b;
+
+	KUNIT_EXPECT_EQ(test, test_bind(a, TEST_ADDR(23), 6000), 0);
+	sock_release(a);
+	b = test_socket(test);
+	KUNIT_EXPECT_EQ(test, test_bind(b, TEST_ADDR(23), 6000), 0);
+	sock_release(b);
+}
+
+static void rdsd_bind_probe_port_is_reserved(struct kunit *test)
+{
+	struct socket *a = test_socket(test);
+
+	KUNIT_EXPECT_EQ(test, test_bind(a, TEST_ADDR(24), RDSD_PROBE_PORT),
+			-EINVAL);
+	sock_release(a);
+}
+
+static void rdsd_bind_twice_is_invalid(struct kunit *test)
+{
+	struct socket *a = test_socket(test);
+
+	KUNIT_EXPECT_EQ(test, test_bind(a, TEST_ADDR(25), 0), 0);
+	KUNIT_EXPECT_EQ(test, test_bind(a, TEST_ADDR(25), 0), -EINVAL);
+	sock_release(a);
+}
+
+static void rdsd_bind_many_distinct_ports(struct kunit *test)
+{
+	enum { N = 300 };
+	struct socket **socks;
+	unsigned long *seen;
+	int i;
+
+	socks = kunit_kcalloc(test, N, sizeof(*socks), GFP_KERNEL);
+	seen = kunit_kzalloc(test, BITS_TO_LONGS(RDSD_NR_PORTS) * sizeof(long),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, socks);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	for (i = 0; i < N; i++) {
+		u16 port;
+
+		socks[i] = test_socket(test);
+		KUNIT_EXPECT_EQ(test, test_bind(socks[i], TEST_ADDR(26), 0), 0);
+		port = bound_port(test, socks[i]);
+		KUNIT_EXPECT_FALSE(test, test_and_set_bit(port, seen));
+	}
+	for (i = 0; i < N; i++)
+		sock_release(socks[i]);
+}
+
+static void rdsd_send_recv_kernel_sockets(struct kunit *test)
+{
+	struct socket *a = test_socket(test), *b = test_socket(test);
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	struct msghdr m = { };
+	char buf[16] = "kunit datagram";
+	char got[32] = { };
+	struct kvec vec;
+
+	KUNIT_ASSERT_EQ(test, test_bind(a, TEST_ADDR(27), 0), 0);
+	KUNIT_ASSERT_EQ(test, test_bind(b, TEST_ADDR(27), 0), 0);
+	dst.sin_addr.s_addr = TEST_ADDR(27);
+	dst.sin_port = htons(bound_port(test, b));
+
+	m.msg_name = &dst;
+	m.msg_namelen = sizeof(dst);
+	vec.iov_base = buf;
+	vec.iov_len = sizeof(buf);
+	KUNIT_EXPECT_EQ(test, kernel_sendmsg(a, &m, &vec, 1, sizeof(buf)),
+			(int)sizeof(buf));
+
+	memset(&m, 0, sizeof(m));
+	vec.iov_base = got;
+	vec.iov_len = sizeof(got);
+	KUNIT_EXPECT_EQ(test, kernel_recvmsg(b, &m, &vec, 1, sizeof(got),
+					     MSG_DONTWAIT), (int)sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, got, "kunit datagram");
+	sock_release(a);
+	sock_release(b);
+}
+
+static struct kunit_case rdsd_bind_cases[] = {
+	KUNIT_CASE(rdsd_bind_port_zero_picks_free_port),
+	KUNIT_CASE(rdsd_bind_taken_port_is_in_use),
+	KUNIT_CASE(rdsd_bind_release_frees_port),
+	KUNIT_CASE(rdsd_bind_probe_port_is_reserved),
+	KUNIT_CASE(rdsd_bind_twice_is_invalid),
+	KUNIT_CASE(rdsd_bind_many_distinct_ports),
+	KUNIT_CASE(rdsd_send_recv_kernel_sockets),
+	{}
+};
+
+static struct kunit_suite rdsd_bind_suite = {
+	.name = "rds_doca_bind",
+	.test_cases = rdsd_bind_cases,
+};
+
+kunit_test_suites(&rdsd_bind_suite);

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite rds_doca_message (message.c): payload layout and copies.
+ */
+#include <kunit/test.h>
+#include <linux/uio.h>
+
+#include "rdsd.h"
+#include "message.h"
+
+static const size_t msg_sizes[] = {
+	0, 1, 64, 1024, 1025, 4095, 4096, 4097, 65536, 1 << 20,
+};
+
+static void msg_size_desc(const size_t *size, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%zu bytes", *size);
+}
+
+KUNIT_ARRAY_PARAM(msg_size, msg_sizes, msg_size_desc);
+
+static void rdsd_msg_copy_round_trip(struct kunit *test)
+{
+	size_t len = *(const size_t *)test->param_value;
+	struct kvec in_vec, out_vec;
+	struct iov_iter it;
+	struct rdsd_msg *msg;
+	u8 *in, *out;
+	size_t i, total = 0;
+
+	/* Arrange */
+	in = kunit_kmalloc(test, len + 1, GFP_KERNEL);
+	out = kunit_kzalloc(test, len + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	for (i = 0; i < len; i++)
+		in[i] = (u8)(i * 7 + 3);
+	msg = rdsd_msg_alloc(len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+
+	/* Act */
+	in_vec.iov_base = in;
+	in_vec.iov_len = len;
+	iov_iter_kvec(&it, ITER_SOURCE, &in_vec, 1, len);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_from_iter(NULL, msg, &it), 0);
+	out_vec.iov_base = out;
+	out_vec.iov_len = len;
+	iov_iter_kvec(&it, ITER_DEST, &out_vec, 1, len);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_to_iter(NULL, msg, &it, len),
+			(int)len);
+
+	/* Assert */
+	KUNIT_EXPECT_EQ(test, msg->len, (u32)len);
+	for (i = 0; i < msg->nents; i++)
+		total += msg->sg[i].length;
+	KUNIT_EXPECT_EQ(test, total, len);
+	KUNIT_EXPECT_EQ(test, memcmp(in, out, len), 0);
+	rdsd_msg_put(msg);
+}
+
+static void rdsd_msg_copy_to_iter_truncates(struct kunit *test)
+{
+	struct rdsd_msg *msg = rdsd_msg_alloc(8192, GFP_KERNEL);
+	struct kvec vec;
+	struct iov_iter it;
+	u8 *out;
+
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	out = kunit_kzalloc(test, 8192, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	vec.iov_base = out;
+	vec.iov_len = 100;
+	iov_iter_kvec(&it, ITER_DEST, &vec, 1, 100);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_to_iter(NULL, msg, &it, 100), 100);
+	KUNIT_EXPECT_EQ(test, iov_iter_count(&it), (size_t)0);
+	rdsd_msg_put(msg);
+}
+
+static void rdsd_msg_copy_from_short_iter_faults(struct kunit *test)
+{
+	struct rdsd_msg *msg = rdsd_msg_alloc(4096, GFP_KERNEL);
+	struct kvec vec;
+	struct iov_iter it;
+	u8 *in;
+
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	in = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	vec.iov_base = in;
+	vec.iov_len = 100;
+	iov_iter_kvec(&it, ITER_SOURCE, &vec, 1, 100);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_from_iter(NULL, msg, &it), -EFAULT);
+	rdsd_msg_put(msg);
+}
+
+static struct kunit_case rdsd_message_cases[] = {
+	KUNIT_CASE_PARAM(rdsd_msg_copy_round_trip, msg_size_gen_params),
+	KUNIT_CASE(rdsd_msg_copy_to_iter_truncates),
+	KUNIT_CASE(rdsd_msg_copy_from_short_iter_faults),
+	{}
+};
+
+static struct kunit_suite rdsd_message_suite = {
+	.name = "rds_doca_message",
+	.test_cases = rdsd_message_cases,
+};
+
+kunit_test_suites(&rdsd_message_suite);
