@@ -469,7 +469,7 @@ dma_fault() {
 	out=$({ echo "$value" > "$TEST_DMA/$param"; } 2>&1)
 	check $? "$stage: engine fault $param=$value ($what)" "$out"
 	run_suite "$stage-order" "$ORDER" --family "$fam" --impl doca \
-		--messages 2000 --max-size 131072
+		--messages 1000 --max-size 131072
 	# the tests whose operations copy data; refusals copy nothing
 	run_suite "$stage-rdma" "$RDMA" --family "$fam" --impl doca \
 		--filter rdma_,atomic_,mrlist_,life_
@@ -492,7 +492,7 @@ if want_stage dma; then
 			# every copy goes through a software engine: fewer
 			# messages cover its paths
 			saved=$ORDER_ARGS
-			ORDER_ARGS="--messages 20000 $ORDER_ARGS"
+			ORDER_ARGS="$ORDER_ARGS --messages 20000"
 			suites dma "$fam" doca loop
 			ORDER_ARGS=$saved
 			# without iov_iter_extract_pages() (before 6.3) user
@@ -527,7 +527,7 @@ if want_stage dma; then
 				"dma: failed descriptors fell back to the CPU" \
 				"copy_send_fallback_ops $n, copy_rdma_fallback_ops $m"
 			dma_fault dma-prep fail_prep 4 "every fourth preparation fails"
-			dma_fault dma-slow delay_us 300 "each completion 300 us late"
+			dma_fault dma-slow delay_us 100 "each completion 100 us late"
 			dma_fault dma-reorder reorder 1 "completions in reverse order"
 			diag "dma: test engine: $(cat "$TEST_DMA/stat_copies") copies," \
 			     "$(cat "$TEST_DMA/stat_failed") failed," \
