@@ -51,6 +51,7 @@
 #include <sys/wait.h>
 
 #include <linux/rds_doca.h>
+#include "rds_doca_user.h"
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -66,7 +67,6 @@
 #define MAX_THREADS		64
 #define MAX_MSG			RDS_DOCA_MAX_MSG_SIZE	/* 1 MiB */
 #define HDR_MAGIC		0x52445342u		/* "RDSB" */
-#define FAMILY_PARAM		"/sys/module/rds_doca/parameters/family"
 #define NSEC			1000000000ull
 #define MSEC			1000000ull
 #define IDLE_SLICE		(100 * MSEC)	/* longest single wait */
@@ -1258,24 +1258,6 @@ static const char *mode_name(void)
 	}
 }
 
-static const char *status_name(int status)
-{
-	switch (status) {
-	case RDS_RDMA_SUCCESS:
-		return "RDS_RDMA_SUCCESS";
-	case RDS_RDMA_REMOTE_ERROR:
-		return "RDS_RDMA_REMOTE_ERROR";
-	case RDS_RDMA_CANCELED:
-		return "RDS_RDMA_CANCELED";
-	case RDS_RDMA_DROPPED:
-		return "RDS_RDMA_DROPPED";
-	case RDS_RDMA_OTHER_ERROR:
-		return "RDS_RDMA_OTHER_ERROR";
-	default:
-		return "unknown status";
-	}
-}
-
 /* Errors that mean "no RDMA here" rather than "something went wrong". */
 static bool no_rdma_errno(int e)
 {
@@ -1779,7 +1761,7 @@ static void *rdma_initiator(void *argp)
 			if (nv[j].status != RDS_RDMA_SUCCESS) {
 				fail("initiator %d: operation %" PRIu64 " completed with "
 				     "status %d (%s)", a->idx, tok >> TOKEN_SLOT_BITS,
-				     nv[j].status, status_name(nv[j].status));
+				     nv[j].status, rds_doca_status_name(nv[j].status));
 				goto out;
 			}
 			rdma_account(a, &phase, now, &warm_end, &t_end, &closing);
@@ -2658,7 +2640,7 @@ static void usage(FILE *f)
 "             operations/s\n"
 "\n"
 "Options:\n"
-"  -f, --family N      address family (default: " FAMILY_PARAM "\n"
+"  -f, --family N      address family (default: " RDS_DOCA_FAMILY_PARAM "\n"
 "                      if readable, else %d = AF_INET_OFFLOAD; 21 = AF_RDS)\n"
 "  -a, --addr A        local IPv4 address of both ends (default 127.0.0.1)\n"
 "      --saddr A, --local A\n"
@@ -2813,20 +2795,17 @@ static void parse_addr(const char *opt, const char *s, struct in_addr *a,
 
 static void default_family(void)
 {
-	FILE *f = fopen(FAMILY_PARAM, "r");
-	int fam;
+	int fam = rds_doca_family_param();
 
-	if (f && fscanf(f, "%d", &fam) == 1 && fam > 0 && fam < 256) {
+	if (fam > 0) {
 		cfg.family = fam;
 		snprintf(cfg.family_src, sizeof(cfg.family_src),
-			 "from " FAMILY_PARAM);
+			 "from " RDS_DOCA_FAMILY_PARAM);
 	} else {
 		cfg.family = AF_INET_OFFLOAD;
 		snprintf(cfg.family_src, sizeof(cfg.family_src),
 			 "default AF_INET_OFFLOAD");
 	}
-	if (f)
-		fclose(f);
 }
 
 enum {

@@ -27,30 +27,7 @@
 #include <unistd.h>
 
 #include <linux/rds_doca.h>
-
-static int read_family(void)
-{
-	FILE *f = fopen("/sys/module/rds_doca/parameters/family", "r");
-	int family = AF_INET_OFFLOAD;
-
-	if (f) {
-		if (fscanf(f, "%d", &family) != 1)
-			family = AF_INET_OFFLOAD;
-		fclose(f);
-	}
-	return family;
-}
-
-static const char *name(const struct sockaddr_in *sin)
-{
-	static char buf[2][32];
-	static int i;
-
-	i ^= 1;
-	snprintf(buf[i], sizeof(buf[i]), "%s:%u", inet_ntoa(sin->sin_addr),
-		 ntohs(sin->sin_port));
-	return buf[i];
-}
+#include "rds_doca_user.h"
 
 static int open_bound(int family, struct sockaddr_in *sin, const char *addr)
 {
@@ -216,23 +193,6 @@ static void receive(int fd, char *buf, size_t size, struct received *r,
 	}
 }
 
-static const char *status_name(int status)
-{
-	switch (status) {
-	case RDS_RDMA_SUCCESS:
-		return "RDS_RDMA_SUCCESS";
-	case RDS_RDMA_REMOTE_ERROR:
-		return "RDS_RDMA_REMOTE_ERROR";
-	case RDS_RDMA_CANCELED:
-		return "RDS_RDMA_CANCELED";
-	case RDS_RDMA_DROPPED:
-		return "RDS_RDMA_DROPPED";
-	case RDS_RDMA_OTHER_ERROR:
-		return "RDS_RDMA_OTHER_ERROR";
-	}
-	return "unknown status";
-}
-
 /*
  * Wait for the notice of the operation sent with @token: recvmsg()
  * returns 0, with no payload, and an RDS_CMSG_RDMA_STATUS.
@@ -247,7 +207,7 @@ static int wait_notice(int fd, uint64_t token, const char *who)
 		fail("%s expected one notice, got %zd payload bytes and %d notices",
 		     who, r.len, r.nr_notices);
 	printf("%s: recvmsg() returned 0 with RDS_CMSG_RDMA_STATUS: status %s, user_token %" PRIu64 "\n",
-	       who, status_name(r.notice.status), (uint64_t)r.notice.user_token);
+	       who, rds_doca_status_name(r.notice.status), (uint64_t)r.notice.user_token);
 	if (r.notice.user_token != token)
 		fail("%s expected the notice of user_token %" PRIu64,
 		     who, token);
@@ -286,7 +246,7 @@ static void expect_message(int fd, const char *payload, const char *who)
 	    memcmp(buf, payload, r.len))
 		fail("%s expected the message \"%s\", got %zd bytes \"%.*s\" and %d notices",
 		     who, payload, r.len, (int)r.len, buf, r.nr_notices);
-	printf("%s: received \"%s\" from %s\n", who, payload, name(&r.from));
+	printf("%s: received \"%s\" from %s\n", who, payload, rds_doca_sin_name(&r.from));
 }
 
 /* A silent operation delivers nothing: @fd stays quiet for a while. */
@@ -356,7 +316,7 @@ static void rdma_demo(int fa, const struct sockaddr_in *a, int fb,
 		     r.len, r.has_dest ? "a" : "no", r.nr_notices);
 	got = r.dest;
 	printf("B: received \"%.*s\" from %s with RDS_CMSG_RDMA_DEST cookie 0x%016" PRIx64 "\n",
-	       (int)r.len, buf, name(&r.from), (uint64_t)got);
+	       (int)r.len, buf, rds_doca_sin_name(&r.from), (uint64_t)got);
 	if (got != cookie)
 		fail("B got cookie 0x%016" PRIx64 ", A registered 0x%016" PRIx64,
 		     (uint64_t)got, (uint64_t)cookie);
@@ -435,7 +395,7 @@ int main(int argc, char **argv)
 	static const size_t sizes[] = { 0, 64, 4096, 65536, 1 << 20 };
 	size_t nsizes = sizeof(sizes) / sizeof(sizes[0]);
 	struct sockaddr_in a, b, from;
-	int family = read_family();
+	int family = rds_doca_family();
 	socklen_t fromlen, optlen;
 	static char buf[1 << 20];
 	int fa, fb, bufsize = 4 << 20;
@@ -449,8 +409,8 @@ int main(int argc, char **argv)
 	printf("rds_doca demo: address family %d\n", family);
 	fa = open_bound(family, &a, argc == 3 ? argv[1] : NULL);
 	fb = open_bound(family, &b, argc == 3 ? argv[2] : NULL);
-	printf("socket A bound to %s, socket B bound to %s\n", name(&a),
-	       name(&b));
+	printf("socket A bound to %s, socket B bound to %s\n", rds_doca_sin_name(&a),
+	       rds_doca_sin_name(&b));
 
 	n = sendto(fa, "ping", 4, 0, (struct sockaddr *)&b, sizeof(b));
 	check(n == 4, "send ping");
@@ -460,7 +420,7 @@ int main(int argc, char **argv)
 	n = recvfrom(fb, buf, sizeof(buf), 0, (struct sockaddr *)&from,
 		     &fromlen);
 	check(n == 4, "receive ping");
-	printf("B: received \"%.*s\" from %s\n", (int)n, buf, name(&from));
+	printf("B: received \"%.*s\" from %s\n", (int)n, buf, rds_doca_sin_name(&from));
 
 	n = sendto(fb, "pong", 4, 0, (struct sockaddr *)&from, fromlen);
 	check(n == 4, "send pong");
@@ -468,7 +428,7 @@ int main(int argc, char **argv)
 	n = recvfrom(fa, buf, sizeof(buf), 0, (struct sockaddr *)&from,
 		     &fromlen);
 	check(n == 4, "receive pong");
-	printf("A: received \"%.*s\" from %s\n", (int)n, buf, name(&from));
+	printf("A: received \"%.*s\" from %s\n", (int)n, buf, rds_doca_sin_name(&from));
 
 	/*
 	 * Half of SO_SNDBUF is usable; a 1 MiB message needs more than the

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include <linux/rds_doca.h>
+#include "rds_doca_user.h"
 
 /* ---- the sync event -------------------------------------------------- */
 
@@ -436,30 +437,6 @@ static const char *result(int ret)
 	return ret < 0 ? strerror(-ret) : "unknown status";
 }
 
-static int read_family(void)
-{
-	FILE *f = fopen("/sys/module/rds_doca/parameters/family", "r");
-	int family = AF_INET_OFFLOAD;
-
-	if (f) {
-		if (fscanf(f, "%d", &family) != 1)
-			family = AF_INET_OFFLOAD;
-		fclose(f);
-	}
-	return family;
-}
-
-static const char *name(const struct sockaddr_in *sin)
-{
-	static char buf[2][32];
-	static int i;
-
-	i ^= 1;
-	snprintf(buf[i], sizeof(buf[i]), "%s:%u", inet_ntoa(sin->sin_addr),
-		 ntohs(sin->sin_port));
-	return buf[i];
-}
-
 /* A socket bound to @addr and a free port; -1 with a diagnostic if not. */
 static int open_bound(int family, struct in_addr addr, struct sockaddr_in *sin)
 {
@@ -614,7 +591,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (family < 0)
-		family = read_family();
+		family = rds_doca_family();
 	if (!have_peer)
 		paddr = addr;
 
@@ -623,7 +600,7 @@ int main(int argc, char **argv)
 	peer = open_bound(family, paddr, &psin);
 	if (!ok(owner >= 0 && peer >= 0, "owner and peer sockets bound"))
 		return finish();
-	diag("owner %s, peer %s", name(&osin), name(&psin));
+	diag("owner %s, peer %s", rds_doca_sin_name(&osin), rds_doca_sin_name(&psin));
 
 	/* The owner's side: register the word and publish its cookie. */
 	ev = sync_event_create(owner);
@@ -640,7 +617,7 @@ int main(int argc, char **argv)
 		rev.peer.sin_port == osin.sin_port,
 		"peer receives the cookie with RDS_CMSG_RDMA_DEST")) {
 		diag("%s; cookie 0x%016" PRIx64 " from %s", result(ret),
-		     (uint64_t)rev.cookie, name(&rev.peer));
+		     (uint64_t)rev.cookie, rds_doca_sin_name(&rev.peer));
 		sync_event_destroy(ev);
 		return finish();
 	}

@@ -29,6 +29,7 @@
 #include <linux/rds_doca.h>
 
 #include "printer.h"
+#include "rds_doca_user.h"
 #include "rdsctl.h"
 
 #ifndef SOL_NETLINK
@@ -798,20 +799,13 @@ static int info_family_cb(struct nl_msg *msg, void *arg)
 /* The module's address family: from its info, else from sysfs. */
 static int module_family(void)
 {
-	FILE *f;
 	int family = -1;
 
 	nl_request(genl_request(RDS_DOCA_CMD_INFO_GET, 0), info_family_cb,
 		   &family);
 	if (family > 0)
 		return family;
-	f = fopen("/sys/module/rds_doca/parameters/family", "r");
-	if (f) {
-		if (fscanf(f, "%d", &family) != 1)
-			family = -1;
-		fclose(f);
-	}
-	return family > 0 ? family : AF_INET_OFFLOAD;
+	return rds_doca_family();
 }
 
 static int cmd_ping(int argc, char **argv)
