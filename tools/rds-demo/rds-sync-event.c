@@ -420,21 +420,11 @@ static int finish(void)
 /* What a sync_event_* return value means. */
 static const char *result(int ret)
 {
-	switch (ret) {
-	case 0:
+	if (ret == 0)
 		return "done";
-	case RDS_RDMA_REMOTE_ERROR:
-		return "RDS_RDMA_REMOTE_ERROR";
-	case RDS_RDMA_CANCELED:
-		return "RDS_RDMA_CANCELED";
-	case RDS_RDMA_DROPPED:
-		return "RDS_RDMA_DROPPED";
-	case RDS_RDMA_OTHER_ERROR:
-		return "RDS_RDMA_OTHER_ERROR";
-	}
 	if (ret == -ETIMEDOUT)
 		return "timed out";
-	return ret < 0 ? strerror(-ret) : "unknown status";
+	return ret < 0 ? strerror(-ret) : rds_doca_status_name(ret);
 }
 
 /* A socket bound to @addr and a free port; -1 with a diagnostic if not. */
