@@ -491,6 +491,50 @@ struct show_ctx {
 	const struct filters *filters;
 };
 
+/* Send @msg and wait for its answers; 1 after saying why it failed. */
+static int request(const char *what, struct nl_msg *msg,
+		   nl_recvmsg_msg_cb_t valid, void *arg)
+{
+	int err = nl_request(msg, valid, arg);
+
+	if (err) {
+		report(what, err);
+		return 1;
+	}
+	return 0;
+}
+
+/* An answer of ours goes to the printer in @arg. */
+static int print_cb(struct nl_msg *msg, void *arg)
+{
+	int (*print)(struct nlmsghdr *nlh) = arg;
+
+	if (ours(msg))
+		print(nlmsg_hdr(msg));
+	return NL_OK;
+}
+
+/* Put the attributes of the keys that were given into @msg. */
+static void put_filters(struct nl_msg *msg, const struct filter_key *keys,
+			const struct filters *f)
+{
+	const struct filter_key *k;
+	int i, ret;
+
+	for (i = 0, k = keys; k->name; i++, k++) {
+		if (!f->val[i].set)
+			continue;
+		if (k->type == FT_STR)
+			ret = nla_put_string(msg, k->attr, f->val[i].str);
+		else if (k->type == FT_DMA_MODE)
+			ret = nla_put_u8(msg, k->attr, f->val[i].num);
+		else
+			ret = nla_put_u32(msg, k->attr, f->val[i].num);
+		if (ret < 0)
+			oom();
+	}
+}
+
 static int show_cb(struct nl_msg *msg, void *arg)
 {
 	struct show_ctx *ctx = arg;
@@ -512,21 +556,16 @@ static int show(const char *what, uint8_t cmd, const struct object_type *type,
 
 	nl_open();
 	pr_list_start();
-	err = nl_request(genl_request(cmd, NLM_F_DUMP), show_cb, &ctx);
+	err = request(what, genl_request(cmd, NLM_F_DUMP), show_cb, &ctx);
 	pr_list_end();
-	if (err) {
-		report(what, err);
-		return 1;
-	}
-	return 0;
+	return err;
 }
 
 static int conn_drop(int argc, char **argv)
 {
-	const struct filter_key *k;
 	struct filters f;
 	struct nl_msg *msg;
-	int i, err;
+	int err;
 
 	parse_filters("conn drop", argc, argv, drop_keys, &f);
 	if (!f.val[0].set)
@@ -534,14 +573,7 @@ static int conn_drop(int argc, char **argv)
 
 	nl_open();
 	msg = genl_request(RDS_DOCA_CMD_CONN_DROP, 0);
-	for (i = 0, k = drop_keys; k->name; i++, k++) {
-		if (!f.val[i].set)
-			continue;
-		if ((k->type == FT_STR ?
-		     nla_put_string(msg, k->attr, f.val[i].str) :
-		     nla_put_u32(msg, k->attr, f.val[i].num)) < 0)
-			oom();
-	}
+	put_filters(msg, drop_keys, &f);
 	err = nl_request(msg, NULL, NULL);
 	if (err == -ENOENT) {
 		fputs("rdsctl: conn drop: no such connection\n", stderr);
@@ -598,79 +630,41 @@ static int cmd_dev(int argc, char **argv)
 			 dev_keys);
 }
 
-static int stats_cb(struct nl_msg *msg, void *arg)
-{
-	(void)arg;
-	if (ours(msg))
-		print_stats(nlmsg_hdr(msg));
-	return NL_OK;
-}
-
 static int cmd_stats(int argc, char **argv)
 {
 	static const char *const cmds[] = { "show", "list", "reset", NULL };
 	bool reset;
-	int err;
 
 	reset = get_command("stats", &argc, &argv, cmds) != CMD_SHOW;
 	no_args(reset ? "stats reset" : "stats show", argc, argv);
 
 	nl_open();
-	if (reset) {
-		err = nl_request(genl_request(RDS_DOCA_CMD_STATS_RESET, 0),
-				 NULL, NULL);
-	} else {
-		err = nl_request(genl_request(RDS_DOCA_CMD_STATS_GET, 0),
-				 stats_cb, NULL);
-	}
-	if (err) {
-		report(reset ? "stats reset" : "stats show", err);
-		return 1;
-	}
-	return 0;
-}
-
-static int info_cb(struct nl_msg *msg, void *arg)
-{
-	(void)arg;
-	if (ours(msg))
-		print_info(nlmsg_hdr(msg));
-	return NL_OK;
+	if (reset)
+		return request("stats reset",
+			       genl_request(RDS_DOCA_CMD_STATS_RESET, 0),
+			       NULL, NULL);
+	return request("stats show", genl_request(RDS_DOCA_CMD_STATS_GET, 0),
+		       print_cb, print_stats);
 }
 
 static int cmd_info(int argc, char **argv)
 {
 	static const char *const cmds[] = { "show", "list", NULL };
-	int err;
 
 	get_command("info", &argc, &argv, cmds);
 	no_args("info", argc, argv);
 
 	nl_open();
-	err = nl_request(genl_request(RDS_DOCA_CMD_INFO_GET, 0), info_cb,
-			 NULL);
-	if (err) {
-		report("info", err);
-		return 1;
-	}
-	return 0;
-}
-
-static int dma_cb(struct nl_msg *msg, void *arg)
-{
-	(void)arg;
-	if (ours(msg))
-		print_dma(nlmsg_hdr(msg));
-	return NL_OK;
+	return request("info", genl_request(RDS_DOCA_CMD_INFO_GET, 0),
+		       print_cb, print_info);
 }
 
 static int dma_set(int argc, char **argv)
 {
-	const struct filter_key *k;
 	struct filters f;
 	struct nl_msg *msg;
 	bool any = false;
-	int i, err;
+	int i;
 
 	parse_filters("dma set", argc, argv, dma_set_keys, &f);
 	for (i = 0; dma_set_keys[i].name; i++)
@@ -680,39 +674,21 @@ static int dma_set(int argc, char **argv)
 
 	nl_open();
 	msg = genl_request(RDS_DOCA_CMD_SET, 0);
-	for (i = 0, k = dma_set_keys; k->name; i++, k++) {
-		if (!f.val[i].set)
-			continue;
-		if ((k->type == FT_DMA_MODE ?
-		     nla_put_u8(msg, k->attr, f.val[i].num) :
-		     nla_put_u32(msg, k->attr, f.val[i].num)) < 0)
-			oom();
-	}
-	err = nl_request(msg, NULL, NULL);
-	if (err) {
-		report("dma set", err);
-		return 1;
-	}
-	return 0;
+	put_filters(msg, dma_set_keys, &f);
+	return request("dma set", msg, NULL, NULL);
 }
 
 static int cmd_dma(int argc, char **argv)
 {
 	static const char *const cmds[] = { "show", "list", "set", NULL };
-	int err;
 
 	if (get_command("dma", &argc, &argv, cmds) != CMD_SHOW)
 		return dma_set(argc, argv);
 	no_args("dma show", argc, argv);
 
 	nl_open();
-	err = nl_request(genl_request(RDS_DOCA_CMD_INFO_GET, 0), dma_cb,
-			 NULL);
-	if (err) {
-		report("dma show", err);
-		return 1;
-	}
-	return 0;
+	return request("dma show", genl_request(RDS_DOCA_CMD_INFO_GET, 0),
+		       print_cb, print_dma);
 }
 
 static int event_cb(struct nl_msg *msg, void *arg)
