@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * rds-bench: throughput and latency benchmark for RDS-style reliable
+ * datagram sockets (Linux RDS, AF_RDS = 21, and rds_doca).
+ *
+ * Modes:
+ *   stream    N senders -> one receiver; msgs/s and MB/s counted at the
+ *             receiver (only messages whose length and sequence check out).
+ *   pingpong  one echo server, client(s) send a message and wait for the
+ *             echo; round trips/s and RTT percentiles.
+ *   probe     socket() + bind() + one message to itself: tells whether a
+ *             family works at all.
+ *   rdma-write, rdma-read, atomic
+ *             the passive end registers memory (RDS_GET_MR) and sends its
+ *             cookie; the active end keeps a window of RDMA writes, reads
+ *             or fetch-and-adds outstanding on it, each riding on a small
+ *             message, and counts their RDS_CMSG_RDMA_STATUS notices:
+ *             MB/s, or operations/s for atomic.
+ *
+ * The two ends run as separate processes by default (--inproc: threads of
+ * one process).  They bind to port 0, report their port to the controlling
+ * process through a pipe and start together when it closes the "go" pipe.
+ * Every wait is bounded (ppoll timeouts, a heartbeat watched by the
+ * controller, SIGUSR1/SIGKILL for stuck ends), so a lost message or a stuck
+ * socket ends a run with an error instead of hanging it.
+ */
+#ifndef RDS_BENCH_H
+#define RDS_BENCH_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include <linux/rds_doca.h>
+#include "rds_doca_user.h"
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+#ifndef SO_SNDBUFFORCE
+#define SO_SNDBUFFORCE 32
+#endif
+#ifndef SO_RCVBUFFORCE
+#define SO_RCVBUFFORCE 33
+#endif
+
+#define PROG			"rds-bench"
+#define MAX_THREADS		64
+#define MAX_MSG			RDS_DOCA_MAX_MSG_SIZE	/* 1 MiB */
+#define HDR_MAGIC		0x52445342u		/* "RDSB" */
+#define NSEC			1000000000ull
+#define MSEC			1000000ull
+#define IDLE_SLICE		(100 * MSEC)	/* longest single wait */
+#define STOP_GRACE		(3 * NSEC)	/* ends get this long to stop */
+
+enum mode { M_NONE, M_STREAM, M_PINGPONG, M_PROBE, M_RDMA_WRITE, M_RDMA_READ,
+	    M_ATOMIC };
+
+struct config {
+	enum mode mode;
+	int family;
+	char family_src[96];
+	struct in_addr saddr, daddr;	/* sender/client side, receiver/server side */
+	char saddr_s[INET_ADDRSTRLEN], daddr_s[INET_ADDRSTRLEN];
+	uint32_t size;
+	bool size_set;
+	unsigned window;		/* RDMA modes: operations outstanding */
+	double duration, warmup, timeout;
+	uint64_t count;
+	int threads;
+	const char *json;
+	const char *label;
+	int transport;			/* -1: leave the default */
+	uint64_t sndbuf, rcvbuf;
+	uint64_t max_inflight;		/* bytes, all senders; 0: no limit */
+	uint64_t max_inflight_msgs;	/* messages, all senders; 0: no limit */
+	bool inflight_set;
+	unsigned retry_us;
+	bool inproc, blocking, verify, silent;
+};
+
+extern struct config cfg;
+
+/* First bytes of every message (as much of it as fits). */
+struct msg_hdr {
+	uint64_t seq;
+	uint32_t magic;
+	uint32_t idx;
+};
+
+/* Per-thread counters of a sending end; one writer each, so plain stores. */
+struct end_stats {
+	_Atomic uint64_t msgs, bytes, enobufs, eagain, waits;
+	_Atomic int done;
+	uint16_t port;		/* the socket's bound port */
+} __attribute__((aligned(64)));
+
+/* What the stream receiver got from each sender so far (all phases). */
+struct rx_seen {
+	_Atomic uint64_t msgs, bytes;
+} __attribute__((aligned(64)));
+
+struct rx_result {
+	uint64_t msgs, bytes, bad_len, bad_data, seq_err, unknown_src, bad_addr;
+	double elapsed;
+	int valid;
+};
+
+struct pp_result {
+	uint64_t rtts, lost, stale, bad_len, bad_data;
+	double elapsed, rate, p50, p99, p999, min, mean, max;	/* rate: rt/s; others µs */
+	int valid;
+};
+
+/* RDMA modes: what the initiators measured, all of them together. */
+struct rdma_result {
+	uint64_t ops, bytes;		/* completed inside the windows */
+	uint64_t issued, completed, enobufs, eagain, bad_data;
+	double elapsed, rate;		/* rate: ops/s, summed over initiators */
+	int valid;
+};
+
+/* RDMA modes: what the target saw. */
+struct target_result {
+	uint64_t carriers, bad_len, seq_err, unknown_src, bad_data;
+	uint64_t word;			/* atomic: the word's final value */
+	int word_valid;
+};
+
+/* Lives in a MAP_SHARED mapping, so both processes see it. */
+struct shared {
+	_Atomic int abort;		/* setup failed: do not run */
+	_Atomic int stop;		/* run over (or failed): every end finishes */
+	_Atomic int failed;
+	_Atomic uint64_t heartbeat;	/* measuring end's last sign of life */
+	struct end_stats snd[MAX_THREADS];	/* senders / ping clients */
+	struct end_stats srv;			/* echo server */
+	struct rx_seen seen[MAX_THREADS];	/* stream in-flight window */
+	struct rx_result rx;
+	struct pp_result pp;
+	struct rdma_result rd;
+	struct target_result tg;
+	_Atomic int unsupported;	/* no RDMA: unsup_msg says why */
+	char unsup_msg[400];
+};
+
+extern struct shared *shm;
+extern volatile sig_atomic_t interrupted;
+extern int go_pipe[2];
+extern int report_pipe[2];
+extern uint8_t *pattern;	/* reference payload, cfg.size bytes */
+
+struct report {
+	int who;		/* 0: passive end, 1: active end */
+	int idx;
+	int ok;
+	uint16_t port;
+	char msg[400];
+};
+
+enum { PH_FIRST, PH_WARM, PH_MEAS };
+
+struct src_state {
+	uint32_t addr;
+	uint16_t port;
+	int sidx;		/* sender index, -1 if not one of ours */
+	bool addr_bad;		/* recvmsg reported an address no sender has */
+	uint64_t next;		/* expected sequence number */
+	uint64_t msgs, bytes;	/* everything received from it */
+};
+
+struct active_arg {
+	int idx;
+	int fd;
+	struct sockaddr_in dst;
+	/* pingpong results */
+	uint64_t *samples;
+	size_t nsamples, cap;
+	uint64_t lost, stale, bad_len, bad_data;
+	uint64_t t_start, t_stop;
+	bool measured;
+	/* RDMA results (t_start, t_stop, measured and bad_data above too) */
+	uint64_t ops, op_bytes, issued, completed, enobufs, eagain;
+};
+
+struct end {
+	const char *name;
+	bool running;
+	pid_t pid;		/* process mode */
+	pthread_t th;		/* --inproc */
+	uint16_t dport;
+	int status;
+};
+
+/* check_msg(): what a received message is */
+enum { V_OK, V_LEN, V_DATA };
+
+/* RDMA modes: operations outstanding at most */
+#define MAX_WINDOW		4096
+
+/* The RDMA target's registered region (rdma.c) */
+struct bench_region {
+	uint8_t *buf;
+	size_t len;
+	uint64_t cookie;
+};
+
+extern struct bench_region region;
+
+/* util.c: small helpers */
+uint64_t now_ns(void);
+uint64_t sec2ns(double s);
+void sleep_ns(uint64_t ns);
+void *xmalloc(size_t n);
+bool stopping(void);
+void beat(uint64_t now);
+void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...);
+const char *family_name(int fam);
+const char *socket_hint(int e);
+const char *bind_hint(int e);
+const char *send_hint(int e);
+void describe(char *out, size_t len, const char *what, int e,
+	      const char *hint);
+
+/* sockets.c: sockets */
+int open_sock(struct in_addr addr, uint16_t *port, char *err,
+	      size_t errlen, int *snd_eff, int *rcv_eff);
+void sock_dst(struct sockaddr_in *d, struct in_addr a, uint16_t port);
+int wait_fd(int fd, short events, uint64_t ns);
+int send_msg(int fd, const void *buf, size_t len,
+	     const struct sockaddr_in *dst, struct end_stats *st,
+	     uint64_t *enobufs, uint64_t *eagain, uint64_t deadline);
+ssize_t recv_one(int fd, void *buf, size_t cap,
+		 struct sockaddr_in *from, int *mflags);
+ssize_t recv_next(int fd, void *buf, size_t cap,
+		  struct sockaddr_in *from, int *mflags, const char *who);
+void put_hdr(uint8_t *buf, uint64_t seq, uint32_t idx);
+int check_msg(const uint8_t *buf, ssize_t n, int mflags,
+	      uint64_t *seq, bool *has_seq);
+void on_int(int sig);
+void on_usr1(int sig);
+bool wait_go(void);
+void send_report(int who, int idx, int ok, uint16_t port, const char *msg);
+
+/* stream.c: stream */
+void stream_receiver(int fd);
+void *stream_sender(void *argp);
+
+/* pingpong.c: pingpong */
+void echo_server(int fd);
+void *ping_client(void *argp);
+void ping_summarize(struct active_arg *args, int n);
+
+/* rdma.c: rdma and atomic operations */
+bool rdma_mode(void);
+const char *mode_name(void);
+void rdma_unsupported(const char *why);
+int target_register(int fd, char *err, size_t errlen, bool *unsup);
+void rdma_target(int fd);
+void *rdma_initiator(void *argp);
+void rdma_summarize(struct active_arg *args, int n);
+
+/* ends.c: the two ends */
+void run_passive(void);
+void run_active(uint16_t dport);
+
+/* controller.c: controller */
+int report_rdma(void);
+int run_probe(void);
+int run_bench(void);
+
+#endif /* RDS_BENCH_H */

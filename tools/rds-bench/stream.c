@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * rds-bench: stream.
+ */
+#include "bench.h"
+
+
+/*
+ * Which of our senders has this source address (-1: none).  If the
+ * address is not one of theirs but the header names a sender, trust the
+ * header (so the run goes on) and flag the address as wrong.
+ */
+static int sender_of(const struct sockaddr_in *from, const uint8_t *buf,
+		     ssize_t n, bool *addr_bad)
+{
+	struct msg_hdr h;
+	int k;
+
+	*addr_bad = false;
+	if (from->sin_addr.s_addr == cfg.saddr.s_addr)
+		for (k = 0; k < cfg.threads; k++)
+			if (shm->snd[k].port == ntohs(from->sin_port))
+				return k;
+	*addr_bad = true;
+	if (n >= (ssize_t)sizeof(h)) {
+		memcpy(&h, buf, sizeof(h));
+		if (h.magic == HDR_MAGIC && h.idx < (uint32_t)cfg.threads)
+			return (int)h.idx;
+	}
+	return -1;
+}
+
+/*
+ * The receiver owns the measurement: the window opens `warmup` seconds
+ * after the first message arrives and closes `duration` seconds later (or
+ * after `count` good messages).  Only messages that pass check_msg() and
+ * arrive inside the window count.
+ */
+void stream_receiver(int fd)
+{
+	uint8_t *buf = xmalloc((size_t)cfg.size + 1);
+	struct src_state src[2 * MAX_THREADS];
+	int nsrc = 0;
+	struct rx_result res = { 0 };
+	uint64_t t0 = now_ns();
+	uint64_t first_deadline = t0 + sec2ns(cfg.timeout);
+	uint64_t warm_end = 0, t_start = 0, t_end = 0, t_stop = 0;
+	uint64_t last_rx = t0, timeout = sec2ns(cfg.timeout), last_beat = t0;
+	int phase = PH_FIRST;
+	bool done = false;
+
+	beat(t0);
+	while (!done) {
+		struct sockaddr_in from = { 0 };
+		int mflags = 0;
+		ssize_t n;
+		uint64_t now, wake;
+
+		if (stopping())
+			break;
+		n = recv_one(fd, buf, (size_t)cfg.size + 1, &from, &mflags);
+		now = now_ns();
+		if (n >= 0) {
+			uint64_t seq = 0;
+			bool has_seq;
+			int v = check_msg(buf, n, mflags, &seq, &has_seq);
+
+			struct src_state *sp = NULL;
+			int i;
+
+			last_rx = now;
+			for (i = 0; i < nsrc; i++)
+				if (src[i].port == from.sin_port &&
+				    src[i].addr == from.sin_addr.s_addr)
+					break;
+			if (i == nsrc && nsrc < (int)(sizeof(src) / sizeof(src[0]))) {
+				memset(&src[i], 0, sizeof(src[i]));
+				src[i].addr = from.sin_addr.s_addr;
+				src[i].port = from.sin_port;
+				src[i].sidx = sender_of(&from, buf, n, &src[i].addr_bad);
+				nsrc++;
+			}
+			if (i < nsrc)
+				sp = &src[i];
+			if (sp && sp->addr_bad)
+				res.bad_addr++;
+			if (sp && sp->sidx >= 0) {
+				/* feeds the senders' in-flight window */
+				struct rx_seen *rs = &shm->seen[sp->sidx];
+
+				sp->msgs++;
+				sp->bytes += cfg.size;
+				atomic_store_explicit(&rs->msgs, sp->msgs,
+						      memory_order_relaxed);
+				atomic_store_explicit(&rs->bytes, sp->bytes,
+						      memory_order_relaxed);
+			}
+			if (!sp || sp->sidx < 0) {
+				res.unknown_src++;
+				if (v == V_OK)
+					v = V_DATA;
+			} else if (v == V_LEN) {
+				res.bad_len++;
+			} else if (v == V_DATA) {
+				res.bad_data++;
+			} else if (has_seq) {
+				if (seq != sp->next)
+					res.seq_err++;
+				sp->next = seq + 1;
+			}
+
+			switch (phase) {
+			case PH_FIRST:
+				phase = PH_WARM;
+				warm_end = now + sec2ns(cfg.warmup);
+				if (now >= warm_end) {
+					phase = PH_MEAS;
+					t_start = now;
+					t_end = t_start + sec2ns(cfg.duration);
+				}
+				break;
+			case PH_WARM:
+				if (now >= warm_end) {
+					phase = PH_MEAS;
+					t_start = now;
+					t_end = t_start + sec2ns(cfg.duration);
+				}
+				break;
+			case PH_MEAS:
+				if (!cfg.count && now >= t_end) {
+					t_stop = now;
+					done = true;
+					break;
+				}
+				if (v == V_OK) {
+					res.msgs++;
+					res.bytes += (uint64_t)n;
+				}
+				if (cfg.count && res.msgs >= cfg.count) {
+					t_stop = now;
+					done = true;
+				}
+				break;
+			}
+			if (now - last_beat >= 20 * MSEC) {
+				beat(now);
+				last_beat = now;
+			}
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			char m[300];
+
+			describe(m, sizeof(m), "receiver: recvmsg", errno, NULL);
+			fail("%s", m);
+			break;
+		}
+
+		/* Nothing queued: move the clock on, then wait. */
+		beat(now);
+		if (phase == PH_FIRST && now >= first_deadline) {
+			fail("receiver: no message arrived within %.1f s of the start "
+			     "(see the senders' errors above, if any)", cfg.timeout);
+			break;
+		}
+		if (phase == PH_WARM && now >= warm_end) {
+			phase = PH_MEAS;
+			t_start = now;
+			t_end = t_start + sec2ns(cfg.duration);
+		}
+		if (phase == PH_MEAS && !cfg.count && now >= t_end) {
+			t_stop = now;
+			break;
+		}
+		if (phase != PH_FIRST && now - last_rx >= timeout) {
+			fail("receiver: traffic stalled: no message for %.1f s "
+			     "(%" PRIu64 " counted so far)", cfg.timeout, res.msgs);
+			break;
+		}
+		wake = now + IDLE_SLICE;
+		if (phase == PH_FIRST && first_deadline < wake)
+			wake = first_deadline;
+		if (phase == PH_WARM && warm_end < wake)
+			wake = warm_end;
+		if (phase == PH_MEAS && !cfg.count && t_end < wake)
+			wake = t_end;
+		if (last_rx + timeout < wake)
+			wake = last_rx + timeout;
+		wait_fd(fd, POLLIN, wake > now ? wake - now : 0);
+	}
+	if (t_stop) {
+		res.elapsed = (double)(t_stop - t_start) / 1e9;
+		res.valid = 1;
+	}
+	shm->rx = res;
+	atomic_store(&shm->stop, 1);	/* tell the senders */
+	free(buf);
+}
+
+
+/*
+ * In-flight window of one sender: is more than its share of
+ * --max-inflight(-msgs) sent but not yet received?  *rm / *rb cache what
+ * the receiver last reported; they only grow, so a cached "not full" is
+ * always right and the shared counters are read only near the limit.
+ */
+static bool window_full(int idx, uint64_t sent, uint64_t sent_bytes,
+			uint64_t *rm, uint64_t *rb)
+{
+	uint64_t lim_m = cfg.max_inflight_msgs / (uint64_t)cfg.threads;
+	uint64_t lim_b = cfg.max_inflight / (uint64_t)cfg.threads;
+	int pass;
+
+	if (lim_m < 1 && cfg.max_inflight_msgs)
+		lim_m = 1;
+	if (lim_b < cfg.size && cfg.max_inflight)
+		lim_b = cfg.size;
+	for (pass = 0; pass < 2; pass++) {
+		bool full = false;
+
+		if (*rm < sent) {	/* something in flight */
+			if (lim_m && sent - *rm >= lim_m)
+				full = true;
+			if (lim_b && sent_bytes - *rb + cfg.size > lim_b)
+				full = true;
+		}
+		if (!full)
+			return false;
+		if (pass == 0) {
+			*rm = atomic_load_explicit(&shm->seen[idx].msgs,
+						   memory_order_relaxed);
+			*rb = atomic_load_explicit(&shm->seen[idx].bytes,
+						   memory_order_relaxed);
+		}
+	}
+	return true;
+}
+
+void *stream_sender(void *argp)
+{
+	struct active_arg *a = argp;
+	struct end_stats *st = &shm->snd[a->idx];
+	uint8_t *buf = xmalloc(cfg.size);
+	uint64_t seq = 0, bytes = 0, enobufs = 0, eagain = 0, waits = 0;
+	uint64_t rx_m = 0, rx_b = 0;
+
+	memcpy(buf, pattern, cfg.size);
+	if (wait_go()) {
+		while (!stopping()) {
+			int r;
+
+			if (window_full(a->idx, seq, bytes, &rx_m, &rx_b)) {
+				atomic_store_explicit(&st->waits, ++waits,
+						      memory_order_relaxed);
+				do
+					sleep_ns(20000);
+				while (!stopping() &&
+				       window_full(a->idx, seq, bytes, &rx_m, &rx_b));
+				continue;
+			}
+			put_hdr(buf, seq, (uint32_t)a->idx);
+			r = send_msg(a->fd, buf, cfg.size, &a->dst, st,
+				     &enobufs, &eagain, 0);
+			if (r > 0)
+				break;
+			if (r < 0) {
+				char m[400], w[64];
+
+				snprintf(w, sizeof(w), "sender %d: sendto(%u bytes)",
+					 a->idx, cfg.size);
+				describe(m, sizeof(m), w, -r, send_hint(-r));
+				fail("%s", m);
+				break;
+			}
+			seq++;
+			bytes += cfg.size;
+			atomic_store_explicit(&st->msgs, seq, memory_order_relaxed);
+			atomic_store_explicit(&st->bytes, bytes, memory_order_relaxed);
+		}
+	}
+	atomic_store(&st->done, 1);
+	free(buf);
+	return NULL;
+}
