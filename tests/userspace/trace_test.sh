@@ -9,8 +9,8 @@
 #
 # Over loopback (the default) two fresh 127/8 addresses make a new
 # connection.  Over IB (--transport ib with --addr and --peer, on the
-# same host) the connection --addr -> --peer is dropped first, with
-# rdsctl, so that it comes up again under the trace.
+# same host) the connection --addr -> --peer is brought up, then dropped
+# with rdsctl, so that it goes down and comes up again under the trace.
 #
 # usage: trace_test.sh --family N [--addr A --peer B --transport ib]
 
@@ -92,10 +92,12 @@ check "$(status grep -q 1 "$I/events/rds_doca/rdsd_conn_up/enable")" \
 	"the events are enabled"
 
 if [[ $TRANSPORT == ib ]]; then
-	# up from earlier tests, or not there yet: either way it comes up
-	"$RDSCTL" conn drop peer "$PEER" laddr "$ADDR" transport ib \
-		>/dev/null 2>&1
-	dropped=$?
+	# up first (a message crossed it), then dropped: it goes down and
+	# comes up again under the trace
+	out=$("$STREAM" --probe --family "$FAMILY" --impl doca "${ARGS[@]}" 2>&1)
+	check $? "the connection $ADDR -> $PEER is up" "$out"
+	out=$("$RDSCTL" conn drop peer "$PEER" laddr "$ADDR" transport ib 2>&1)
+	check $? "rdsctl conn drop peer $PEER laddr $ADDR" "$out"
 fi
 
 out=$("$STREAM" --probe --family "$FAMILY" --impl doca "${ARGS[@]}" 2>&1)
@@ -126,10 +128,8 @@ saw rdsd_op_complete "write .* status=success"
 saw rdsd_op_complete "read .* status=success"
 saw rdsd_op_complete ".* status=remote_error"
 if [[ $TRANSPORT == ib ]]; then
-	if [[ $dropped == 0 ]]; then
-		saw rdsd_conn_reset "$a->$p ib why=dropped_by_admin"
-		saw rdsd_conn_down "$a->$p ib state=connecting"
-	fi
+	saw rdsd_conn_reset "$a->$p ib why=dropped_by_admin"
+	saw rdsd_conn_down "$a->$p ib state=connecting"
 	saw rdsd_ib_cm_event "($a->$p|$p->$a) event=\"address resolved\""
 	saw rdsd_ib_cm_event "($a->$p|$p->$a) event=\"established\""
 	saw rdsd_mr_request ".* cookie=0x[0-9a-f]+ port=[1-9][0-9]* granted=0"
