@@ -257,7 +257,7 @@ int rdsd_nl_sock_fill(struct sk_buff *skb, struct rdsd_sock *rs,
 	const struct rdsd_transport_ops *trans = READ_ONCE(rs->trans);
 	__be32 addr = READ_ONCE(rs->bound_addr);
 	__be32 peer = READ_ONCE(rs->conn_addr);
-	u32 snd_queued, rcv_queued, mrs = 0;
+	u32 snd_queued, rcv_queued, notify_bytes, mrs = 0;
 	bool congested;
 	unsigned long key;
 	void *mr;
@@ -267,6 +267,7 @@ int rdsd_nl_sock_fill(struct sk_buff *skb, struct rdsd_sock *rs,
 	spin_unlock_bh(&rs->lock);
 	spin_lock_bh(&rs->recv_lock);
 	rcv_queued = rs->rcv_bytes;
+	notify_bytes = rs->notify_bytes;
 	congested = rs->congested;
 	spin_unlock_bh(&rs->recv_lock);
 	xa_for_each(&rs->mrs, key, mr)
@@ -292,7 +293,8 @@ int rdsd_nl_sock_fill(struct sk_buff *skb, struct rdsd_sock *rs,
 	    (congested && nla_put_flag(skb, RDS_DOCA_A_SOCK_CONGESTED)) ||
 	    (READ_ONCE(rs->cong_monitor) &&
 	     nla_put_flag(skb, RDS_DOCA_A_SOCK_CONG_MONITOR)) ||
-	    nla_put_u32(skb, RDS_DOCA_A_SOCK_MRS, mrs))
+	    nla_put_u32(skb, RDS_DOCA_A_SOCK_MRS, mrs) ||
+	    nla_put_u32(skb, RDS_DOCA_A_SOCK_NOTIFY_BYTES, notify_bytes))
 		return -EMSGSIZE;
 	return 0;
 }

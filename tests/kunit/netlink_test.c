@@ -173,15 +173,22 @@ static void nl_sock_fill(struct kunit *test)
 	struct socket *bound = nl_socket(test, NL_ADDR(3), 4242);
 	struct socket *unbound = nl_socket(test, 0, 0);
 	struct sk_buff *skb = nl_msg(test, NLMSG_GOODSIZE);
+	struct rdsd_sock *rs = rdsd_sk(bound->sk);
 	struct nlattr *head;
 	int len;
 
-	KUNIT_ASSERT_EQ(test, rdsd_nl_sock_fill(skb, rdsd_sk(bound->sk),
-						&init_user_ns), 0);
+	/* as if two notices were owed: what the dump shows, not a count */
+	spin_lock_bh(&rs->recv_lock);
+	rs->notify_bytes += 2 * RDSD_RECV_MIN_CHARGE;
+	spin_unlock_bh(&rs->recv_lock);
+	KUNIT_ASSERT_EQ(test, rdsd_nl_sock_fill(skb, rs, &init_user_ns), 0);
+	spin_lock_bh(&rs->recv_lock);
+	rs->notify_bytes -= 2 * RDSD_RECV_MIN_CHARGE;
+	spin_unlock_bh(&rs->recv_lock);
 	nl_end(skb);
 	head = nl_attrs(skb, &len);
 	KUNIT_EXPECT_EQ(test, attr_u32(test, head, len, RDS_DOCA_A_SOCK_ID),
-			rdsd_sk(bound->sk)->id);
+			rs->id);
 	KUNIT_EXPECT_EQ(test, ntohl(nla_get_in_addr(nla_find(head, len,
 							RDS_DOCA_A_SOCK_ADDR))),
 			ntohl(NL_ADDR(3)));
@@ -190,6 +197,9 @@ static void nl_sock_fill(struct kunit *test)
 			4242);
 	KUNIT_EXPECT_EQ(test, attr_u32(test, head, len, RDS_DOCA_A_SOCK_MRS),
 			0);
+	KUNIT_EXPECT_EQ(test,
+			attr_u32(test, head, len, RDS_DOCA_A_SOCK_NOTIFY_BYTES),
+			2 * RDSD_RECV_MIN_CHARGE);
 	KUNIT_EXPECT_NULL(test, nla_find(head, len, RDS_DOCA_A_SOCK_PEER));
 	kfree_skb(skb);
 

@@ -364,6 +364,8 @@ def test_objects(family, addr, peer, transport):
     T.eq(sa.get("transport"), transport, f"{transport}: a's transport")
     T.eq(sa.get("mrs"), 3, f"{transport}: a has 3 registered regions")
     T.eq(sb.get("mrs"), 0, f"{transport}: b has none")
+    T.eq(sb.get("notify_bytes"), 0,
+         f"{transport}: b holds no receive buffer room for notices")
     T.ok(sb.get("rcv_queued", 0) >= 200,
          f"{transport}: b's receive queue holds the 200 bytes not read",
          sb)

@@ -78,6 +78,7 @@ static const struct field sock_fields[] = {
 	D("congested",		RDS_DOCA_A_SOCK_CONGESTED,	FT_FLAG),
 	D("cong_monitor",	RDS_DOCA_A_SOCK_CONG_MONITOR,	FT_FLAG),
 	F("mrs",		RDS_DOCA_A_SOCK_MRS,		FT_U32),
+	D("notify_bytes",	RDS_DOCA_A_SOCK_NOTIFY_BYTES,	FT_U32),
 };
 
 static const struct field mr_fields[] = {

@@ -505,6 +505,10 @@ enum {
 	RDS_DOCA_A_SOCK_CONGESTED,	/* flag: its port is congested */
 	RDS_DOCA_A_SOCK_CONG_MONITOR,	/* flag: RDS_CONG_MONITOR set */
 	RDS_DOCA_A_SOCK_MRS,		/* u32: registered regions */
+	RDS_DOCA_A_SOCK_NOTIFY_BYTES,	/* u32: receive buffer bytes held for
+					 * RDMA notices, queued or owed by
+					 * operations in flight
+					 */
 
 	__RDS_DOCA_A_SOCK_MAX,
 	RDS_DOCA_A_SOCK_MAX = __RDS_DOCA_A_SOCK_MAX - 1
