@@ -27,7 +27,6 @@
 #include <net/sock.h>
 
 #include "rdsd.h"
-#include "ib.h"
 #include "bind.h"
 #include "cong.h"
 #include "conn.h"
@@ -536,7 +535,7 @@ static int __init rdsd_init(void)
 	if (ret)
 		goto err_proto;
 
-	ret = rdsd_ib_init();
+	ret = rdsd_trans_init();
 	if (ret)
 		goto err_pernet;
 
@@ -549,7 +548,7 @@ static int __init rdsd_init(void)
 		else
 			pr_err("cannot register address family %d: %d\n",
 			       rdsd_family, ret);
-		goto err_ib;
+		goto err_trans;
 	}
 	ret = rdsd_sysctl_init();
 	if (ret) {
@@ -568,9 +567,9 @@ err_sysctl:
 	rdsd_sysctl_exit();
 err_sock:
 	sock_unregister(rdsd_family);
-err_ib:
-	rdsd_ib_stop_listening();
-	rdsd_ib_exit();
+err_trans:
+	rdsd_trans_stop();
+	rdsd_trans_exit();
 err_pernet:
 	unregister_pernet_subsys(&rdsd_net_ops);
 err_proto:
@@ -587,9 +586,9 @@ static void __exit rdsd_exit(void)
 	rdsd_nl_exit();
 	rdsd_sysctl_exit();
 	sock_unregister(rdsd_family);
-	rdsd_ib_stop_listening();
+	rdsd_trans_stop();
 	unregister_pernet_subsys(&rdsd_net_ops);	/* every connection */
-	rdsd_ib_exit();
+	rdsd_trans_exit();
 	rdsd_dma_exit();	/* no socket is left to copy */
 	rcu_barrier();	/* connections are freed after a grace period */
 	proto_unregister(&rdsd_proto);

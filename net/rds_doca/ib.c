@@ -420,6 +420,10 @@ const struct rdsd_transport_ops rdsd_ib_transport = {
 	.conn_drop	= rdsd_ib_conn_drop,
 	.dev_describe	= rdsd_ib_dev_info,
 	.conn_idle	= rdsd_ib_conn_idle,
+	.init		= rdsd_ib_init,
+	.stop		= rdsd_ib_stop_listening,
+	.exit		= rdsd_ib_exit,
+	.listen_port	= rdsd_ib_listen_port,
 };
 EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_transport);
 

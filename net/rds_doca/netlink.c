@@ -29,7 +29,6 @@
 #include <net/sock.h>
 
 #include "rdsd.h"
-#include "ib.h"
 #include "conn.h"
 #include "dma.h"
 #include "mr.h"
@@ -571,7 +570,8 @@ static int rdsd_nl_info_fill(struct sk_buff *skb, struct genl_info *info)
 	if (nla_put_string(skb, RDS_DOCA_A_INFO_VERSION, RDSD_VERSION) ||
 	    nla_put_u32(skb, RDS_DOCA_A_INFO_FAMILY, rdsd_family) ||
 	    nla_put_u32(skb, RDS_DOCA_A_INFO_SOL, SOL_RDS) ||
-	    nla_put_u16(skb, RDS_DOCA_A_INFO_IB_PORT, rdsd_ib_listen_port()) ||
+	    nla_put_u16(skb, RDS_DOCA_A_INFO_IB_PORT,
+			rdsd_trans_listen_port(RDS_TRANS_IB)) ||
 	    nla_put_u32(skb, RDS_DOCA_A_INFO_WIRE_VERSION, RDSD_WIRE_VERSION))
 		return -EMSGSIZE;
 	for (t = rdsd_trans_next(NULL); t; t = rdsd_trans_next(t))

@@ -127,3 +127,72 @@ const struct rdsd_transport_ops *rdsd_trans_for_conn(struct net *net,
 	return bound;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_trans_for_conn);
+
+/**
+ * rdsd_trans_init - set every transport up, at module load
+ *
+ * Returns 0, or the first error, with the transports set up before it
+ * torn down again.
+ */
+int rdsd_trans_init(void)
+{
+	const struct rdsd_transport_ops *const *t;
+	int ret;
+
+	for (t = rdsd_transports; *t; t++) {
+		ret = (*t)->init ? (*t)->init() : 0;
+		if (ret)
+			goto unwind;
+	}
+	return 0;
+
+unwind:
+	while (t-- != rdsd_transports) {
+		if ((*t)->stop)
+			(*t)->stop();
+		if ((*t)->exit)
+			(*t)->exit();
+	}
+	return ret;
+}
+
+/**
+ * rdsd_trans_stop - no transport takes a new peer; first step of unload
+ */
+void rdsd_trans_stop(void)
+{
+	const struct rdsd_transport_ops *const *t;
+
+	for (t = rdsd_transports; *t; t++)
+		if ((*t)->stop)
+			(*t)->stop();
+}
+
+/**
+ * rdsd_trans_exit - tear every transport down, in reverse order
+ *
+ * Every connection is gone.
+ */
+void rdsd_trans_exit(void)
+{
+	const struct rdsd_transport_ops *const *t;
+
+	for (t = rdsd_transports; *t; t++)
+		;
+	while (t-- != rdsd_transports)
+		if ((*t)->exit)
+			(*t)->exit();
+}
+
+/**
+ * rdsd_trans_listen_port - the port transport @type takes peers on
+ * @type: an RDS_TRANS_* number.
+ *
+ * Returns it, or 0 for a transport that listens on none or is not built.
+ */
+u16 rdsd_trans_listen_port(int type)
+{
+	const struct rdsd_transport_ops *t = rdsd_trans_by_type(type);
+
+	return t && t->listen_port ? t->listen_port() : 0;
+}

@@ -113,6 +113,12 @@ struct rdsd_sock;
  *	again to a successor that would deliver it a second time.  Process
  *	context under rcu_read_lock(), must not sleep.  Without it the core
  *	takes the connection as idle.
+ * @init: optional: set the transport up at module load, once the
+ *	namespace state exists (a peer may connect at once).  Returns 0 or a
+ *	negative errno.
+ * @stop: optional: take no new peer; the first step of module unload.
+ * @exit: optional: undo @init; no connection of the transport is left.
+ * @listen_port: optional: the port the transport takes peers on.
  */
 struct rdsd_transport_ops {
 	const char	*name;
@@ -133,6 +139,10 @@ struct rdsd_transport_ops {
 	int		(*conn_drop)(struct rdsd_conn *conn);
 	int		(*dev_describe)(u32 *index, struct rdsd_dev_info *di);
 	bool		(*conn_idle)(struct rdsd_conn *conn);
+	int		(*init)(void);
+	void		(*stop)(void);
+	void		(*exit)(void);
+	u16		(*listen_port)(void);
 };
 
 /*
@@ -242,5 +252,9 @@ const struct rdsd_transport_ops *rdsd_trans_for_conn(struct net *net,
 int rdsd_trans_type_available(int type);
 const struct rdsd_transport_ops *rdsd_trans_next(const struct rdsd_transport_ops *t);
 const struct rdsd_transport_ops *rdsd_trans_by_type(int type);
+int rdsd_trans_init(void);
+void rdsd_trans_stop(void);
+void rdsd_trans_exit(void);
+u16 rdsd_trans_listen_port(int type);
 
 #endif /* _RDSD_TRANSPORT_H */
