@@ -271,6 +271,37 @@ struct rdsd_conn *rdsd_conn_get_next(struct rdsd_net *rn, unsigned long *id)
 }
 
 /**
+ * rdsd_conn_next_rcu - walk the connections of a namespace
+ * @rn: namespace.
+ * @conn: the connection returned last, or NULL to start.
+ *
+ * Returns the next connection of the table, or NULL after the last.  Under
+ * rcu_read_lock(), held across the whole walk, and without a reference: a
+ * snapshot for the RDS_INFO_* probes, in which a connection added or
+ * removed meanwhile may be seen or not.
+ */
+struct rdsd_conn *rdsd_conn_next_rcu(struct rdsd_net *rn,
+				     struct rdsd_conn *conn)
+{
+	struct hlist_node *n;
+	unsigned int b = 0;
+
+	if (conn) {
+		n = rcu_dereference(hlist_next_rcu(&conn->hash_node));
+		if (n)
+			return hlist_entry(n, struct rdsd_conn, hash_node);
+		b = rdsd_conn_bucket(rn, conn->laddr, conn->faddr) -
+		    rn->conn_hash + 1;
+	}
+	for (; b < ARRAY_SIZE(rn->conn_hash); b++) {
+		n = rcu_dereference(hlist_first_rcu(&rn->conn_hash[b]));
+		if (n)
+			return hlist_entry(n, struct rdsd_conn, hash_node);
+	}
+	return NULL;
+}
+
+/**
  * rdsd_conn_find_create - the connection from @laddr to @faddr over @trans
  * @rn: namespace.
  * @trans: transport.

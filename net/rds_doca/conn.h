@@ -29,5 +29,7 @@ void rdsd_conn_up(struct rdsd_conn *conn);
 void rdsd_conn_net_init(struct rdsd_net *rn);
 void rdsd_conn_net_exit(struct rdsd_net *rn);
 unsigned int rdsd_conn_reap(struct rdsd_net *rn, unsigned long idle);
+struct rdsd_conn *rdsd_conn_next_rcu(struct rdsd_net *rn,
+				     struct rdsd_conn *conn);
 
 #endif /* _RDSD_CONN_H */

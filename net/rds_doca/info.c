@@ -143,43 +143,43 @@ static u8 rdsd_info_conn_flags(struct rdsd_conn *conn)
 	return flags;
 }
 
+static void rdsd_info_conn_fill(struct rdsd_info *in, struct rdsd_conn *conn)
+{
+	struct rds6_info_connection *c6;
+	struct rds_info_connection *c;
+	void *p = rdsd_info_next(in);
+
+	if (!p)
+		return;
+	if (in->v6) {
+		c6 = p;
+		c6->next_tx_seq = READ_ONCE(conn->next_tx_seq);
+		c6->next_rx_seq = READ_ONCE(conn->next_rx_seq);
+		ipv6_addr_set_v4mapped(conn->laddr, &c6->laddr);
+		ipv6_addr_set_v4mapped(conn->faddr, &c6->faddr);
+		strscpy(c6->transport, conn->trans->name,
+			sizeof(c6->transport));
+		c6->flags = rdsd_info_conn_flags(conn);
+		return;
+	}
+	c = p;
+	c->next_tx_seq = READ_ONCE(conn->next_tx_seq);
+	c->next_rx_seq = READ_ONCE(conn->next_rx_seq);
+	c->laddr = conn->laddr;
+	c->faddr = conn->faddr;
+	strscpy(c->transport, conn->trans->name, sizeof(c->transport));
+	c->flags = rdsd_info_conn_flags(conn);
+}
+
 static void rdsd_info_connections(struct rdsd_net *rn, struct rdsd_info *in)
 {
-	struct rdsd_conn *conn;
-	unsigned int b;
+	struct rdsd_conn *conn = NULL;
 
 	in->each = in->v6 ? sizeof(struct rds6_info_connection) :
 		   sizeof(struct rds_info_connection);
 	rcu_read_lock();
-	for (b = 0; b < ARRAY_SIZE(rn->conn_hash); b++) {
-		hlist_for_each_entry_rcu(conn, &rn->conn_hash[b], hash_node) {
-			struct rds6_info_connection *c6;
-			struct rds_info_connection *c;
-			void *p = rdsd_info_next(in);
-
-			if (!p)
-				continue;
-			if (in->v6) {
-				c6 = p;
-				c6->next_tx_seq = READ_ONCE(conn->next_tx_seq);
-				c6->next_rx_seq = READ_ONCE(conn->next_rx_seq);
-				ipv6_addr_set_v4mapped(conn->laddr, &c6->laddr);
-				ipv6_addr_set_v4mapped(conn->faddr, &c6->faddr);
-				strscpy(c6->transport, conn->trans->name,
-					sizeof(c6->transport));
-				c6->flags = rdsd_info_conn_flags(conn);
-				continue;
-			}
-			c = p;
-			c->next_tx_seq = READ_ONCE(conn->next_tx_seq);
-			c->next_rx_seq = READ_ONCE(conn->next_rx_seq);
-			c->laddr = conn->laddr;
-			c->faddr = conn->faddr;
-			strscpy(c->transport, conn->trans->name,
-				sizeof(c->transport));
-			c->flags = rdsd_info_conn_flags(conn);
-		}
-	}
+	while ((conn = rdsd_conn_next_rcu(rn, conn)))
+		rdsd_info_conn_fill(in, conn);
 	rcu_read_unlock();
 }
 
@@ -289,20 +289,17 @@ static void rdsd_info_msg_fill(struct rdsd_info *in,
 /* Messages waiting on each connection for the peer's acknowledgment. */
 static void rdsd_info_retrans(struct rdsd_net *rn, struct rdsd_info *in)
 {
-	struct rdsd_conn *conn;
+	struct rdsd_conn *conn = NULL;
 	struct rdsd_msg *msg;
-	unsigned int b;
 
 	in->each = in->v6 ? sizeof(struct rds6_info_message) :
 		   sizeof(struct rds_info_message);
 	rcu_read_lock();
-	for (b = 0; b < ARRAY_SIZE(rn->conn_hash); b++) {
-		hlist_for_each_entry_rcu(conn, &rn->conn_hash[b], hash_node) {
-			spin_lock_bh(&conn->lock);
-			list_for_each_entry(msg, &conn->retrans, conn_item)
-				rdsd_info_msg_fill(in, msg, false);
-			spin_unlock_bh(&conn->lock);
-		}
+	while ((conn = rdsd_conn_next_rcu(rn, conn))) {
+		spin_lock_bh(&conn->lock);
+		list_for_each_entry(msg, &conn->retrans, conn_item)
+			rdsd_info_msg_fill(in, msg, false);
+		spin_unlock_bh(&conn->lock);
 	}
 	rcu_read_unlock();
 }
