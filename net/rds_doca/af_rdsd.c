@@ -568,8 +568,12 @@ err_sysctl:
 err_sock:
 	sock_unregister(rdsd_family);
 err_trans:
+	/* as at unload: what a peer connected meanwhile goes first */
 	rdsd_trans_stop();
+	unregister_pernet_subsys(&rdsd_net_ops);
 	rdsd_trans_exit();
+	rcu_barrier();	/* connections are freed after a grace period */
+	goto err_proto;
 err_pernet:
 	unregister_pernet_subsys(&rdsd_net_ops);
 err_proto:
