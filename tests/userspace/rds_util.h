@@ -24,6 +24,8 @@
 
 #include <linux/rds_doca.h>
 
+#include "rds_doca_user.h"
+
 #ifndef AF_RDS
 #define AF_RDS 21
 #endif
@@ -83,7 +85,6 @@ static inline int transport_number(const char *name)
 	return -1;
 }
 
-#define DOCA_FAMILY_PARAM "/sys/module/rds_doca/parameters/family"
 
 static inline void usage(const char *prog, const char *extra)
 {
@@ -99,7 +100,7 @@ static inline void usage(const char *prog, const char *extra)
 		"  --transport  transport the addresses are served by (default: loop\n"
 		"               for 127.0.0.0/8, otherwise not checked)\n"
 		"  --filter     run the tests whose name contains one of the S\n",
-		prog, extra ? extra : "", DOCA_FAMILY_PARAM, AF_INET_OFFLOAD,
+		prog, extra ? extra : "", RDS_DOCA_FAMILY_PARAM, AF_INET_OFFLOAD,
 		AF_RDS);
 }
 
@@ -186,8 +187,7 @@ static inline int parse_common(int argc, char **argv,
 	if (cfg.transport < 0 && cfg_loopback())
 		cfg.transport = RDS_TRANS_LOOP;
 
-	param = -1;
-	read_sysfs_int(DOCA_FAMILY_PARAM, &param);
+	param = rds_doca_family_param();
 	if (cfg.family < 0)
 		cfg.family = param >= 0 ? param : AF_INET_OFFLOAD;
 
