@@ -86,6 +86,7 @@ void rdsd_cong_net_exit(struct rdsd_net *rn)
 	WARN_ON_ONCE(rn->nr_cong_maps);
 	WARN_ON_ONCE(!list_empty(&rn->cong_monitors));
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_net_exit);
 
 /**
  * rdsd_cong_map_get - find or create the map of @addr

@@ -74,12 +74,14 @@ int rdsd_stats_net_init(struct rdsd_net *rn)
 	rn->stats = alloc_percpu(struct rdsd_stats);
 	return rn->stats ? 0 : -ENOMEM;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_stats_net_init);
 
 void rdsd_stats_net_exit(struct rdsd_net *rn)
 {
 	free_percpu(rn->stats);
 	rn->stats = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_stats_net_exit);
 
 /**
  * rdsd_stat_read - one counter of a namespace, summed over CPUs

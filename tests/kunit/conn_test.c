@@ -16,6 +16,7 @@
 #include <net/net_namespace.h>
 
 #include "rdsd.h"
+#include "kunit_util.h"
 #include "transport.h"
 #include "stats.h"
 #include "cong.h"
@@ -96,16 +97,9 @@ static const struct rdsd_transport_ops ct_transport = {
 
 static int ct_init(struct kunit *test)
 {
-	struct rdsd_net *rn;
+	struct rdsd_net *rn = test_net_alloc(test);
 
-	rn = kunit_kzalloc(test, sizeof(*rn), GFP_KERNEL);
 	if (!rn)
-		return -ENOMEM;
-	rn->net = &init_net;
-	rdsd_cong_net_init(rn);
-	rdsd_conn_net_init(rn);
-	rn->stats = alloc_percpu(struct rdsd_stats);
-	if (!rn->stats)
 		return -ENOMEM;
 	test->priv = rn;
 	return 0;
@@ -120,7 +114,7 @@ static void ct_exit(struct kunit *test)
 	rdsd_conn_net_exit(rn);
 	KUNIT_EXPECT_EQ(test, atomic_read(&rn->nr_conns), 0);
 	KUNIT_EXPECT_EQ(test, rn->nr_cong_maps, 0U);
-	free_percpu(rn->stats);
+	test_net_free(rn);
 }
 
 static struct rdsd_conn *ct_conn(struct kunit *test, __be32 laddr, int n)

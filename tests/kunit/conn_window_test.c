@@ -21,6 +21,7 @@
 #include <net/net_namespace.h>
 
 #include "rdsd.h"
+#include "kunit_util.h"
 #include "transport.h"
 #include "stats.h"
 #include "cong.h"
@@ -190,17 +191,11 @@ static int win_init(struct kunit *test)
 	struct win *w;
 
 	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	rn = kunit_kzalloc(test, sizeof(*rn), GFP_KERNEL);
-	if (!w || !rn)
+	if (!w)
 		return -ENOMEM;
 	test->priv = w;
-
-	/* what the connection and congestion code use of a namespace */
-	rn->net = &init_net;
-	rdsd_cong_net_init(rn);
-	rdsd_conn_net_init(rn);
-	rn->stats = alloc_percpu(struct rdsd_stats);
-	if (!rn->stats)
+	rn = test_net_alloc(test);
+	if (!rn)
 		return -ENOMEM;
 	w->rn = rn;
 
@@ -234,7 +229,7 @@ static void win_exit(struct kunit *test)
 		return;
 	if (w->conn && !w->destroyed)
 		win_destroy(test, w);
-	free_percpu(w->rn->stats);
+	test_net_free(w->rn);
 }
 
 /* Queue @n messages as sendmsg() does. */

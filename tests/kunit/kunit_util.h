@@ -11,6 +11,9 @@
 #include <net/net_namespace.h>
 
 #include "rdsd.h"
+#include "cong.h"
+#include "conn.h"
+#include "stats.h"
 
 /* 127.77.0.n: addresses nothing else on the test machine uses */
 #define TEST_ADDR(n)	htonl(0x7f4d0000 | (n))
@@ -28,6 +31,30 @@ static inline struct rdsd_conn *fake_conn(struct kunit *test)
 	conn->laddr = TEST_ADDR(1);
 	conn->faddr = TEST_ADDR(2);
 	return conn;
+}
+
+/*
+ * A namespace state of the test's own, set up by the owners of what the
+ * connection code uses (counters, congestion maps, the connection table),
+ * as rdsd_net_init() does; NULL if the counters could not be allocated.
+ * test_net_free() after rdsd_conn_net_exit().
+ */
+static inline struct rdsd_net *test_net_alloc(struct kunit *test)
+{
+	struct rdsd_net *rn = kunit_kzalloc(test, sizeof(*rn), GFP_KERNEL);
+
+	if (!rn || rdsd_stats_net_init(rn))
+		return NULL;
+	rn->net = &init_net;
+	rdsd_cong_net_init(rn);
+	rdsd_conn_net_init(rn);
+	return rn;
+}
+
+static inline void test_net_free(struct rdsd_net *rn)
+{
+	rdsd_cong_net_exit(rn);
+	rdsd_stats_net_exit(rn);
 }
 
 #endif /* _RDSD_KUNIT_UTIL_H */
