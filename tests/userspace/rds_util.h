@@ -48,7 +48,8 @@ struct rds_cfg {
 	bool list;
 };
 
-static struct rds_cfg cfg;
+/* The command line's configuration: defined in selftest.c. */
+extern struct rds_cfg cfg;
 
 static inline bool addr_is_loopback(struct in_addr a)
 {

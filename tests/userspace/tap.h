@@ -28,12 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static pthread_mutex_t tap_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned int tap_count;
-static unsigned int tap_passed;
-static unsigned int tap_failed;
+/* The run's state, one for the program: defined in selftest.c. */
+extern pthread_mutex_t tap_lock;
+extern unsigned int tap_count;
+extern unsigned int tap_passed;
+extern unsigned int tap_failed;
 /* Prepended to every test name, e.g. "bind: ". */
-static char tap_prefix[256];
+extern char tap_prefix[256];
 
 static inline const char *tap_errname(int err)
 {
