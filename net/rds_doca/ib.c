@@ -15,7 +15,7 @@
  * two, use this transport.
  *
  * Connections are managed in ib_cm.c, messages and operations move in
- * ib_data.c, regions are registered in ib_mr.c.  Lock order: a
+ * ib_send.c and ib_recv.c, regions are registered in ib_mr.c.  Lock order: a
  * connection's cm_mutex, then rdsd_ib_devs_mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -2,10 +2,12 @@
 /*
  * rds_doca IB/RoCE transport: shared declarations.
  *
- * ib_cm.c manages devices and connections (rdma_cm, queue pairs, the
- * state machine, reconnects); ib_data.c moves messages over a connected
- * queue pair (rings, credits, acknowledgments, fragments, congestion
- * updates).  Documentation/architecture.rst describes both.
+ * ib.c follows devices; ib_cm.c manages connections (rdma_cm, queue
+ * pairs, the state machine, reconnects); ib_send.c and ib_recv.c move
+ * messages over a connected queue pair (credits, acknowledgments,
+ * fragments, congestion updates) through the rings of ib_ring.c; ib_mr.c
+ * registers regions and tells peers their keys.
+ * Documentation/architecture.rst describes them.
  */
 #ifndef _RDSD_IB_H
 #define _RDSD_IB_H
@@ -415,6 +417,59 @@ struct rdsd_ib_conn {
 	struct rdsd_wire_info	ctl[RDSD_IB_CTL_RING];
 };
 
+/**
+ * struct rdsd_ib_rx_sum - what one receive buffer said
+ * @credits: credits returned.
+ * @ack: highest acknowledgment, valid with @ack_valid.
+ * @ack_valid: an acknowledgment came.
+ * @ack_req: the peer asked for an ack.
+ * @delivered: whole messages received.
+ * @mr: an MR_REQ, MR_ANS or MR_REVOKE that came, or type 0.
+ */
+struct rdsd_ib_rx_sum {
+	u32			credits;
+	u64			ack;
+	bool			ack_valid;
+	bool			ack_req;
+	u32			delivered;
+	struct rdsd_wire_info	mr;
+};
+
+#define RDSD_IB_SEND_MASK	(RDSD_IB_SEND_RING - 1)
+#define RDSD_IB_CONG_BYTES	(RDSD_NR_PORTS / 8)
+
+/* Send slot @i (a free-running index). */
+static inline struct rdsd_ib_send *rdsd_ib_slot(struct rdsd_ib_conn *tp, u32 i)
+{
+	return &tp->sends[i & RDSD_IB_SEND_MASK];
+}
+
+/* Send slots not holding a work request. */
+static inline u32 rdsd_ib_send_free(const struct rdsd_ib_conn *tp)
+{
+	return RDSD_IB_SEND_RING - (tp->send_head - tp->send_tail);
+}
+
+/* Header of send slot @i. */
+static inline struct rdsd_wire_hdr *
+rdsd_ib_slot_hdr(struct rdsd_ib_conn *tp, u32 i)
+{
+	return tp->send_hdrs + (i & RDSD_IB_SEND_MASK) * RDSD_IB_HDR_STRIDE;
+}
+
+/* DMA direction of an operation's local buffers. */
+static inline enum dma_data_direction rdsd_ib_op_dir(const struct rdsd_op *op)
+{
+	return op->kind == RDSD_OP_WRITE ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+}
+
+/* Index of receive buffer @r in its ring. */
+static inline u32 rdsd_ib_recv_index(struct rdsd_ib_conn *tp,
+				     struct rdsd_ib_recv *r)
+{
+	return r - tp->recvs;
+}
+
 extern const struct rdsd_transport_ops rdsd_ib_transport;
 
 /* ib.c */
@@ -441,18 +496,44 @@ void rdsd_ib_conn_info(struct rdsd_conn *conn, struct rdsd_conn_info *ci);
 int rdsd_ib_conn_drop(struct rdsd_conn *conn);
 bool rdsd_ib_conn_idle(struct rdsd_conn *conn);
 
-/* ib_data.c */
+/* ib_ring.c: the send and receive rings; send_lock held */
 int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp);
 void rdsd_ib_rings_free(struct rdsd_ib_conn *tp);
 int rdsd_ib_recv_post_all(struct rdsd_ib_conn *tp);
+int rdsd_ib_recv_post(struct rdsd_ib_conn *tp, struct rdsd_ib_recv *r);
+void rdsd_ib_slot_prep(struct rdsd_ib_send *s);
+void rdsd_ib_hdr_set(struct rdsd_ib_conn *tp, u32 i);
+void rdsd_ib_hdr_prep(struct rdsd_ib_conn *tp, u32 i,
+		      const struct rdsd_wire_info *info);
+void rdsd_ib_slot_release(struct rdsd_ib_conn *tp, struct rdsd_ib_send *s,
+			  int status);
+void rdsd_ib_post(struct rdsd_ib_conn *tp, u32 n);
+void rdsd_ib_signal(struct rdsd_ib_conn *tp, struct rdsd_ib_send *s,
+		    bool force);
+bool rdsd_ib_tail_stuck(const struct rdsd_ib_conn *tp);
+void rdsd_ib_tail_check(struct rdsd_ib_conn *tp);
+
+/* ib_send.c */
 void rdsd_ib_tx_start(struct rdsd_ib_conn *tp, u32 credits);
 void rdsd_ib_tx_arm(struct rdsd_ib_conn *tp, u32 credits);
 void rdsd_ib_tx_stop(struct rdsd_ib_conn *tp);
 int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg);
+void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);
+bool rdsd_ib_tx_after_rx(struct rdsd_ib_conn *tp,
+			 const struct rdsd_ib_rx_sum *sum, bool reposted,
+			 bool kick);
 void rdsd_ib_cong_changed(struct rdsd_conn *conn);
 void rdsd_ib_ack_worker(struct work_struct *work);
 void rdsd_ib_cong_worker(struct work_struct *work);
-void rdsd_ib_mr_revoke(struct rdsd_ib_conn *tp, struct rdsd_mr *mr);
+void rdsd_ib_pack_drop(struct rdsd_ib_conn *tp);
+void rdsd_ib_send_ctl(struct rdsd_ib_conn *tp);
+u32 rdsd_ib_ctl_count(const struct rdsd_ib_conn *tp, u8 type);
+void rdsd_ib_ctl_push(struct rdsd_ib_conn *tp,
+		      const struct rdsd_wire_info *info);
+
+/* ib_recv.c */
+void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+void rdsd_ib_rx_reset(struct rdsd_ib_conn *tp);
 
 /* ib_mr.c */
 int rdsd_ib_mr_register(struct rdsd_sock *rs, struct rdsd_mr *mr);
@@ -462,6 +543,11 @@ void rdsd_ib_mr_dev_remove(struct rdsd_ib_dev *dev);
 bool rdsd_ib_mr_grant(struct rdsd_ib_conn *tp, struct rdsd_mr *mr,
 		      const struct rdsd_mr_peer *peer,
 		      struct rdsd_wire_info *ans);
+int rdsd_ib_op_resolve(struct rdsd_ib_conn *tp, struct rdsd_msg *msg);
+void rdsd_ib_grant_used(struct rdsd_ib_conn *tp, const struct rdsd_op *op);
+void rdsd_ib_mr_revoke(struct rdsd_ib_conn *tp, struct rdsd_mr *mr);
+int rdsd_ib_mr_recv(struct rdsd_ib_conn *tp, const struct rdsd_wire_info *info,
+		    bool *kick);
 
 /* pure protocol rules, reached by the KUnit suites */
 bool rdsd_ib_credits_ok(const struct rdsd_ib_credits *c, u32 n);
@@ -474,10 +560,5 @@ int rdsd_ib_frag_check(bool active, u64 seq, u32 len, u32 off,
 		       const struct rdsd_wire_info *info);
 int rdsd_ib_grant_check(const struct rdsd_ib_grant *g,
 			const struct rdsd_op *op, __be16 sport, __be16 dport);
-#if IS_ENABLED(CONFIG_KUNIT)
-void rdsd_ib_signal(struct rdsd_ib_conn *tp, struct rdsd_ib_send *s,
-		    bool force);
-bool rdsd_ib_tail_stuck(const struct rdsd_ib_conn *tp);
-#endif
 
 #endif /* _RDSD_IB_H */

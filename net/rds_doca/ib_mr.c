@@ -20,7 +20,7 @@
  * Keys: the device's remote key is not in the cookie, which carries the
  * random key the core gave the region (mr.h), and never leaves the
  * kernel but to a peer host that may use the region.  A peer kernel asks
- * for it once per cookie and connection (MR_REQ, ib_data.c), naming the
+ * for it once per cookie and connection (MR_REQ, at the end of this file), naming the
  * socket that asks and the one the operation is addressed to; the answer
  * (rdsd_ib_mr_grant()) gives the key only for a live region of this
  * device owned by the addressed socket, and only to the peer a
@@ -49,11 +49,16 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
+#include <kunit/visibility.h>
 
 #include "ib.h"
 #include "mr.h"
+#include "stats.h"
+#include "trace.h"
 
 /* Work requests on the registration queue pair: one at a time. */
 #define RDSD_IB_REG_WRS		2
@@ -457,4 +462,238 @@ void rdsd_ib_mr_dev_remove(struct rdsd_ib_dev *dev)
 		rdsd_ib_mr_drop(imr);
 	rdsd_ib_reg_qp_destroy(dev);
 	mutex_unlock(&dev->reg_mutex);
+}
+
+static struct rdsd_ib_grant *rdsd_ib_grant_slot(struct rdsd_ib_conn *tp,
+						u64 cookie)
+{
+	return &tp->grants[hash_64(cookie, ilog2(RDSD_IB_GRANTS))];
+}
+
+/**
+ * rdsd_ib_grant_check - may this operation use what the peer granted?
+ * @g: the peer's answer for the operation's cookie.
+ * @op: the operation.
+ * @sport: the port of the socket that sends it.
+ * @dport: the port it is addressed to.
+ *
+ * The peer's kernel gave the device key for one owner, one range, its
+ * rights, and perhaps one asking port; no operation that falls outside
+ * reaches the device.  Returns 0 or -EACCES.
+ */
+int rdsd_ib_grant_check(const struct rdsd_ib_grant *g,
+			const struct rdsd_op *op, __be16 sport, __be16 dport)
+{
+	u64 idx;
+
+	if (g->dport != dport || (g->sport && g->sport != sport))
+		return -EACCES;
+	if (op->kind != RDSD_OP_READ && (g->flags & RDSD_WIRE_F_MR_RO))
+		return -EACCES;
+	/* the range rule of rdsd_mr_check(), on what the owner told */
+	if (!rdsd_mr_range_ok(rdsd_cookie_offset(op->cookie), g->len,
+			      op->raddr, op->bytes, &idx))
+		return -EACCES;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_grant_check);
+
+/*
+ * Find the device key for @msg's operation: 0 with op->rkey set, -EAGAIN
+ * while the peer is asked (its answer kicks the connection), or -EACCES
+ * when the operation may not go: the peer refused the cookie (and counted
+ * it), or the operation falls outside what it granted (counted here).
+ * send_lock held, the queue pair taking sends.
+ */
+int rdsd_ib_op_resolve(struct rdsd_ib_conn *tp, struct rdsd_msg *msg)
+{
+	struct rdsd_op *op = msg->op;
+	struct rdsd_ib_grant *g = rdsd_ib_grant_slot(tp, op->cookie);
+	struct rdsd_wire_info req = {
+		.type = RDSD_WIRE_MR_REQ,
+		.sport = msg->sport,
+		.dport = msg->dport,
+		.rdma_cookie = op->cookie,
+	};
+
+	if (g->cookie == op->cookie) {
+		if (rdsd_ib_grant_check(g, op, msg->sport, msg->dport)) {
+			rdsd_stat_inc(tp->conn->rn, rdma_refused);
+			return -EACCES;
+		}
+		op->rkey = g->rkey;
+		return 0;
+	}
+	if (tp->denied == op->cookie) {
+		tp->denied = 0;
+		return -EACCES;
+	}
+	if (tp->req_out)
+		return -EAGAIN;
+	/* a cookie is never 0; a port-0 (probe) socket sends no operation */
+	tp->req_out = true;
+	tp->req_cookie = op->cookie;
+	tp->req_dport = msg->dport;
+	trace_rdsd_mr_request(tp->conn, op->cookie, ntohs(msg->dport), false);
+	rdsd_ib_ctl_push(tp, &req);
+	rdsd_stat_inc(tp->conn->rn, rdma_resolve);
+	rdsd_ib_send_ctl(tp);
+	return -EAGAIN;
+}
+
+/* @op was posted: a grant good for one operation is used up. */
+void rdsd_ib_grant_used(struct rdsd_ib_conn *tp, const struct rdsd_op *op)
+{
+	struct rdsd_ib_grant *g = rdsd_ib_grant_slot(tp, op->cookie);
+
+	if (g->cookie == op->cookie && (g->flags & RDSD_WIRE_F_MR_ONCE))
+		g->cookie = 0;
+}
+
+/**
+ * rdsd_ib_mr_revoke - tell the peer to forget a region's device key
+ * @tp: a connection from the region's address.
+ * @mr: the region, dead, granted to some peer.
+ *
+ * Queued behind any grant this connection gave, and before any message
+ * sent after this call: a peer that learns of the free from a message has
+ * forgotten the key by then.  When @ctl has no room (two entries stay
+ * free for an answer and a request), one MR_REVOKE of cookie 0, sent
+ * after everything queued, makes the peer forget every grant it had.
+ * Any context but under send_lock.
+ */
+void rdsd_ib_mr_revoke(struct rdsd_ib_conn *tp, struct rdsd_mr *mr)
+{
+	const struct rdsd_wire_info info = {
+		.type = RDSD_WIRE_MR_REVOKE,
+		.rdma_cookie = rdsd_cookie_make(mr->key, mr->cookie_off),
+	};
+
+	spin_lock_bh(&tp->send_lock);
+	/* a queue pair that is not up forgets every grant anyway */
+	if (tp->tx_ready) {
+		if (tp->ctl_head - tp->ctl_tail < RDSD_IB_CTL_RING - 2) {
+			rdsd_ib_ctl_push(tp, &info);
+			trace_rdsd_mr_revoke(tp->conn, info.rdma_cookie, 0,
+					     false);
+		} else {
+			tp->revoke_all = true;
+			trace_rdsd_mr_revoke(tp->conn, 0, 0, false);
+		}
+		rdsd_ib_send_ctl(tp);
+	}
+	spin_unlock_bh(&tp->send_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_mr_revoke);
+
+/*
+ * The peer asks which device key cookie @req->rdma_cookie stands for:
+ * answer, through @ctl, with the key if the region may be used by the
+ * asking socket through the socket addressed (rdsd_ib_mr_grant()), else
+ * with a refusal, counted in rdma_refused.  Returns 0, or -EPROTO if the
+ * peer asked again before it had the answer.  Softirq.
+ */
+static int rdsd_ib_mr_answer(struct rdsd_ib_conn *tp,
+			     const struct rdsd_wire_info *req)
+{
+	struct rdsd_conn *conn = tp->conn;
+	const struct rdsd_mr_peer peer = {
+		.saddr = conn->faddr, .sport = req->sport,
+		.daddr = conn->laddr, .dport = req->dport,
+	};
+	struct rdsd_wire_info ans = {
+		.type = RDSD_WIRE_MR_ANS,
+		.rdma_cookie = req->rdma_cookie,
+		.dport = req->dport,
+	};
+	struct rdsd_mr *mr = rdsd_mr_find(conn->rn, req->rdma_cookie);
+	bool ok = mr && rdsd_ib_mr_grant(tp, mr, &peer, &ans);
+	int ret = 0;
+
+	spin_lock_bh(&tp->send_lock);
+	if (rdsd_ib_ctl_count(tp, RDSD_WIRE_MR_ANS)) {
+		ret = -EPROTO;
+		goto out;
+	}
+	if (ok) {
+		/* rdsd_ib_mr_revoke() sees this, or we see the region dead */
+		WRITE_ONCE(mr->granted, true);
+		ok = !READ_ONCE(mr->dead);
+	}
+	if (!ok) {
+		ans.rdma_key = 0;
+		ans.len = 0;
+		ans.sport = 0;
+		ans.flags = 0;
+		rdsd_stat_inc(conn->rn, rdma_refused);
+	}
+	trace_rdsd_mr_answer(conn, req->rdma_cookie, ntohs(req->dport), ok);
+	rdsd_ib_ctl_push(tp, &ans);
+	rdsd_ib_send_ctl(tp);
+out:
+	spin_unlock_bh(&tp->send_lock);
+	rdsd_mr_put(mr);
+	return ret;
+}
+
+/*
+ * The peer answered our MR_REQ, or revoked grants: remember, or forget.
+ * Returns 0, true in *@kick when an operation waits for the answer, or
+ * -EPROTO for an answer nobody asked for.  send_lock held.
+ */
+static int rdsd_ib_mr_heard(struct rdsd_ib_conn *tp,
+			    const struct rdsd_wire_info *info, bool *kick)
+{
+	struct rdsd_ib_grant *g;
+
+	if (info->type == RDSD_WIRE_MR_REVOKE) {
+		trace_rdsd_mr_revoked(tp->conn, info->rdma_cookie, 0, false);
+		if (!info->rdma_cookie) {
+			memset(tp->grants, 0, sizeof(tp->grants));
+			return 0;
+		}
+		g = rdsd_ib_grant_slot(tp, info->rdma_cookie);
+		if (g->cookie == info->rdma_cookie)
+			g->cookie = 0;
+		return 0;
+	}
+	if (!tp->req_out || info->rdma_cookie != tp->req_cookie ||
+	    info->dport != tp->req_dport)
+		return -EPROTO;
+	tp->req_out = false;
+	*kick = true;
+	trace_rdsd_mr_answered(tp->conn, info->rdma_cookie, ntohs(info->dport),
+			       info->rdma_key);
+	if (!info->rdma_key) {
+		tp->denied = info->rdma_cookie;
+		return 0;
+	}
+	g = rdsd_ib_grant_slot(tp, info->rdma_cookie);
+	*g = (struct rdsd_ib_grant) {
+		.cookie = info->rdma_cookie,
+		.rkey = info->rdma_key,
+		.len = info->len,
+		.dport = info->dport,
+		.sport = info->sport,
+		.flags = info->flags & (RDSD_WIRE_F_MR_RO | RDSD_WIRE_F_MR_ONCE),
+	};
+	return 0;
+}
+
+/*
+ * An MR_REQ, MR_ANS or MR_REVOKE came; true in *@kick when an operation
+ * waited for it.  Returns 0, or -EPROTO when the peer broke the rules.
+ * Softirq.
+ */
+int rdsd_ib_mr_recv(struct rdsd_ib_conn *tp, const struct rdsd_wire_info *info,
+		    bool *kick)
+{
+	int ret;
+
+	if (info->type == RDSD_WIRE_MR_REQ)
+		return rdsd_ib_mr_answer(tp, info);
+	spin_lock_bh(&tp->send_lock);
+	ret = rdsd_ib_mr_heard(tp, info, kick);
+	spin_unlock_bh(&tp->send_lock);
+	return ret;
 }

@@ -5,7 +5,7 @@
  * rds_doca_ib_credits checks the credit accounting one call at a time,
  * then runs a model of two ends that exchange messages over rings of N
  * receive buffers: each end sends with rdsd_ib_credits_ok() and
- * rdsd_ib_credits_take() as ib_data.c does, a receiver reposts each
+ * rdsd_ib_credits_take() as ib_send.c does, a receiver reposts each
  * buffer and returns it as a credit on its next message or in an ack.
  * Random schedules (fixed seeds) must never send into a buffer that is
  * not posted, never lose or invent a credit, and never stop while a
@@ -285,7 +285,7 @@ static void sim_arrive(struct sim *s, int i)
 	e->q_len--;
 	e->q_credits -= p.credits;
 	peer->consumed++;
-	/* as ib_data.c: a correct peer is never clamped, which is checked */
+	/* as ib_send.c: a correct peer is never clamped, which is checked */
 	rdsd_ib_credits_add(&peer->c, p.credits);
 	if (p.last)
 		peer->delivered++;
@@ -531,7 +531,7 @@ static void rdsd_ib_credits_exchange_catches_spending_last_credit(struct kunit *
 			other++;
 	}
 
-	/* the model finds what the rule in ib_data.c prevents */
+	/* the model finds what the rule in ib_send.c prevents */
 	KUNIT_EXPECT_GT(test, deadlocks, 0);
 	KUNIT_EXPECT_EQ(test, other, 0);
 }
@@ -961,7 +961,7 @@ struct tail_step {
 	bool	stuck;
 };
 
-/* Post or complete as ib_data.c does, on a connection's counters. */
+/* Post or complete as ib_send.c does, on a connection's counters. */
 static void tail_apply(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 		       const struct tail_step *st)
 {

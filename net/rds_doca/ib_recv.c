@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca IB transport: receiving.
+ *
+ * Completions are polled in softirq.  A receive buffer holds one SEND: a
+ * fragment of a message, or a pack of small messages each behind its own
+ * header.  Every header is checked before anything in it is used;
+ * fragments are reassembled in order, and the last one delivers the
+ * message.  An acknowledgment of a message never sent is a protocol
+ * violation, as a malformed header is: the connection is reset.  The
+ * buffer is then posted again, and the send side takes the credits and
+ * acknowledgments it carried (rdsd_ib_tx_after_rx()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/scatterlist.h>
+#include <kunit/visibility.h>
+
+#include "ib.h"
+#include "cong.h"
+#include "conn.h"
+#include "message.h"
+#include "mr.h"
+#include "recv.h"
+#include "send.h"
+#include "stats.h"
+#include "transport.h"
+
+/**
+ * rdsd_ib_frag_check - does a DATA fragment continue what is being received?
+ * @active: a message is being received.
+ * @seq: its sequence number.
+ * @len: its length.
+ * @off: bytes of it received so far.
+ * @info: the fragment's header.
+ *
+ * Fragments of one message arrive back to back and in order on a queue
+ * pair, and every one but the last carries RDSD_IB_FRAG_SIZE bytes;
+ * anything else is a protocol error (-EPROTO).
+ */
+int rdsd_ib_frag_check(bool active, u64 seq, u32 len, u32 off,
+		       const struct rdsd_wire_info *info)
+{
+	if (info->frag_off + info->frag_len != info->len &&
+	    info->frag_len != RDSD_IB_FRAG_SIZE)
+		return -EPROTO;
+	if (!active)
+		return info->frag_off ? -EPROTO : 0;
+	if (info->seq != seq || info->len != len || info->frag_off != off)
+		return -EPROTO;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_frag_check);
+
+/* Apply a peer's map to our copy; returns the changed ports (mod 64). */
+static u64 rdsd_ib_cong_unpack(unsigned long *bits, const __le64 *wire)
+{
+	unsigned int w, b;
+	u64 changed = 0;
+
+	for (w = 0; w < RDSD_NR_PORTS / 64; w++) {
+		u64 new = le64_to_cpu(wire[w]), old = 0;
+
+		for (b = 0; b < 64; b += BITS_PER_LONG)
+			old |= (u64)bits[(w * 64 + b) / BITS_PER_LONG] << b;
+		if (old == new)
+			continue;
+		changed |= old ^ new;
+		for (b = 0; b < 64; b += BITS_PER_LONG)
+			WRITE_ONCE(bits[(w * 64 + b) / BITS_PER_LONG],
+				   (unsigned long)(new >> b));
+	}
+	return changed;
+}
+
+void rdsd_ib_rx_reset(struct rdsd_ib_conn *tp)
+{
+	if (tp->rx_msg)
+		rdsd_msg_put(tp->rx_msg);
+	tp->rx_msg = NULL;
+	tp->rx_active = false;
+	tp->rx_skip = false;
+}
+
+/* A DATA fragment arrived: reassemble, deliver the last one. */
+static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, const void *payload,
+			     const struct rdsd_wire_info *info)
+{
+	struct rdsd_conn *conn = tp->conn;
+	struct rdsd_msg *msg;
+	int ret;
+
+	ret = rdsd_ib_frag_check(tp->rx_active, tp->rx_seq, tp->rx_len,
+				 tp->rx_off, info);
+	if (ret)
+		return ret;
+
+	if (!tp->rx_active) {
+		tp->rx_active = true;
+		tp->rx_seq = info->seq;
+		tp->rx_len = info->len;
+		tp->rx_off = 0;
+		/* sent again after a reset, delivered before: skip it */
+		tp->rx_skip = info->seq < READ_ONCE(conn->next_rx_seq);
+		if (!tp->rx_skip) {
+			msg = rdsd_msg_alloc(info->len, GFP_ATOMIC);
+			if (!msg)
+				return -ENOMEM;
+			msg->seq = info->seq;
+			msg->saddr = conn->faddr;
+			msg->daddr = conn->laddr;
+			msg->sport = info->sport;
+			msg->dport = info->dport;
+			msg->rdma_dest = info->rdma_cookie;
+			tp->rx_msg = msg;
+		}
+	}
+
+	if (tp->rx_msg && info->frag_len)
+		sg_pcopy_from_buffer(tp->rx_msg->sg, tp->rx_msg->nents, payload,
+				     info->frag_len, info->frag_off);
+	tp->rx_off += info->frag_len;
+
+	if (info->flags & RDSD_WIRE_F_LAST_FRAG) {
+		/* the operation that rode on the message is done */
+		if (info->flags & RDSD_WIRE_F_RDMA_USED) {
+			const struct rdsd_mr_peer peer = {
+				.saddr = conn->faddr, .sport = info->sport,
+				.daddr = conn->laddr, .dport = info->dport,
+			};
+
+			rdsd_mr_use_key(conn->rn, info->rdma_key, &peer);
+		}
+		if (tp->rx_msg && (info->flags & RDSD_WIRE_F_SILENT))
+			set_bit(RDSD_MSG_SILENT, &tp->rx_msg->flags);
+		/*
+		 * Not on a connection the reaper took: no ack would cover
+		 * it, the peer sends it again to the successor (conn.c).
+		 */
+		if (tp->rx_msg && !test_bit(RDSD_CONN_DEAD, &conn->flags))
+			rdsd_recv_incoming(conn, tp->rx_msg);
+		else
+			rdsd_stat_inc(conn->rn, recv_drop_old_seq);
+		rdsd_ib_rx_reset(tp);
+	}
+	return 0;
+}
+
+/* Process one message of a receive buffer. */
+static int rdsd_ib_recv_one(struct rdsd_ib_conn *tp, const void *payload,
+			    bool first, const struct rdsd_wire_info *info,
+			    struct rdsd_ib_rx_sum *sum)
+{
+	struct rdsd_conn *conn = tp->conn;
+	int ret = 0;
+
+	switch (info->type) {
+	case RDSD_WIRE_DATA:
+		ret = rdsd_ib_recv_data(tp, payload, info);
+		if (info->flags & RDSD_WIRE_F_LAST_FRAG)
+			sum->delivered++;
+		break;
+	case RDSD_WIRE_CONG:
+		if (!first)
+			return -EPROTO;
+		if (!tp->peer_local) {
+			u64 changed = rdsd_ib_cong_unpack(conn->fcong->bits,
+							  payload);
+
+			if (changed)
+				rdsd_cong_map_updated(conn->rn, conn->fcong,
+						      changed);
+		}
+		break;
+	case RDSD_WIRE_MR_REQ:
+	case RDSD_WIRE_MR_ANS:
+	case RDSD_WIRE_MR_REVOKE:
+		if (!first)
+			return -EPROTO;
+		sum->mr = *info;
+		break;
+	default:
+		/* ACK; PING and PONG are not used on this path */
+		if (!first)
+			return -EPROTO;
+		break;
+	}
+	sum->credits += info->credits;
+	/*
+	 * A correct peer's acks only grow, so the highest is the last; take
+	 * the highest, so that rdsd_send_acked() checks every ack received.
+	 */
+	if (info->flags & RDSD_WIRE_F_ACK_VALID) {
+		sum->ack = sum->ack_valid ? max(sum->ack, info->ack) :
+			   info->ack;
+		sum->ack_valid = true;
+	}
+	if (info->flags & RDSD_WIRE_F_ACK_REQ)
+		sum->ack_req = true;
+	return ret;
+}
+
+/*
+ * Walk the messages of receive buffer @r: the first header is in the
+ * header slot, the rest of the SEND (payload, then header and payload
+ * of every message packed behind it) in the buffer.
+ */
+static int rdsd_ib_recv_parse(struct rdsd_ib_conn *tp, struct rdsd_ib_recv *r,
+			      u32 byte_len, struct rdsd_ib_rx_sum *sum)
+{
+	u32 off = rdsd_ib_recv_index(tp, r) * RDSD_IB_HDR_STRIDE;
+	const struct rdsd_wire_hdr *hdr = tp->recv_hdrs + off;
+	struct rdsd_wire_info info;
+	struct rdsd_wire_hdr next;
+	u32 pos = 0, left, flen;
+	bool more;
+	int ret;
+
+	if (byte_len < sizeof(*hdr))
+		return -EBADMSG;
+	left = byte_len - sizeof(*hdr);
+	for (;;) {
+		flen = be32_to_cpu(hdr->frag_len);
+		more = be16_to_cpu(hdr->flags) & RDSD_WIRE_F_MORE;
+		if (flen > left)
+			return -EBADMSG;
+		ret = rdsd_wire_validate(hdr, sizeof(*hdr) + (more ? flen : left),
+					 &info);
+		if (ret)
+			return ret;
+		ret = rdsd_ib_recv_one(tp, r->buf + pos, !pos, &info, sum);
+		if (ret)
+			return ret;
+		pos += flen;
+		left -= flen;
+		if (!more)
+			return 0;
+		if (left < sizeof(next))
+			return -EBADMSG;
+		memcpy(&next, r->buf + pos, sizeof(next));
+		hdr = &next;
+		pos += sizeof(next);
+		left -= sizeof(next);
+	}
+}
+
+/* A receive completed: process it, repost the buffer, answer if due. */
+void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdsd_ib_recv *r = container_of(wc->wr_cqe, struct rdsd_ib_recv,
+					      cqe);
+	struct rdsd_ib_conn *tp = r->tp;
+	struct rdsd_conn *conn = tp->conn;
+	struct ib_device *ibdev = tp->dev->ibdev;
+	u32 off = rdsd_ib_recv_index(tp, r) * RDSD_IB_HDR_STRIDE;
+	struct rdsd_ib_rx_sum sum = {};
+	bool kick = false;
+	int ret;
+
+	r->posted = false;
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR ||
+		    READ_ONCE(tp->tx_ready)) {
+			pr_info_ratelimited("%pI4->%pI4: receive failed: %s\n",
+					    &conn->laddr, &conn->faddr,
+					    ib_wc_status_msg(wc->status));
+			/*
+			 * Not flushed: the peer's SEND did not fit the
+			 * buffer, or broke the queue pair's rules.
+			 */
+			if (wc->status != IB_WC_WR_FLUSH_ERR)
+				rdsd_stat_inc(conn->rn, recv_proto_error);
+			rdsd_ib_request_reset(tp, RDSD_RESET_RECV_ERROR);
+		}
+		/* as for a failed send */
+		spin_lock_bh(&tp->send_lock);
+		tp->tx_ready = false;
+		spin_unlock_bh(&tp->send_lock);
+		return;
+	}
+
+	ib_dma_sync_single_for_cpu(ibdev, tp->recv_hdrs_dma + off,
+				   sizeof(struct rdsd_wire_hdr),
+				   DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_cpu(ibdev, r->dma, RDSD_IB_FRAG_SIZE,
+				   DMA_FROM_DEVICE);
+	ret = rdsd_ib_recv_parse(tp, r, wc->byte_len, &sum);
+	if (unlikely(ret)) {
+		/* -ENOMEM is ours, the rest the peer's */
+		if (ret == -EPROTO || ret == -EBADMSG) {
+			rdsd_stat_inc(conn->rn, recv_proto_error);
+			WRITE_ONCE(conn->last_error, ret);
+		}
+		pr_info_ratelimited("%pI4->%pI4: bad message (%d), reconnecting\n",
+				    &conn->laddr, &conn->faddr, ret);
+		rdsd_ib_request_reset(tp, RDSD_RESET_PROTOCOL);
+		return;
+	}
+
+	if (unlikely(sum.mr.type) && rdsd_ib_mr_recv(tp, &sum.mr, &kick)) {
+		rdsd_stat_inc(conn->rn, recv_proto_error);
+		WRITE_ONCE(conn->last_error, -EPROTO);
+		pr_info_ratelimited("%pI4->%pI4: unexpected region message (type %u), reconnecting\n",
+				    &conn->laddr, &conn->faddr, sum.mr.type);
+		rdsd_ib_request_reset(tp, RDSD_RESET_PROTOCOL);
+		return;
+	}
+
+	/* an ack of what was never sent: counted there, reset as above */
+	if (sum.ack_valid && unlikely(rdsd_send_acked(conn, sum.ack))) {
+		WRITE_ONCE(conn->last_error, -EPROTO);
+		pr_info_ratelimited("%pI4->%pI4: ack %llu of a message never sent, reconnecting\n",
+				    &conn->laddr, &conn->faddr, sum.ack);
+		rdsd_ib_request_reset(tp, RDSD_RESET_PROTOCOL);
+		return;
+	}
+
+	ret = rdsd_ib_recv_post(tp, r);
+	kick = rdsd_ib_tx_after_rx(tp, &sum, !ret, kick);
+
+	if (unlikely(ret)) {
+		pr_info_ratelimited("%pI4->%pI4: post receive failed: %d\n",
+				    &conn->laddr, &conn->faddr, ret);
+		rdsd_ib_request_reset(tp, RDSD_RESET_POST);
+	}
+	if (kick)
+		rdsd_conn_kick(conn);
+}

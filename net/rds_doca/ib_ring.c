@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rds_doca IB transport: the rings.
+ *
+ * A connection is one RC queue pair with a send ring and a receive ring,
+ * allocated and mapped once when the connection is set up.  A send slot
+ * holds one work request: a SEND of its 64-byte header (struct
+ * rdsd_wire_hdr, from the slot's header buffer) and up to
+ * RDSD_IB_FRAG_SIZE payload bytes straight from a message's pages, or
+ * one piece of an RDMA operation.  The receive ring holds
+ * RDSD_IB_RECV_RING buffers, each a header slot and a payload buffer of
+ * RDSD_IB_FRAG_SIZE bytes, reposted after every completion.
+ *
+ * Only every RDSD_IB_SIGNAL_EVERY-th send (and every send when the ring
+ * runs low) asks for a completion; a completion retires every older slot
+ * too, as an RC send queue completes in order.  A slot holds a reference
+ * on its message only while the device may read the pages.  Sends past
+ * the last signaled one that hold a message or an operation, with no
+ * completion due, are retired by a signaled ACK from the ack timer a
+ * tick later: nothing a finished send holds (an operation's pinned pages
+ * and socket) waits for unrelated traffic.
+ *
+ * Every function here runs under the connection's send_lock, or owns the
+ * connection (allocation and release).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include "ib.h"
+#include "message.h"
+#include "transport.h"
+
+static_assert((RDSD_IB_SEND_RING & (RDSD_IB_SEND_RING - 1)) == 0);
+static_assert((RDSD_IB_RECV_RING & (RDSD_IB_RECV_RING - 1)) == 0);
+/* a largest message, plus the slot kept for an ack, fits the rings */
+static_assert(RDSD_IB_MAX_FRAGS + 1 < RDSD_IB_SEND_RING);
+static_assert(RDSD_IB_MAX_FRAGS + 1 < RDSD_IB_RECV_RING);
+static_assert(RDSD_IB_CONG_BYTES <= RDSD_IB_FRAG_SIZE);
+
+/*
+ * Start a fresh work request in released slot @s: nothing attached, every
+ * field of the request (of any kind) zero but its completion entry and
+ * scatter/gather list.  send_lock held.
+ */
+void rdsd_ib_slot_prep(struct rdsd_ib_send *s)
+{
+	s->msg = NULL;
+	s->op = NULL;
+	s->unmap = false;
+	s->op_last = false;
+	s->cong = false;
+	s->pack = -1;
+	memset(&s->atomic, 0, sizeof(s->atomic));
+	static_assert(sizeof(s->atomic) >= sizeof(s->rdma));
+	s->wr.wr_cqe = &s->cqe;
+	s->wr.sg_list = s->sge;
+}
+
+/*
+ * Start slot @i as a SEND of its header, already written, alone; send_lock
+ * held.
+ */
+void rdsd_ib_hdr_set(struct rdsd_ib_conn *tp, u32 i)
+{
+	struct rdsd_ib_send *s = rdsd_ib_slot(tp, i);
+	u32 off = (i & RDSD_IB_SEND_MASK) * RDSD_IB_HDR_STRIDE;
+	struct ib_device *ibdev = tp->dev->ibdev;
+
+	ib_dma_sync_single_for_device(ibdev, tp->send_hdrs_dma + off,
+				      sizeof(struct rdsd_wire_hdr),
+				      DMA_TO_DEVICE);
+	rdsd_ib_slot_prep(s);
+	s->sge[0].addr = tp->send_hdrs_dma + off;
+	s->sge[0].length = sizeof(struct rdsd_wire_hdr);
+	s->sge[0].lkey = tp->dev->pd->local_dma_lkey;
+	s->wr.num_sge = 1;
+	s->wr.opcode = IB_WR_SEND;
+}
+
+/* Encode slot @i's header and point sge[0] at it; send_lock held. */
+void rdsd_ib_hdr_prep(struct rdsd_ib_conn *tp, u32 i,
+		      const struct rdsd_wire_info *info)
+{
+	rdsd_wire_encode(rdsd_ib_slot_hdr(tp, i), info);
+	rdsd_ib_hdr_set(tp, i);
+}
+
+/*
+ * Ask for a completion now and then, and always when the ring runs low;
+ * @s holds its message and operation already.  send_lock held.
+ */
+void rdsd_ib_signal(struct rdsd_ib_conn *tp, struct rdsd_ib_send *s,
+		    bool force)
+{
+	if (force || ++tp->unsignaled >= RDSD_IB_SIGNAL_EVERY ||
+	    rdsd_ib_send_free(tp) <= 2 * RDSD_IB_SIGNAL_EVERY) {
+		s->wr.send_flags |= IB_SEND_SIGNALED;
+		tp->unsignaled = 0;
+		tp->tail_refs = false;	/* its completion retires them */
+	} else if (s->msg || s->op) {
+		tp->tail_refs = true;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_signal);
+
+/*
+ * Is a send that holds a message or an operation waiting for a completion
+ * that nothing asked for?  Then only a later signaled send releases it,
+ * and with it the operation's pages and socket.  send_lock held.
+ */
+bool rdsd_ib_tail_stuck(const struct rdsd_ib_conn *tp)
+{
+	return tp->tail_refs && !tp->sig_inflight;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_tail_stuck);
+
+/*
+ * Let the ack timer post a signaled ACK if the ring's tail is stuck: what
+ * finished sends hold is released within a tick, whatever traffic
+ * follows.  send_lock held.
+ */
+void rdsd_ib_tail_check(struct rdsd_ib_conn *tp)
+{
+	if (tp->tx_ready && rdsd_ib_tail_stuck(tp))
+		queue_delayed_work(rdsd_wq, &tp->ack_work, 1);
+}
+
+/*
+ * Release a completed (or never to complete) send slot; send_lock held.
+ * @status: RDS_RDMA_* outcome of the slot's work request, for operations.
+ */
+void rdsd_ib_slot_release(struct rdsd_ib_conn *tp, struct rdsd_ib_send *s,
+			  int status)
+{
+	struct rdsd_msg *msg = s->msg;
+	struct rdsd_op *op = s->op;
+
+	if (s->cong)
+		tp->cong_busy = false;
+	s->cong = false;
+	if (s->pack >= 0)
+		clear_bit(s->pack, &tp->pack_busy);
+	s->pack = -1;
+	if (op) {
+		/* a piece that failed, or the last one, decides */
+		if (status != RDS_RDMA_SUCCESS || s->op_last)
+			rdsd_op_complete(op, status);
+		if (s->op_last)
+			ib_dma_unmap_sg(tp->dev->ibdev, op->sg, op->nents,
+					rdsd_ib_op_dir(op));
+		s->op = NULL;
+		s->op_last = false;
+		rdsd_op_put(op);
+	}
+	if (!msg)
+		return;
+	if (s->unmap)
+		ib_dma_unmap_sg(tp->dev->ibdev, msg->sg, msg->nents,
+				DMA_TO_DEVICE);
+	s->msg = NULL;
+	s->unmap = false;
+	rdsd_msg_put(msg);
+}
+
+/* Post the work requests of slots send_head .. send_head + @n - 1. */
+void rdsd_ib_post(struct rdsd_ib_conn *tp, u32 n)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct rdsd_ib_send *s = rdsd_ib_slot(tp, tp->send_head + i);
+
+		s->wr.next = i + 1 < n ?
+			&rdsd_ib_slot(tp, tp->send_head + i + 1)->wr : NULL;
+		if (s->wr.send_flags & IB_SEND_SIGNALED)
+			tp->sig_inflight++;
+	}
+	ret = ib_post_send(tp->qp, &rdsd_ib_slot(tp, tp->send_head)->wr,
+			   NULL);
+	/*
+	 * The slots are used either way: on failure the queue pair is
+	 * broken, the reset drains it and releases every slot, and the
+	 * messages are sent again on the next connection.
+	 */
+	tp->send_head += n;
+	if (unlikely(ret)) {
+		pr_warn_ratelimited("%pI4->%pI4: post send failed: %d\n",
+				    &tp->conn->laddr, &tp->conn->faddr, ret);
+		tp->tx_ready = false;
+		rdsd_ib_request_reset(tp, RDSD_RESET_POST);
+	}
+	rdsd_ib_tail_check(tp);
+}
+
+int rdsd_ib_recv_post(struct rdsd_ib_conn *tp, struct rdsd_ib_recv *r)
+{
+	u32 off = rdsd_ib_recv_index(tp, r) * RDSD_IB_HDR_STRIDE;
+	struct ib_device *ibdev = tp->dev->ibdev;
+	struct ib_sge sge[2];
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &r->cqe,
+		.sg_list	= sge,
+		.num_sge	= 2,
+	};
+	int ret;
+
+	sge[0].addr = tp->recv_hdrs_dma + off;
+	sge[0].length = sizeof(struct rdsd_wire_hdr);
+	sge[0].lkey = tp->dev->pd->local_dma_lkey;
+	sge[1].addr = r->dma;
+	sge[1].length = RDSD_IB_FRAG_SIZE;
+	sge[1].lkey = tp->dev->pd->local_dma_lkey;
+	ib_dma_sync_single_for_device(ibdev, sge[0].addr, sge[0].length,
+				      DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_device(ibdev, r->dma, RDSD_IB_FRAG_SIZE,
+				      DMA_FROM_DEVICE);
+	r->posted = true;
+	ret = ib_post_recv(tp->qp, &wr, NULL);
+	if (ret)
+		r->posted = false;
+	return ret;
+}
+
+/**
+ * rdsd_ib_recv_post_all - fill the receive queue of a new queue pair
+ * @tp: connection, with its rings allocated and its queue pair created.
+ */
+int rdsd_ib_recv_post_all(struct rdsd_ib_conn *tp)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < RDSD_IB_RECV_RING; i++) {
+		ret = rdsd_ib_recv_post(tp, &tp->recvs[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int rdsd_ib_map(struct ib_device *ibdev, void *buf, size_t len,
+		       enum dma_data_direction dir, u64 *dma)
+{
+	*dma = ib_dma_map_single(ibdev, buf, len, dir);
+	if (ib_dma_mapping_error(ibdev, *dma)) {
+		*dma = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * rdsd_ib_rings_alloc - allocate and map the rings of a connection attempt
+ * @tp: connection; tp->dev is set.
+ *
+ * Process context.  On failure what was allocated is left for
+ * rdsd_ib_rings_free().
+ */
+int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
+{
+	struct ib_device *ibdev = tp->dev->ibdev;
+	u32 i;
+	int ret;
+
+	tp->sends = kcalloc(RDSD_IB_SEND_RING, sizeof(*tp->sends), GFP_KERNEL);
+	tp->send_hdrs = kcalloc(RDSD_IB_SEND_RING, RDSD_IB_HDR_STRIDE,
+				GFP_KERNEL);
+	tp->cong_buf = kzalloc(RDSD_IB_CONG_BYTES, GFP_KERNEL);
+	tp->recvs = kcalloc(RDSD_IB_RECV_RING, sizeof(*tp->recvs), GFP_KERNEL);
+	tp->recv_hdrs = kcalloc(RDSD_IB_RECV_RING, RDSD_IB_HDR_STRIDE,
+				GFP_KERNEL);
+	if (!tp->sends || !tp->send_hdrs || !tp->cong_buf || !tp->recvs ||
+	    !tp->recv_hdrs)
+		return -ENOMEM;
+
+	ret = rdsd_ib_map(ibdev, tp->send_hdrs,
+			  RDSD_IB_SEND_RING * RDSD_IB_HDR_STRIDE,
+			  DMA_TO_DEVICE, &tp->send_hdrs_dma);
+	if (ret)
+		return ret;
+	ret = rdsd_ib_map(ibdev, tp->cong_buf, RDSD_IB_CONG_BYTES,
+			  DMA_TO_DEVICE, &tp->cong_dma);
+	if (ret)
+		return ret;
+	ret = rdsd_ib_map(ibdev, tp->recv_hdrs,
+			  RDSD_IB_RECV_RING * RDSD_IB_HDR_STRIDE,
+			  DMA_FROM_DEVICE, &tp->recv_hdrs_dma);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < RDSD_IB_SEND_RING; i++) {
+		tp->sends[i].tp = tp;
+		tp->sends[i].cqe.done = rdsd_ib_send_done;
+		tp->sends[i].pack = -1;
+	}
+	for (i = 0; i < RDSD_IB_PACKS; i++) {
+		tp->pack_buf[i] = kmalloc(RDSD_IB_FRAG_SIZE, GFP_KERNEL);
+		if (!tp->pack_buf[i])
+			return -ENOMEM;
+		ret = rdsd_ib_map(ibdev, tp->pack_buf[i], RDSD_IB_FRAG_SIZE,
+				  DMA_TO_DEVICE, &tp->pack_dma[i]);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < RDSD_IB_RECV_RING; i++) {
+		struct rdsd_ib_recv *r = &tp->recvs[i];
+
+		r->tp = tp;
+		r->cqe.done = rdsd_ib_recv_done;
+		r->buf = kmalloc(RDSD_IB_FRAG_SIZE, GFP_KERNEL);
+		if (!r->buf)
+			return -ENOMEM;
+		ret = rdsd_ib_map(ibdev, r->buf, RDSD_IB_FRAG_SIZE,
+				  DMA_FROM_DEVICE, &r->dma);
+		if (ret)
+			return ret;
+	}
+	spin_lock_bh(&tp->send_lock);
+	tp->send_head = 0;
+	tp->send_tail = 0;
+	tp->credits.avail = 0;
+	tp->credits.adv = 0;
+	tp->credits.max = 0;
+	tp->unsignaled = 0;
+	tp->tail_refs = false;
+	tp->sig_inflight = 0;
+	tp->pack_open = false;
+	tp->pack_busy = 0;
+	tp->op_wait_head = 0;
+	tp->op_wait_tail = 0;
+	tp->tx_since_req = 0;
+	tp->rx_unacked = 0;
+	tp->tx_blocked = false;
+	tp->cong_busy = false;
+	tp->cong_pending = false;
+	spin_unlock_bh(&tp->send_lock);
+	return 0;
+}
+
+static void rdsd_ib_unmap(struct ib_device *ibdev, u64 *dma, size_t len,
+			  enum dma_data_direction dir)
+{
+	if (*dma)
+		ib_dma_unmap_single(ibdev, *dma, len, dir);
+	*dma = 0;
+}
+
+/**
+ * rdsd_ib_rings_free - release the rings of a connection attempt
+ * @tp: connection whose queue pair is drained (or was never created).
+ *
+ * Releases the send slots no completion retired, then unmaps and frees
+ * everything.  Safe on a partial allocation and when called twice.
+ */
+void rdsd_ib_rings_free(struct rdsd_ib_conn *tp)
+{
+	struct ib_device *ibdev = tp->dev->ibdev;
+	u32 i;
+
+	if (tp->sends) {
+		spin_lock_bh(&tp->send_lock);
+		rdsd_ib_pack_drop(tp);
+		while (tp->send_tail != tp->send_head)
+			rdsd_ib_slot_release(tp,
+					     rdsd_ib_slot(tp, tp->send_tail++),
+					     RDS_RDMA_DROPPED);
+		spin_unlock_bh(&tp->send_lock);
+	}
+	if (tp->recvs) {
+		for (i = 0; i < RDSD_IB_RECV_RING; i++) {
+			struct rdsd_ib_recv *r = &tp->recvs[i];
+
+			WARN_ON_ONCE(r->posted);
+			rdsd_ib_unmap(ibdev, &r->dma, RDSD_IB_FRAG_SIZE,
+				      DMA_FROM_DEVICE);
+			kfree(r->buf);
+		}
+	}
+	for (i = 0; i < RDSD_IB_PACKS; i++) {
+		rdsd_ib_unmap(ibdev, &tp->pack_dma[i], RDSD_IB_FRAG_SIZE,
+			      DMA_TO_DEVICE);
+		kfree(tp->pack_buf[i]);
+		tp->pack_buf[i] = NULL;
+	}
+	rdsd_ib_unmap(ibdev, &tp->send_hdrs_dma,
+		      RDSD_IB_SEND_RING * RDSD_IB_HDR_STRIDE, DMA_TO_DEVICE);
+	rdsd_ib_unmap(ibdev, &tp->cong_dma, RDSD_IB_CONG_BYTES, DMA_TO_DEVICE);
+	rdsd_ib_unmap(ibdev, &tp->recv_hdrs_dma,
+		      RDSD_IB_RECV_RING * RDSD_IB_HDR_STRIDE, DMA_FROM_DEVICE);
+	kfree(tp->sends);
+	kfree(tp->send_hdrs);
+	kfree(tp->cong_buf);
+	kfree(tp->recvs);
+	kfree(tp->recv_hdrs);
+	tp->sends = NULL;
+	tp->send_hdrs = NULL;
+	tp->cong_buf = NULL;
+	tp->recvs = NULL;
+	tp->recv_hdrs = NULL;
+	rdsd_ib_rx_reset(tp);
+}
