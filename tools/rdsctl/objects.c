@@ -18,8 +18,6 @@
 #include "printer.h"
 #include "rdsctl.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
 #define OBJECT(_name, _max, _fields) {			\
 	.name = _name,					\
 	.maxattr = _max,				\
@@ -170,22 +168,26 @@ static const char *const dev_caps[] = {
 	"mr-list", "mr-sg-gaps",
 };
 
-int conn_state_from_name(const char *name)
+/* The names of the values of each enumerated field type. */
+static const struct {
+	const char *const *names;
+	size_t n;
+} enums[] = {
+	[FT_CONN_STATE]	= { conn_states, ARRAY_SIZE(conn_states) },
+	[FT_PORT_STATE]	= { port_states, ARRAY_SIZE(port_states) },
+	[FT_ATOMIC_CAP]	= { atomic_caps, ARRAY_SIZE(atomic_caps) },
+	[FT_DMA_MODE]	= { dma_modes, ARRAY_SIZE(dma_modes) },
+};
+
+int enum_from_name(enum field_type type, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(conn_states); i++)
-		if (!strcmp(name, conn_states[i]))
-			return i;
-	return -1;
-}
-
-int dma_mode_from_name(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(dma_modes); i++)
-		if (!strcmp(name, dma_modes[i]))
+	if (type >= ARRAY_SIZE(enums))
+		return -1;
+	for (i = 0; i < enums[type].n; i++)
+		if (enums[type].names[i] &&
+		    !strcmp(name, enums[type].names[i]))
 			return i;
 	return -1;
 }
@@ -242,12 +244,11 @@ bool attr_str(const struct nlattr *nla, char *buf, size_t size)
 	return true;
 }
 
-/* Print a name from names[], or the number when it has none. */
-static void print_enum(const char *key, uint64_t val,
-		       const char *const *names, size_t n)
+/* Print the name of an enumerated value, or the number when it has none. */
+static void print_enum(const char *key, enum field_type type, uint64_t val)
 {
-	if (val < n && names[val])
-		pr_str(key, names[val]);
+	if (val < enums[type].n && enums[type].names[val])
+		pr_str(key, enums[type].names[val]);
 	else
 		pr_u64(key, val);
 }
@@ -341,16 +342,10 @@ static bool print_field(const struct field *f, struct nlmsghdr *nlh,
 		pr_addr(f->key, v);
 		break;
 	case FT_CONN_STATE:
-		print_enum(f->key, v, conn_states, ARRAY_SIZE(conn_states));
-		break;
 	case FT_PORT_STATE:
-		print_enum(f->key, v, port_states, ARRAY_SIZE(port_states));
-		break;
 	case FT_ATOMIC_CAP:
-		print_enum(f->key, v, atomic_caps, ARRAY_SIZE(atomic_caps));
-		break;
 	case FT_DMA_MODE:
-		print_enum(f->key, v, dma_modes, ARRAY_SIZE(dma_modes));
+		print_enum(f->key, f->type, v);
 		break;
 	case FT_DEV_CAPS:
 		print_caps(f->key, v);

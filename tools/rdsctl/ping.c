@@ -5,12 +5,14 @@
  * A probe is an empty message to port 0 of the peer, which the peer's
  * module answers with an empty message from its port 0, as with Linux
  * RDS and rds-ping.  One probe is in flight at a time; its round trip is
- * the time from sendto() to the reply.
+ * the time from sendto() to the reply.  The socket is of the module's
+ * address family, which its info gives.
  */
 #define _GNU_SOURCE		/* ppoll */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
@@ -21,8 +23,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <netlink/genl/genl.h>
+#include <linux/rds_doca.h>
+
 #include "printer.h"
+#include "rds_doca_user.h"
 #include "rdsctl.h"
+
+struct ping_opts {
+	const char *target;	/* as given */
+	struct in_addr addr;
+	struct in_addr laddr;	/* INADDR_ANY: the route's source */
+	unsigned long count;	/* 0: until interrupted */
+	double interval;	/* seconds between probes */
+	double timeout;		/* seconds to wait for each reply */
+};
 
 static volatile sig_atomic_t stop;
 
@@ -58,7 +73,7 @@ static void resolve(const char *name, struct in_addr *in)
 }
 
 /* argv[0] is the first word after "ping". */
-void ping_parse(int argc, char **argv, struct ping_opts *po)
+static void ping_parse(int argc, char **argv, struct ping_opts *po)
 {
 	unsigned long n;
 	char *end;
@@ -263,7 +278,7 @@ static void summary(const char *peer, const char *local, unsigned long sent,
 		       min, sum / received, max);
 }
 
-int ping_run(const struct ping_opts *po, int family)
+static int ping_run(const struct ping_opts *po, int family)
 {
 	char peer[INET_ADDRSTRLEN], local[INET_ADDRSTRLEN];
 	struct sockaddr_in dst = {
@@ -350,4 +365,36 @@ int ping_run(const struct ping_opts *po, int family)
 	free(rtts);
 	close(fd);
 	return sent && received == sent ? 0 : 1;
+}
+
+static int info_family_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[RDSCTL_TB_SIZE];
+	uint64_t v;
+
+	if (ours(msg) && obj_parse(&info_type, nlmsg_hdr(msg), tb) >= 0 &&
+	    attr_uint(tb[RDS_DOCA_A_INFO_FAMILY], FT_U32, &v) && v <= INT_MAX)
+		*(int *)arg = v;
+	return NL_OK;
+}
+
+/* The module's address family: from its info, else from sysfs. */
+static int module_family(void)
+{
+	int family = -1;
+
+	request(NULL, NULL, genl_request(RDS_DOCA_CMD_INFO_GET, 0),
+		info_family_cb, &family);
+	if (family > 0)
+		return family;
+	return rds_doca_family();
+}
+
+int cmd_ping(int argc, char **argv)
+{
+	struct ping_opts po;
+
+	ping_parse(argc, argv, &po);
+	nl_open();
+	return ping_run(&po, module_family());
 }

@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What rdsctl's parts share.  objects.c turns the attributes of
- * the rds_doca generic netlink family into output through the printer;
- * it does no I/O of its own, so it can be tested on messages built in
- * memory.
+ * What rdsctl's files share, laid out as iproute2's rdma tool:
+ *
+ *   rdsctl.c	main(), the command table, usage, global options
+ *   netlink.c	the generic netlink socket and the one request helper
+ *   filter.c	KEY VALUE filters: parsed, matched, sent in requests
+ *   objects.c	the family's attribute sets and how they print; no I/O,
+ *		so printer_test checks it on messages built in memory
+ *   printer.c	text and JSON output (printer.h)
+ *   res.c	dump-and-show, shared by conn; the sock, mr, dev objects
+ *   conn.c, stats.c, info.c, dma.c, monitor.c, ping.c: one command each
  */
 #ifndef RDSCTL_H
 #define RDSCTL_H
@@ -14,11 +20,14 @@
 #include <netinet/in.h>
 
 #include <netlink/attr.h>
+#include <netlink/handlers.h>
 #include <netlink/msg.h>
 
 #define RDSCTL_VERSION	"1.0"
 
-/* How an attribute is read and shown. */
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* objects.c: how an attribute is read and shown */
 enum field_type {
 	FT_U8,
 	FT_U16,
@@ -84,24 +93,79 @@ bool attr_uint(const struct nlattr *nla, enum field_type type,
 	       uint64_t *val);
 bool attr_str(const struct nlattr *nla, char *buf, size_t size);
 
-int conn_state_from_name(const char *name);
-int dma_mode_from_name(const char *name);
+/* The value of an enumerated type (FT_CONN_STATE, ...) by name, or -1. */
+int enum_from_name(enum field_type type, const char *name);
 
-/* ping.c */
-struct ping_opts {
-	const char *target;	/* as given */
-	struct in_addr addr;
-	struct in_addr laddr;	/* INADDR_ANY: the route's source */
-	unsigned long count;	/* 0: until interrupted */
-	double interval;	/* seconds between probes */
-	double timeout;		/* seconds to wait for each reply */
+/* rdsctl.c: the command line */
+struct options {
+	bool json;
+	bool pretty;
+	bool details;
 };
 
-void ping_parse(int argc, char **argv, struct ping_opts *po);
-int ping_run(const struct ping_opts *po, int family);
+extern struct options opt;
 
-/* rdsctl.c: report a command line error, exit 2 */
+/* Report a command line error, exit 2; or running out of memory, exit 1. */
 void usage_error(const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 1, 2)));
+void oom(void);
+
+/* Words: abbreviations, the command after the object, no more words. */
+int lookup(const char *arg, const char *const *names);
+
+enum { CMD_SHOW, CMD_LIST };
+
+int get_command(const char *object, int *argc, char ***argv,
+		const char *const *cmds);
+void no_args(const char *what, int argc, char **argv);
+
+/* netlink.c: the family; every command sends through request() */
+struct nl_sock *nl_open(void);
+struct nl_msg *genl_request(uint8_t cmd, int flags);
+int request(const char *what, const char *enoent, struct nl_msg *msg,
+	    nl_recvmsg_msg_cb_t valid, void *arg);
+bool ours(struct nl_msg *msg);
+int print_cb(struct nl_msg *msg, void *arg);
+
+/* filter.c: KEY VALUE pairs after a command */
+struct filter_key {
+	const char *name;
+	int attr;
+	enum field_type type;	/* FT_ADDR, _U16, _U32, _BYTES, _STR,
+				 * _CONN_STATE, _DMA_MODE
+				 */
+};
+
+#define MAX_FILTER_KEYS	4
+
+struct filters {
+	const struct filter_key *keys;
+	struct {
+		bool set;
+		uint64_t num;
+		const char *str;
+	} val[MAX_FILTER_KEYS];
+};
+
+void parse_filters(const char *what, int argc, char **argv,
+		   const struct filter_key *keys, struct filters *f);
+bool filters_match(const struct filters *f, struct nlattr **tb);
+int send_filters(const char *what, const char *enoent, uint8_t cmd,
+		 const struct filters *f);
+
+/* res.c: dump objects and show those the filters let through */
+int show(const char *what, uint8_t cmd, const struct object_type *type,
+	 const struct filters *filters);
+
+/* The objects of the command table, each in its file (sock..dev: res.c). */
+int cmd_conn(int argc, char **argv);
+int cmd_sock(int argc, char **argv);
+int cmd_mr(int argc, char **argv);
+int cmd_dev(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_dma(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
+int cmd_ping(int argc, char **argv);
 
 #endif /* RDSCTL_H */
