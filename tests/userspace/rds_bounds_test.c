@@ -23,17 +23,14 @@
  */
 #include "rds_util.h"
 
-#include <grp.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 
 /* Documentation/rds_doca.rst, "Buffers": what a reply or notice counts. */
 #define MIN_CHARGE	256
 /* SO_RCVBUF the flooding sockets set: half of the doubled value usable. */
 #define FLOOD_RCVBUF	8192
 #define FLOODS		4000
-#define NOBODY		65534
 /* Wait this long for something that must happen. */
 #define SETTLE_MS	60000
 
@@ -87,52 +84,6 @@ static int buf_socket(struct in_addr a, int rcvbuf)
 static int flood_socket(struct in_addr a)
 {
 	return buf_socket(a, FLOOD_RCVBUF);
-}
-
-/*
- * Run @fn(@res) in a child with uid and gid 65534 and no supplementary
- * groups; @res (of @len bytes, its first int set to the child's errno
- * of the privilege drop, 0 on success) comes back through a pipe.
- * Returns false after a failing check.
- */
-static bool run_as_nobody(void (*fn)(void *res), void *res, size_t len)
-{
-	int pfd[2], status = 0;
-	ssize_t r;
-	pid_t pid;
-
-	if (!sys_ok(pipe(pfd), "pipe"))
-		return false;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		/* the child reports through the pipe only, never in TAP */
-		int *err = res;
-
-		close(pfd[0]);
-		memset(res, 0, len);
-		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-		    setresuid(NOBODY, NOBODY, NOBODY))
-			*err = errno;
-		else
-			fn(res);
-		if (write(pfd[1], res, len) != (ssize_t)len)
-			_exit(3);
-		_exit(0);
-	}
-	close(pfd[1]);
-	if (!sys_ok(pid, "fork")) {
-		close(pfd[0]);
-		return false;
-	}
-	r = read(pfd[0], res, len);
-	close(pfd[0]);
-	waitpid(pid, &status, 0);
-	if (!ok_diag(r == (ssize_t)len, "child reported",
-		     "read %zd of %zu, child status 0x%x", r, len, status))
-		return false;
-	return is_eq(*(int *)res, 0,
-		     "child runs as uid and gid %d, no groups", NOBODY);
 }
 
 /* Control messages for sendmsg(). */
@@ -975,18 +926,7 @@ static const struct selftest tests[] = {
 
 int main(int argc, char **argv)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (parse_common(argc, argv, NULL, NULL, NULL))
+	if (!bounds_prog_start(argc, argv))
 		return 2;
-	if (!cfg.impl_doca) {
-		fprintf(stderr, "%s: --impl rds is not supported: these bounds are rds_doca's\n",
-			argv[0]);
-		return 2;
-	}
-	if (geteuid() != 0) {
-		fprintf(stderr, "%s: run as root: each flood drops to uid %d\n",
-			argv[0], NOBODY);
-		return 2;
-	}
 	return run_selftests("rds_bounds_test", tests, selftest_by_filter);
 }

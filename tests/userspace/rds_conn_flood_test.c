@@ -21,11 +21,8 @@
  */
 #include "rds_util.h"
 
-#include <grp.h>
-#include <sys/wait.h>
 
 #define FLOODS		4000
-#define NOBODY		65534
 #define PARAM_DIR	"/sys/module/rds_doca/parameters/"
 /* What the reaper gets beyond conn_idle_secs before the check fails. */
 #define REAP_SLACK_MS	20000
@@ -108,44 +105,15 @@ static void flood(struct flood_res *res)
 	close(fd);
 }
 
-/* Run flood() in a child with uid and gid 65534 and no groups. */
-static bool run_as_nobody(struct flood_res *res)
+static void flood_child(void *res)
 {
-	int pfd[2], status = 0;
-	ssize_t r;
-	pid_t pid;
+	flood(res);
+}
 
-	if (!sys_ok(pipe(pfd), "pipe"))
-		return false;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		/* the child reports through the pipe only, never in TAP */
-		close(pfd[0]);
-		memset(res, 0, sizeof(*res));
-		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-		    setresuid(NOBODY, NOBODY, NOBODY))
-			res->err = errno;
-		else
-			flood(res);
-		if (write(pfd[1], res, sizeof(*res)) != (ssize_t)sizeof(*res))
-			_exit(3);
-		_exit(0);
-	}
-	close(pfd[1]);
-	if (!sys_ok(pid, "fork")) {
-		close(pfd[0]);
-		return false;
-	}
-	r = read(pfd[0], res, sizeof(*res));
-	close(pfd[0]);
-	waitpid(pid, &status, 0);
-	if (!ok_diag(r == (ssize_t)sizeof(*res), "child reported",
-		     "read %zd of %zu, child status 0x%x", r, sizeof(*res),
-		     status))
-		return false;
-	if (!is_eq(res->err, 0, "child runs as uid and gid %d, no groups",
-		   NOBODY))
+/* Run flood() in a child with uid and gid 65534 and no groups. */
+static bool flood_as_nobody(struct flood_res *res)
+{
+	if (!run_as_nobody(flood_child, res, sizeof(*res)))
 		return false;
 	return is_eq(res->sock_err, 0, "child's socket bound to %s",
 		     inet_ntoa(cfg.addr));
@@ -192,7 +160,7 @@ static void test_conn_flood(void)
 	tap_diag("connections before: %ld, Slab %ld KiB", before,
 		 slab_before);
 
-	if (!run_as_nobody(&res)) {
+	if (!flood_as_nobody(&res)) {
 		close(fd);
 		return;
 	}
@@ -257,19 +225,8 @@ static const struct selftest tests[] = {
 
 int main(int argc, char **argv)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (parse_common(argc, argv, NULL, NULL, NULL))
+	if (!bounds_prog_start(argc, argv))
 		return 2;
-	if (!cfg.impl_doca) {
-		fprintf(stderr, "%s: --impl rds is not supported: these bounds are rds_doca's\n",
-			argv[0]);
-		return 2;
-	}
-	if (geteuid() != 0) {
-		fprintf(stderr, "%s: run as root: the flood drops to uid %d\n",
-			argv[0], NOBODY);
-		return 2;
-	}
 	if (!addr_is_loopback(cfg.addr)) {
 		fprintf(stderr, "%s: --addr must be a 127/8 address\n", argv[0]);
 		return 2;

@@ -90,4 +90,35 @@ seq_msg_check(const void *buf, ssize_t n, unsigned int nstreams,
 	return SEQ_OK;
 }
 
+/*
+ * seq_msg_check(), counting a message meant for another receiver in
+ * *@foreign and a broken one in *@corrupt.  True for an intact message
+ * of ours.
+ */
+static inline bool
+seq_msg_take(const void *buf, ssize_t n, unsigned int nstreams,
+	     unsigned int receiver, size_t (*len_of)(const struct seq_hdr *),
+	     struct seq_hdr *h, long *foreign, long *corrupt)
+{
+	switch (seq_msg_check(buf, n, nstreams, receiver, len_of, h)) {
+	case SEQ_OK:
+		return true;
+	case SEQ_FOREIGN:
+		(*foreign)++;
+		return false;
+	default:
+		(*corrupt)++;
+		return false;
+	}
+}
+
+/* Are @a and @b the same IPv4 socket address? */
+static inline bool sin_same(const struct sockaddr_in *a,
+			    const struct sockaddr_in *b)
+{
+	return a->sin_family == AF_INET && b->sin_family == AF_INET &&
+	       a->sin_port == b->sin_port &&
+	       a->sin_addr.s_addr == b->sin_addr.s_addr;
+}
+
 #endif /* RDS_SELFTEST_MSG_H */

@@ -202,21 +202,11 @@ static void check_msg(struct receiver *rx, int ridx, const char *buf,
 		      ssize_t n, const struct sockaddr_in *from)
 {
 	struct seq_hdr h;
-	const struct sockaddr_in *sa;
 
-	switch (seq_msg_check(buf, n, run.nstreams, ridx, msg_len_of, &h)) {
-	case SEQ_OK:
-		break;
-	case SEQ_FOREIGN:
-		rx->foreign++;
+	if (!seq_msg_take(buf, n, run.nstreams, ridx, msg_len_of, &h,
+			  &rx->foreign, &rx->corrupt))
 		return;
-	default:
-		rx->corrupt++;
-		return;
-	}
-	sa = &run.saddr[run.st[h.stream].sock];
-	if (from->sin_family != AF_INET || from->sin_port != sa->sin_port ||
-	    from->sin_addr.s_addr != sa->sin_addr.s_addr)
+	if (!sin_same(from, &run.saddr[run.st[h.stream].sock]))
 		rx->wrong_source++;
 	if (h.seq == rx->next[h.stream]) {
 		rx->next[h.stream]++;

@@ -291,23 +291,13 @@ static void *sender_main(void *arg)
 static void check_msg(struct receiver *rx, int ridx, const char *buf,
 		      ssize_t n, const struct sockaddr_in *from)
 {
-	const struct sockaddr_in *sa;
 	struct flow *f;
 	struct seq_hdr h;
 
-	switch (seq_msg_check(buf, n, run.nsend, ridx, msg_len_of, &h)) {
-	case SEQ_OK:
-		break;
-	case SEQ_FOREIGN:
-		rx->foreign++;
+	if (!seq_msg_take(buf, n, run.nsend, ridx, msg_len_of, &h,
+			  &rx->foreign, &rx->corrupt))
 		return;
-	default:
-		rx->corrupt++;
-		return;
-	}
-	sa = &run.tx[h.stream].addr;
-	if (from->sin_family != AF_INET || from->sin_port != sa->sin_port ||
-	    from->sin_addr.s_addr != sa->sin_addr.s_addr)
+	if (!sin_same(from, &run.tx[h.stream].addr))
 		rx->wrong_source++;
 	f = &rx->flows[h.stream];
 	if (h.seq >= f->planned) {

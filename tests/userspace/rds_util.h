@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <netinet/in.h>	/* before <linux/...>: glibc owns in6_addr */
 #include <poll.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -252,6 +254,82 @@ static inline bool selftest_start(const char *prog)
 		    cfg.family))
 		return false;
 	close(fd);
+	return true;
+}
+
+/* ---- floods, run as an unprivileged user ---- */
+
+/* The uid and gid a flood runs as. */
+#define NOBODY		65534
+
+/*
+ * Run @fn(@res) in a child with uid and gid 65534 and no supplementary
+ * groups; @res (of @len bytes, its first int set to the child's errno
+ * of the privilege drop, 0 on success) comes back through a pipe.
+ * Returns false after a failing check.
+ */
+static inline bool run_as_nobody(void (*fn)(void *res), void *res, size_t len)
+{
+	int pfd[2], status = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (!sys_ok(pipe(pfd), "pipe"))
+		return false;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		/* the child reports through the pipe only, never in TAP */
+		int *err = res;
+
+		close(pfd[0]);
+		memset(res, 0, len);
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			*err = errno;
+		else
+			fn(res);
+		if (write(pfd[1], res, len) != (ssize_t)len)
+			_exit(3);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (!sys_ok(pid, "fork")) {
+		close(pfd[0]);
+		return false;
+	}
+	r = read(pfd[0], res, len);
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (!ok_diag(r == (ssize_t)len, "child reported",
+		     "read %zd of %zu, child status 0x%x", r, len, status))
+		return false;
+	return is_eq(*(int *)res, 0,
+		     "child runs as uid and gid %d, no groups", NOBODY);
+}
+
+/*
+ * main()'s start in a program that floods rds_doca's own bounds: parse
+ * the command line, and check that the module is rds_doca and that we
+ * are root, to drop to NOBODY.  Says why not on stderr.
+ */
+static inline bool bounds_prog_start(int argc, char **argv)
+{
+	const char *prog = argv[0];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (parse_common(argc, argv, NULL, NULL, NULL))
+		return false;
+	if (!cfg.impl_doca) {
+		fprintf(stderr, "%s: --impl rds is not supported: these bounds are rds_doca's\n",
+			prog);
+		return false;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "%s: run as root: the floods drop to uid %d\n",
+			prog, NOBODY);
+		return false;
+	}
 	return true;
 }
 

@@ -731,10 +731,6 @@ static size_t cong_len(uint64_t i)
 static ssize_t cong_send(int fd, const struct sockaddr_in *to,
 			 uint64_t cookie, char *local, uint64_t i)
 {
-	union {
-		char b[CMSG_SPACE(sizeof(struct rds_rdma_args))];
-		struct cmsghdr align;
-	} ctl;
 	char *l = local + (i % CONG_SLOTS) * CONG_SLOT;
 	struct rds_iovec v = { .addr = (uintptr_t)l, .bytes = CONG_SLOT };
 	struct rds_rdma_args a = {
@@ -747,29 +743,14 @@ static ssize_t cong_send(int fd, const struct sockaddr_in *to,
 		.user_token = i + 1,
 	};
 	struct cong_msg *cm = (struct cong_msg *)want;
-	struct iovec iov = { want, cong_len(i) };
-	struct msghdr m = {
-		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.b,
-		.msg_controllen = sizeof(ctl.b),
-	};
-	struct cmsghdr *c;
 
 	memcpy(l, &i, sizeof(i));
 	memset(want, 0, cong_len(i));
 	cm->magic = CONG_MAGIC;
 	cm->type = CONG_DATA;
 	cm->seq = i;
-	memset(&ctl, 0, sizeof(ctl));
-	c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_RDS;
-	c->cmsg_type = RDS_CMSG_RDMA_ARGS;
-	c->cmsg_len = CMSG_LEN(sizeof(a));
-	memcpy(CMSG_DATA(c), &a, sizeof(a));
-	return sendmsg(fd, &m, MSG_DONTWAIT);
+	return rds_doca_send_cmsg(fd, to, want, cong_len(i), RDS_CMSG_RDMA_ARGS,
+				  &a, sizeof(a), MSG_DONTWAIT);
 }
 
 static void mode_rdma_cong(void)

@@ -205,6 +205,24 @@ struct active_arg {
 	uint64_t ops, op_bytes, issued, completed, enobufs, eagain;
 };
 
+/*
+ * Add @a's rate of @count things over its measured time to *@rate and
+ * raise *@elapsed to that time.  False if @a measured nothing.
+ */
+static inline bool active_rate(const struct active_arg *a, uint64_t count,
+			       double *rate, double *elapsed)
+{
+	double el;
+
+	if (!a->measured || a->t_stop <= a->t_start)
+		return false;
+	el = (double)(a->t_stop - a->t_start) / 1e9;
+	*rate += (double)count / el;
+	if (el > *elapsed)
+		*elapsed = el;
+	return true;
+}
+
 struct end {
 	const char *name;
 	bool running;

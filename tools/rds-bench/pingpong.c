@@ -242,14 +242,9 @@ void ping_summarize(struct active_arg *args, int n)
 		res.stale += args[i].stale;
 		res.bad_len += args[i].bad_len;
 		res.bad_data += args[i].bad_data;
-		if (args[i].measured && args[i].t_stop > args[i].t_start) {
-			double el = (double)(args[i].t_stop - args[i].t_start) / 1e9;
-
-			res.rate += (double)args[i].nsamples / el;
-			if (el > res.elapsed)
-				res.elapsed = el;
+		if (active_rate(&args[i], args[i].nsamples, &res.rate,
+				&res.elapsed))
 			measured++;
-		}
 	}
 	all = xmalloc(total * sizeof(*all));
 	for (i = 0; i < n; i++) {

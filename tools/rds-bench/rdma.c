@@ -644,14 +644,9 @@ void rdma_summarize(struct active_arg *args, int n)
 		res.enobufs += args[i].enobufs;
 		res.eagain += args[i].eagain;
 		res.bad_data += args[i].bad_data;
-		if (args[i].measured && args[i].t_stop > args[i].t_start) {
-			double el = (double)(args[i].t_stop - args[i].t_start) / 1e9;
-
-			res.rate += (double)args[i].ops / el;
-			if (el > res.elapsed)
-				res.elapsed = el;
+		if (active_rate(&args[i], args[i].ops, &res.rate,
+				&res.elapsed))
 			measured++;
-		}
 	}
 	res.valid = measured == n;
 	shm->rd = res;

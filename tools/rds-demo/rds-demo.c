@@ -31,25 +31,18 @@
 
 static int open_bound(int family, struct sockaddr_in *sin, const char *addr)
 {
-	socklen_t len = sizeof(*sin);
+	struct in_addr a = { htonl(INADDR_LOOPBACK) };
+	const char *failed;
 	int fd;
 
-	fd = socket(family, SOCK_SEQPACKET, 0);
-	if (fd < 0) {
-		fprintf(stderr, "socket(%d, SOCK_SEQPACKET): %s\n", family,
-			strerror(errno));
-		exit(1);
-	}
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (addr && !inet_aton(addr, &sin->sin_addr)) {
+	if (addr && !inet_aton(addr, &a)) {
 		fprintf(stderr, "not an IPv4 address: %s\n", addr);
 		exit(2);
 	}
-	if (bind(fd, (struct sockaddr *)sin, sizeof(*sin)) ||
-	    getsockname(fd, (struct sockaddr *)sin, &len)) {
-		fprintf(stderr, "bind: %s\n", strerror(errno));
+	fd = rds_doca_bound_socket(family, a, sin, &failed);
+	if (fd < 0) {
+		fprintf(stderr, "%s (family %d): %s\n", failed, family,
+			strerror(errno));
 		exit(1);
 	}
 	return fd;
@@ -110,35 +103,10 @@ static void send_with(int fd, const struct sockaddr_in *to,
 		      const char *payload, int type, const void *arg,
 		      size_t len)
 {
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(struct rds_atomic_args))];
-	} cbuf;
-	struct iovec iov = {
-		.iov_base = (void *)payload,
-		.iov_len = strlen(payload),
-	};
-	struct msghdr mh = {
-		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf.buf,
-		.msg_controllen = CMSG_SPACE(len),
-	};
-	struct cmsghdr *cm;
-	ssize_t n;
+	ssize_t n = rds_doca_send_cmsg(fd, to, payload, strlen(payload), type,
+				       arg, len, 0);
 
-	if (CMSG_SPACE(len) > sizeof(cbuf))
-		fail("control message of %zu bytes does not fit", len);
-	memset(&cbuf, 0, sizeof(cbuf));
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_RDS;
-	cm->cmsg_type = type;
-	cm->cmsg_len = CMSG_LEN(len);
-	memcpy(CMSG_DATA(cm), arg, len);
-	n = sendmsg(fd, &mh, 0);
-	check(n == (ssize_t)iov.iov_len, "sendmsg with a control message");
+	check(n == (ssize_t)strlen(payload), "sendmsg with a control message");
 }
 
 /* What one recvmsg() returned. */

@@ -253,27 +253,11 @@ static int sync_event_op(const struct sync_event_remote *ev, int type,
 			 const void *args, size_t len, uint64_t token,
 			 uint64_t *local, uint64_t *out, int timeout_ms)
 {
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(struct rds_atomic_args))];
-	} cbuf;
-	struct msghdr mh = {
-		.msg_name = (void *)&ev->peer,
-		.msg_namelen = sizeof(ev->peer),
-		.msg_control = cbuf.buf,
-		.msg_controllen = CMSG_SPACE(len),
-	};
-	struct cmsghdr *cm;
 	int ret;
 
-	memset(&cbuf, 0, sizeof(cbuf));
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_RDS;
-	cm->cmsg_type = type;
-	cm->cmsg_len = CMSG_LEN(len);
-	memcpy(CMSG_DATA(cm), args, len);
 	/* an empty message: with RDS_RDMA_SILENT it is never delivered */
-	if (sendmsg(ev->fd, &mh, 0) < 0) {
+	if (rds_doca_send_cmsg(ev->fd, &ev->peer, NULL, 0, type, args, len,
+			       0) < 0) {
 		ret = -errno;
 		free(local);		/* refused: nothing will run */
 		return ret;
@@ -430,23 +414,12 @@ static const char *result(int ret)
 /* A socket bound to @addr and a free port; -1 with a diagnostic if not. */
 static int open_bound(int family, struct in_addr addr, struct sockaddr_in *sin)
 {
-	socklen_t len = sizeof(*sin);
-	int fd;
+	const char *failed;
+	int fd = rds_doca_bound_socket(family, addr, sin, &failed);
 
-	fd = socket(family, SOCK_SEQPACKET, 0);
-	if (fd < 0) {
-		diag("socket(%d, SOCK_SEQPACKET): %s", family, strerror(errno));
-		return -1;
-	}
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_addr = addr;
-	if (bind(fd, (struct sockaddr *)sin, sizeof(*sin)) ||
-	    getsockname(fd, (struct sockaddr *)sin, &len)) {
-		diag("bind to %s: %s", inet_ntoa(addr), strerror(errno));
-		close(fd);
-		return -1;
-	}
+	if (fd < 0)
+		diag("%s (family %d, %s): %s", failed, family, inet_ntoa(addr),
+		     strerror(errno));
 	return fd;
 }
 
@@ -454,28 +427,11 @@ static int open_bound(int family, struct in_addr addr, struct sockaddr_in *sin)
 static int publish(const struct sync_event_local *ev,
 		   const struct sockaddr_in *to)
 {
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(rds_rdma_cookie_t))];
-	} cbuf;
-	struct iovec iov = { .iov_base = "sync event", .iov_len = 10 };
-	struct msghdr mh = {
-		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf.buf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
+	static const char what[] = "sync event";
 
-	memset(&cbuf, 0, sizeof(cbuf));
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_RDS;
-	cm->cmsg_type = RDS_CMSG_RDMA_DEST;
-	cm->cmsg_len = CMSG_LEN(sizeof(ev->cookie));
-	memcpy(CMSG_DATA(cm), &ev->cookie, sizeof(ev->cookie));
-	return sendmsg(ev->fd, &mh, 0) < 0 ? -errno : 0;
+	return rds_doca_send_cmsg(ev->fd, to, what, strlen(what),
+				  RDS_CMSG_RDMA_DEST, &ev->cookie,
+				  sizeof(ev->cookie), 0) < 0 ? -errno : 0;
 }
 
 /*
