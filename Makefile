@@ -9,6 +9,8 @@
 #                        make check-docs: every errno and option in the
 #                        tables of Documentation/rds_doca.rst is tested
 #   make demo            a short demonstration in a VM
+#   make fuzz            the long fuzzing campaign on the debug kernel
+#                        (FUZZ_CALLS calls, 1,000,000 by default; FUZZ_SEED)
 #   make bench           rds_doca against Linux RDS (loopback), and against
 #                        rds_rdma and raw verbs over Soft-RoCE, in one VM boot
 #   make install         install the module (into /lib/modules/<release>/
@@ -34,7 +36,7 @@ RDSD_CACHE ?= $(HOME)/.cache/rds_doca
 # W=1 and C=1 may be given on the command line; they reach Kbuild as is.
 KBUILD_FLAGS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
-.PHONY: all module modules-all tools tests clean check demo bench deps \
+.PHONY: all module modules-all tools tests clean check demo bench fuzz deps \
 	install uninstall install-module uninstall-module dkms-install \
 	dkms-remove check-docs
 
@@ -176,6 +178,10 @@ demo: deps
 	$(MAKE) -C tools/rds-demo
 	$(MAKE) -C tools/rdsctl
 	tests/vm/run --kernel $(KVER_612) -- tools/rds-demo/demo.sh build/$(KVER_612)/rds_doca.ko
+
+FUZZ_CALLS ?= 1000000
+fuzz:
+	tests/fuzz/campaign.sh $(FUZZ_CALLS) $(FUZZ_SEED)
 
 bench: deps
 	$(MAKE) module KDIR=/usr/src/linux-headers-$(KVER_612)

@@ -3,12 +3,23 @@
 #
 # Run inside the debug VM (KASAN, lockdep, kmemleak): the KUnit suites, the
 # userspace suites (drop-in mode, whose code is the doca stage's, is left to
-# the stock kernels), then a kmemleak scan.  Kernel reports in dmesg fail the
-# run through the VM harness.  Ends with one "N passed, N failed" line.
+# the stock kernels), a slice of trinity, then a kmemleak scan.  Kernel
+# reports in dmesg fail the run through the VM harness.  Ends with one
+# "N passed, N failed" line.
 #
-#   tests/vm/debug-suite.sh BUILD_DIR
+#   tests/vm/debug-suite.sh [--trinity "OPTIONS"] BUILD_DIR [STAGE...]
+#
+# STAGE: kunit, userspace, trinity, kmemleak (all four by default).
+# OPTIONS go to tests/fuzz/trinity.sh (e.g. --calls N --seed N).
 set -uo pipefail
-dir=${1:?usage: debug-suite.sh BUILD_DIR}
+trinity_opts="--calls 10000 --children 16"
+if [ "${1:-}" = --trinity ]; then
+	trinity_opts=$2
+	shift 2
+fi
+dir=${1:?usage: debug-suite.sh [--trinity OPTIONS] BUILD_DIR [STAGE...]}
+shift
+stages=${*:-kunit userspace trinity kmemleak}
 cd "$(dirname "$0")/../.." || exit 1
 passed=0
 failed=0
@@ -16,6 +27,7 @@ failed=0
 stage() {	# name, command...
 	local name=$1 out line p f st t0=$SECONDS
 	shift
+	[[ " $stages " == *" $name "* ]] || return 0
 	out=$(mktemp)
 	"$@" 2>&1 | tee "$out"
 	st=${PIPESTATUS[0]}
@@ -48,6 +60,10 @@ export ORDER_ARGS=${ORDER_ARGS:---messages 30000}
 stage userspace tests/userspace/run.sh --ko "$dir/rds_doca.ko" \
 	--stage doca --stage dma --stage conns --stage ib \
 	--stage ib-faults
+# trinity over the socket calls, as nobody, with the module in drop-in
+# mode; its seed, printed first, reproduces a run
+# shellcheck disable=SC2086
+stage trinity tests/fuzz/trinity.sh --ko "$dir/rds_doca.ko" $trinity_opts
 stage kmemleak tests/vm/kmemleak-check.sh
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
