@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ioctl(): the interface ioctls an RDS socket passes on, those it
+ * refuses, and the type of service.
+ */
+#include "api.h"
+
+#include <net/if.h>
+#include <sys/ioctl.h>
+
+void test_ioctl(void)
+{
+	struct ifreq rq[64], uq[64];
+	struct ifconf rc = { .ifc_len = sizeof(rq), .ifc_req = rq };
+	struct ifconf uc = { .ifc_len = sizeof(uq), .ifc_req = uq };
+	struct ifreq r, u;
+	int fd, udp, i, has_lo = 0, v;
+	char big[64];
+
+	fd = rds_socket();
+	udp = socket(AF_INET, SOCK_DGRAM, 0);
+	if (!sys_ok(fd, "socket") || !sys_ok(udp, "UDP socket"))
+		return;
+
+	/* generic interface ioctls reach dev_ioctl() via sock_do_ioctl() */
+	is_ok(ioctl(fd, SIOCGIFCONF, &rc), "SIOCGIFCONF");
+	ioctl(udp, SIOCGIFCONF, &uc);
+	is_eq(rc.ifc_len, uc.ifc_len, "SIOCGIFCONF: same length as UDP");
+	for (i = 0; i < (int)(rc.ifc_len / sizeof(rq[0])); i++)
+		if (!strcmp(rq[i].ifr_name, "lo"))
+			has_lo = 1;
+	ok(has_lo, "SIOCGIFCONF lists lo");
+
+	memset(&r, 0, sizeof(r));
+	strcpy(r.ifr_name, "lo");
+	u = r;
+	is_ok(ioctl(fd, SIOCGIFMTU, &r), "SIOCGIFMTU lo");
+	ioctl(udp, SIOCGIFMTU, &u);
+	ok(r.ifr_mtu == u.ifr_mtu && r.ifr_mtu > 0,
+	   "SIOCGIFMTU: %d, as on UDP", r.ifr_mtu);
+
+	memset(&r, 0, sizeof(r));
+	strcpy(r.ifr_name, "lo");
+	u = r;
+	is_ok(ioctl(fd, SIOCGIFFLAGS, &r), "SIOCGIFFLAGS lo");
+	ioctl(udp, SIOCGIFFLAGS, &u);
+	ok(r.ifr_flags == u.ifr_flags && (r.ifr_flags & IFF_LOOPBACK),
+	   "SIOCGIFFLAGS: IFF_LOOPBACK, as on UDP");
+
+	memset(&r, 0, sizeof(r));
+	strcpy(r.ifr_name, "lo");
+	is_ok(ioctl(fd, SIOCGIFINDEX, &r), "SIOCGIFINDEX lo");
+	is_eq(r.ifr_ifindex, if_nametoindex("lo"),
+	      "SIOCGIFINDEX matches if_nametoindex");
+
+	memset(&r, 0, sizeof(r));
+	strcpy(r.ifr_name, "nosuchif0");
+	is_err(ioctl(fd, SIOCGIFMTU, &r), ENODEV,
+	       "SIOCGIFMTU on a missing interface -> ENODEV");
+
+	/* sock_do_ioctl(): non-socket ioctls that rds_ioctl() refuses */
+	is_err(ioctl(fd, FIONREAD, &v), ENOTTY, "FIONREAD -> ENOTTY");
+	is_err(ioctl(fd, TIOCOUTQ, &v), ENOTTY, "TIOCOUTQ -> ENOTTY");
+	is_err(ioctl(fd, _IOR('x', 0x42, int), &v), ENOTTY,
+	       "unknown ioctl -> ENOTTY");
+	/* a socket ioctl number dev_ioctl() does not know */
+	memset(big, 0, sizeof(big));
+	is_err(ioctl(fd, SIOCGIFMEM, big), ENOTTY, "SIOCGIFMEM -> ENOTTY");
+
+	/* type of service */
+	big[0] = 0x5a;
+	is_ok(ioctl(fd, SIOCRDSGETTOS, big), "SIOCRDSGETTOS");
+	is_eq(big[0], 0, "TOS 0 by default");
+	/* no transport yet: -ENOIOCTLCMD, then dev_ioctl() says ENOTTY */
+	memset(big, 0, sizeof(big));
+	big[0] = 1;
+	is_err(ioctl(fd, SIOCRDSSETTOS, big), ENOTTY,
+	       "SIOCRDSSETTOS on an unbound socket -> ENOTTY");
+	is_err(ioctl(fd, SIOCRDSGETTOS, (void *)8), EFAULT,
+	       "SIOCRDSGETTOS to address 0x8 -> EFAULT");
+	close(fd);
+	close(udp);
+
+	if (cfg_loopback()) {
+		fd = bound_socket_at(cfg.addr, 0, "setup");
+		if (fd < 0)
+			return;
+		/* rds_loop_transport has no get_tos_map */
+		is_err(ioctl(fd, SIOCRDSSETTOS, big), ENOTTY,
+		       "SIOCRDSSETTOS on loopback -> ENOTTY");
+		close(fd);
+	}
+}

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sendmsg(): the flags, destinations, iovecs and control messages it
+ * refuses, message sizes, and sends nobody receives.
+ */
+#include "api.h"
+
+void test_send_errors(void)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in to, bad;
+	struct sockaddr_in6 to6;
+	struct iovec iov = { "x", 1 };
+	struct msghdr msg;
+	union {
+		struct cmsghdr cm;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cbuf;
+	int a, b, u;
+
+	if (!make_pair(&a, &b))
+		return;
+	to = sock_addr(b);
+
+	/* rds_sendmsg(): the flags are checked first */
+	u = rds_socket();
+	is_err(send_to(u, &to, "x", 1, MSG_OOB), EOPNOTSUPP,
+	       "unbound socket, MSG_OOB -> EOPNOTSUPP (flags first)");
+	is_err(send_to(u, &to, "x", 1, 0), ENOTCONN,
+	       "unbound socket -> ENOTCONN");
+	close(u);
+
+	is_err(send_to(a, &to, "x", 1, MSG_OOB), EOPNOTSUPP,
+	       "MSG_OOB -> EOPNOTSUPP");
+	is_err(send_to(a, &to, "x", 1, MSG_MORE), EOPNOTSUPP,
+	       "MSG_MORE -> EOPNOTSUPP");
+	/* only MSG_DONTWAIT and MSG_ZEROCOPY are accepted */
+	is_err(send_to(a, &to, "x", 1, MSG_NOSIGNAL), EOPNOTSUPP,
+	       "MSG_NOSIGNAL -> EOPNOTSUPP");
+	is_err(send_to(a, &to, "x", 1, MSG_EOR), EOPNOTSUPP,
+	       "MSG_EOR -> EOPNOTSUPP");
+	is_err(send_to(a, &to, "x", 1, MSG_CONFIRM), EOPNOTSUPP,
+	       "MSG_CONFIRM -> EOPNOTSUPP");
+
+	is_err(send_to(a, NULL, "x", 1, 0), ENOTCONN,
+	       "no destination, not connected -> ENOTCONN");
+	is_err(send(a, "x", 1, 0), ENOTCONN, "send() unconnected -> ENOTCONN");
+
+	/* msg_namelen */
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_name = &to;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_namelen = 8;
+	is_err(sendmsg(a, &msg, 0), EINVAL, "msg_namelen 8 -> EINVAL");
+	msg.msg_namelen = sizeof(to) - 1;
+	is_err(sendmsg(a, &msg, 0), EINVAL, "msg_namelen 15 -> EINVAL");
+	msg.msg_namelen = -1;
+	is_err(sendmsg(a, &msg, 0), EINVAL, "msg_namelen -1 -> EINVAL");
+
+	bad = to;
+	bad.sin_family = AF_UNIX;
+	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
+	       "destination family AF_UNIX -> EINVAL");
+	bad.sin_family = AF_INET6;
+	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
+	       "AF_INET6 destination of sockaddr_in length -> EINVAL");
+	bad = sin_str("0.0.0.0", ntohs(to.sin_port));
+	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
+	       "destination INADDR_ANY -> EINVAL");
+	bad = sin_str("255.255.255.255", ntohs(to.sin_port));
+	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
+	       "destination broadcast -> EINVAL");
+	bad = sin_str("224.0.0.1", ntohs(to.sin_port));
+	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
+	       "destination multicast -> EINVAL");
+	is_err(sendto(a, "x", 1, 0, (struct sockaddr *)&to, 200), EINVAL,
+	       "sendto addrlen 200 -> EINVAL");
+
+	/* IPv4 source, IPv6 destination */
+	memset(&to6, 0, sizeof(to6));
+	to6.sin6_family = AF_INET6;
+	to6.sin6_port = to.sin_port;
+	to6.sin6_addr = in6_loopback;
+	{
+		struct msghdr m6 = { .msg_name = &to6,
+				     .msg_namelen = sizeof(to6),
+				     .msg_iov = &iov, .msg_iovlen = 1 };
+
+		is_err(sendmsg(a, &m6, 0), EOPNOTSUPP,
+		       "IPv4 socket to ::1 -> EOPNOTSUPP");
+	}
+
+	/* a msg_namelen above sockaddr_storage is clamped, not refused */
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, &to, sizeof(to));
+	{
+		struct msghdr mbig = { .msg_name = &ss, .msg_namelen = 4096,
+				       .msg_iov = &iov, .msg_iovlen = 1 };
+
+		is_eq(sendmsg(a, &mbig, 0), 1,
+		      "msg_namelen 4096 is clamped by __copy_msghdr()");
+		recv_expect(b, "x", 1, a, "and that message arrives");
+	}
+
+	/* iovecs */
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_name = &to;
+	msg.msg_namelen = sizeof(to);
+	msg.msg_iov = (struct iovec *)8;
+	msg.msg_iovlen = 1;
+	is_err(sendmsg(a, &msg, 0), EFAULT, "msg_iov pointer 0x8 -> EFAULT");
+	iov.iov_base = (void *)8;
+	iov.iov_len = 100;
+	msg.msg_iov = &iov;
+	is_err(sendmsg(a, &msg, 0), EFAULT, "iov_base 0x8 -> EFAULT");
+	iov.iov_base = "x";
+	iov.iov_len = 1;
+	msg.msg_iovlen = 1025;	/* UIO_MAXIOV + 1 */
+	is_err(sendmsg(a, &msg, 0), EMSGSIZE, "1025 iovecs -> EMSGSIZE");
+	is_err(send_to(a, &to, NULL, 10, 0), EFAULT, "NULL buffer -> EFAULT");
+
+	/* control messages: unknown SOL_RDS types are refused */
+	msg.msg_iovlen = 1;
+	memset(&cbuf, 0, sizeof(cbuf));
+	cbuf.cm.cmsg_len = CMSG_LEN(sizeof(int));
+	cbuf.cm.cmsg_level = SOL_RDS;
+	cbuf.cm.cmsg_type = 99;
+	msg.msg_control = &cbuf;
+	msg.msg_controllen = sizeof(cbuf);
+	is_err(sendmsg(a, &msg, 0), EINVAL,
+	       "unknown SOL_RDS cmsg type -> EINVAL (rds_cmsg_send)");
+	cbuf.cm.cmsg_type = RDS_CMSG_CONG_UPDATE;
+	is_err(sendmsg(a, &msg, 0), EINVAL,
+	       "receive-only cmsg RDS_CMSG_CONG_UPDATE -> EINVAL");
+	cbuf.cm.cmsg_len = 8;	/* shorter than a cmsghdr */
+	cbuf.cm.cmsg_type = 99;
+	is_err(sendmsg(a, &msg, 0), EINVAL,
+	       "cmsg_len below sizeof(cmsghdr) -> EINVAL");
+	/* non-SOL_RDS control messages are ignored */
+	cbuf.cm.cmsg_len = CMSG_LEN(sizeof(int));
+	cbuf.cm.cmsg_level = SOL_IP;
+	cbuf.cm.cmsg_type = 1;
+	is_eq(sendmsg(a, &msg, 0), 1, "a SOL_IP cmsg is ignored");
+	recv_expect(b, "x", 1, a, "that message arrives");
+
+	/* none of the failed sends delivered anything */
+	marker(a, b, "failed sends delivered nothing");
+	close(a);
+	close(b);
+}
+
+void test_send_sizes(void)
+{
+	static char big[(1 << 20) + 2];
+	struct sockaddr_in to;
+	int a, b, v, lim;
+
+	if (!make_pair(&a, &b))
+		return;
+	to = sock_addr(b);
+	pattern_fill(big, sizeof(big), 7);
+
+	/* RDS_MAX_MSG_SIZE is checked before the send buffer */
+	if (is_ok(set_int(a, SOL_SOCKET, SO_SNDBUFFORCE, 4 << 20),
+		  "SO_SNDBUFFORCE 4 MiB")) {
+		is_err(send_to(a, &to, big, (1 << 20) + 1, 0), EMSGSIZE,
+		       "1 MiB + 1 -> EMSGSIZE");
+		is_err(send_to(a, &to, big, (1 << 20) + 1, MSG_DONTWAIT),
+		       EMSGSIZE, "1 MiB + 1, MSG_DONTWAIT -> EMSGSIZE");
+	}
+	close(a);
+
+	/* rds_sendmsg(): payload_len > rds_sk_sndbuf() = sk_sndbuf / 2 */
+	a = bound_socket_at(cfg.addr, 0, "setup");
+	if (a < 0)
+		goto out;
+	is_err(send_to(a, &to, big, (1 << 20), 0), EMSGSIZE,
+	       "1 MiB with the default SO_SNDBUF -> EMSGSIZE");
+	set_int(a, SOL_SOCKET, SO_SNDBUF, 8192);
+	v = 0;
+	get_int(a, SOL_SOCKET, SO_SNDBUF, &v);
+	lim = v / 2;
+	ok_diag(lim >= 4096, "SO_SNDBUF 8192 reads back doubled",
+		"SO_SNDBUF reads %d", v);
+	is_err(send_to(a, &to, big, lim + 1, 0), EMSGSIZE,
+	       "SO_SNDBUF/2 + 1 bytes -> EMSGSIZE");
+	is_eq(send_to(a, &to, big, lim, 0), lim, "SO_SNDBUF/2 bytes is sent");
+	recv_expect(b, big, lim, a, "and received intact");
+	marker(a, b, "the refused message was not delivered");
+out:
+	if (a >= 0)
+		close(a);
+	close(b);
+}
+
+void test_send_zero(void)
+{
+	struct sockaddr_in to, from;
+	struct msghdr msg;
+	char buf[16];
+	int a, b, flags = 0;
+	ssize_t r;
+
+	if (!make_pair(&a, &b))
+		return;
+	to = sock_addr(b);
+	is_eq(send_to(a, &to, NULL, 0, 0), 0, "zero-length send returns 0");
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_name = &to;
+	msg.msg_namelen = sizeof(to);
+	is_eq(sendmsg(a, &msg, 0), 0, "sendmsg with no iovecs returns 0");
+
+	memset(&from, 0, sizeof(from));
+	r = recv_wait(b, buf, sizeof(buf), &from, &flags, 0, ARRIVE_MS);
+	is_eq(r, 0, "receiver gets a zero-length datagram");
+	ok(from.sin_family == AF_INET && from.sin_port == htons(bound_port(a)),
+	   "with the sender's address");
+	is_eq(flags, 0, "and no msg_flags");
+
+	/* the second, iovec-less, one is a datagram of its own */
+	r = recv_wait(b, buf, sizeof(buf), &from, &flags, 0, ARRIVE_MS);
+	is_eq(r, 0, "the second zero-length datagram arrives separately");
+	marker(a, b, "nothing else was queued");
+	close(a);
+	close(b);
+}
+
+void test_send_no_listener(void)
+{
+	struct sockaddr_in dead;
+	uint16_t port;
+	int a, b, c;
+
+	if (!make_trio(&a, &b, &c, "setup"))
+		return;
+	/* a port that was just released */
+	port = bound_port(c);
+	close(c);
+
+	dead = sin_make(cfg.peer, port);
+	is_eq(send_to(a, &dead, "lost", 4, 0), 4,
+	      "send to a port with nothing bound succeeds");
+	is_eq(send_to(a, &dead, "lost", 4, MSG_DONTWAIT), 4,
+	      "also with MSG_DONTWAIT");
+	marker(a, b, "a later message to a bound port arrives first");
+	quiet(a, "the sender gets nothing back");
+
+	/* the dropped messages were not kept for a later binder */
+	c = bound_socket_at(cfg.peer, port, "rebinding the port");
+	if (c >= 0) {
+		quiet(c, "a new socket on that port receives nothing");
+		marker(a, c, "but it receives what is sent now");
+		close(c);
+	}
+	close(a);
+	close(b);
+}
+
+void test_send_many_senders(void)
+{
+	int s[3], b, i, ok_all = 1;
+	char m[16];
+
+	b = bound_socket_at(cfg.peer, 0, "setup");
+	if (b < 0)
+		return;
+	for (i = 0; i < 3; i++)
+		s[i] = bound_socket_at(cfg.addr, 0, "setup");
+	for (i = 0; i < 3; i++) {
+		if (s[i] < 0) {
+			ok_all = 0;
+			continue;
+		}
+		snprintf(m, sizeof(m), "from-%d", i);
+		is_eq(send_str(s[i], b, m), (ssize_t)strlen(m), "sender %d", i);
+	}
+	/* one at a time: each message names its sender */
+	for (i = 0; i < 3 && ok_all; i++) {
+		struct sockaddr_in from;
+		char buf[16] = "";
+		ssize_t r = recv_wait(b, buf, sizeof(buf) - 1, &from, NULL, 0,
+				      ARRIVE_MS);
+		int id = r == 6 ? buf[5] - '0' : -1;
+
+		ok_diag(id >= 0 && id < 3 && from.sin_port ==
+			htons(bound_port(s[id])),
+			"message source matches its payload",
+			"r %zd payload '%s' port %u", r, buf,
+			ntohs(from.sin_port));
+	}
+	for (i = 0; i < 3; i++)
+		if (s[i] >= 0)
+			close(s[i]);
+	close(b);
+}
