@@ -11,6 +11,8 @@
 #   make demo            a short demonstration in a VM
 #   make fuzz            the long fuzzing campaign on the debug kernel
 #                        (FUZZ_CALLS calls, 1,000,000 by default; FUZZ_SEED)
+#   make coverage        line and function coverage of net/rds_doca/ by the
+#                        debug suite, per file (lcov; build/coverage/html)
 #   make bench           rds_doca against Linux RDS (loopback), and against
 #                        rds_rdma and raw verbs over Soft-RoCE, in one VM boot
 #   make install         install the module (into /lib/modules/<release>/
@@ -36,9 +38,9 @@ RDSD_CACHE ?= $(HOME)/.cache/rds_doca
 # W=1 and C=1 may be given on the command line; they reach Kbuild as is.
 KBUILD_FLAGS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
-.PHONY: all module modules-all tools tests clean check demo bench fuzz deps \
-	install uninstall install-module uninstall-module dkms-install \
-	dkms-remove check-docs
+.PHONY: all module modules-all tools tests clean check demo bench fuzz \
+	coverage deps install uninstall install-module uninstall-module \
+	dkms-install dkms-remove check-docs
 
 all: module tools tests
 
@@ -178,6 +180,9 @@ demo: deps
 	$(MAKE) -C tools/rds-demo
 	$(MAKE) -C tools/rdsctl
 	tests/vm/run --kernel $(KVER_612) -- tools/rds-demo/demo.sh build/$(KVER_612)/rds_doca.ko
+
+coverage:
+	tests/coverage.sh
 
 FUZZ_CALLS ?= 1000000
 fuzz:

@@ -41,8 +41,8 @@ REQUIRED=(
 	librdmacm-dev libnl-genl-3-dev iproute2 iputils-ping ethtool
 	# virtual machine test harness
 	qemu-system-x86 busybox-static util-linux procps
-	# the syscall fuzzer (tests/fuzz)
-	trinity
+	# the syscall fuzzer (tests/fuzz), make coverage
+	trinity lcov
 	# sources for the debug kernel
 	linux-source-6.12
 )
