@@ -86,40 +86,6 @@ static int flood_socket(struct in_addr a)
 	return buf_socket(a, FLOOD_RCVBUF);
 }
 
-/* Control messages for sendmsg(). */
-struct cm {
-	union {
-		char buf[512];
-		struct cmsghdr align;
-	} u;
-	size_t len;
-};
-
-static void cm_add(struct cm *c, int type, const void *data, size_t dlen)
-{
-	struct cmsghdr *h = (struct cmsghdr *)(c->u.buf + c->len);
-
-	memset(h, 0, CMSG_SPACE(dlen));
-	h->cmsg_level = SOL_RDS;
-	h->cmsg_type = type;
-	h->cmsg_len = CMSG_LEN(dlen);
-	memcpy(CMSG_DATA(h), data, dlen);
-	c->len += CMSG_SPACE(dlen);
-}
-
-static ssize_t send_cm(int fd, const struct sockaddr_in *to,
-		       const struct cm *c, int flags)
-{
-	struct msghdr m = {
-		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
-		.msg_control = (void *)c->u.buf,
-		.msg_controllen = c->len,
-	};
-
-	return sendmsg(fd, &m, flags);
-}
-
 /*
  * An RDMA write of @len bytes from @local to byte 0 of @cookie with
  * @flags, token @token, on an empty message; plus RDS_CMSG_RDMA_MAP of
@@ -142,11 +108,11 @@ static ssize_t send_write(int fd, const struct sockaddr_in *to,
 	ra.nr_local = 1;
 	ra.flags = RDS_RDMA_READWRITE | flags;
 	ra.user_token = token;
-	memset(&c, 0, sizeof(c));
+	cm_init(&c);
 	cm_add(&c, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra));
 	if (map)
 		cm_add(&c, RDS_CMSG_RDMA_MAP, map, sizeof(*map));
-	return send_cm(fd, to, &c, sflags);
+	return cm_send(fd, to, NULL, 0, &c, sflags);
 }
 
 /* An RDS_RDMA_SILENT write of 8 bytes, as send_write() otherwise. */

@@ -333,6 +333,54 @@ static inline bool bounds_prog_start(int argc, char **argv)
 	return true;
 }
 
+/* ---- control messages for sendmsg() ---- */
+
+/* A list of SOL_RDS control messages, built by cm_add(). */
+struct cm {
+	union {
+		char buf[8192];
+		struct cmsghdr align;
+	} u;
+	size_t len;
+};
+
+static inline void cm_init(struct cm *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+/* Append a SOL_RDS control message of @type carrying @dlen bytes. */
+static inline void cm_add(struct cm *c, int type, const void *data,
+			  size_t dlen)
+{
+	struct cmsghdr *h = (struct cmsghdr *)(c->u.buf + c->len);
+
+	memset(h, 0, CMSG_SPACE(dlen));
+	h->cmsg_level = SOL_RDS;
+	h->cmsg_type = type;
+	h->cmsg_len = CMSG_LEN(dlen);
+	memcpy(CMSG_DATA(h), data, dlen);
+	c->len += CMSG_SPACE(dlen);
+}
+
+/* sendmsg() of @payload with the control messages @c (or none) to @to. */
+static inline ssize_t cm_send(int fd, const struct sockaddr_in *to,
+			      const void *payload, size_t plen,
+			      const struct cm *c, int flags)
+{
+	struct iovec iov = { (void *)payload, plen };
+	struct msghdr m = {
+		.msg_name = (void *)to,
+		.msg_namelen = sizeof(*to),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = c && c->len ? (void *)c->u.buf : NULL,
+		.msg_controllen = c ? c->len : 0,
+	};
+
+	return sendmsg(fd, &m, flags);
+}
+
 /* ---- time ---- */
 
 static inline long long now_ms(void)
