@@ -502,7 +502,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_grant_check);
  * Find the device key for @msg's operation: 0 with op->rkey set, -EAGAIN
  * while the peer is asked (its answer kicks the connection), or -EACCES
  * when the operation may not go: the peer refused the cookie (and counted
- * it), or the operation falls outside what it granted (counted here).
+ * it), or the operation is addressed to port 0 or falls outside what the
+ * peer granted (counted here).
  * send_lock held, the queue pair taking sends.
  */
 int rdsd_ib_op_resolve(struct rdsd_ib_conn *tp, struct rdsd_msg *msg)
@@ -528,9 +529,18 @@ int rdsd_ib_op_resolve(struct rdsd_ib_conn *tp, struct rdsd_msg *msg)
 		tp->denied = 0;
 		return -EACCES;
 	}
+	/*
+	 * No socket owns port 0, so no region answers to it: refused here,
+	 * as its kernel would, and not asked for (the protocol has no
+	 * request for port 0).
+	 */
+	if (!msg->dport) {
+		rdsd_stat_inc(tp->conn->rn, rdma_refused);
+		return -EACCES;
+	}
 	if (tp->req_out)
 		return -EAGAIN;
-	/* a cookie is never 0; a port-0 (probe) socket sends no operation */
+	/* a cookie is never 0 */
 	tp->req_out = true;
 	tp->req_cookie = op->cookie;
 	tp->req_dport = msg->dport;
