@@ -189,22 +189,6 @@ static uint64_t bad_cookie(void)
 	return 0x5a5a5000ULL << 32 | 0x7ffffff1ULL;
 }
 
-/* The VmPin line of /proc/self/status in KiB, or -1. */
-static long vm_pin_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kb = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* Wait up to SETTLE_MS for VmPin to be @kb; returns the last value. */
 static long vm_pin_settle(long kb)
 {

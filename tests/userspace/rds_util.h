@@ -381,6 +381,22 @@ static inline ssize_t cm_send(int fd, const struct sockaddr_in *to,
 	return sendmsg(fd, &m, flags);
 }
 
+/* The VmPin line of /proc/self/status in KiB, or -1. */
+static inline long vm_pin_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 /* ---- time ---- */
 
 static inline long long now_ms(void)
