@@ -30,6 +30,7 @@ void test_remote_errors(void)
 {
 	struct rdma_fixture f;
 	uint64_t c = 0, c2 = 0, c3 = 0, key, resets = 0, resets2 = 0;
+	struct pair q;
 	struct rx rx;
 	int st;
 
@@ -44,6 +45,22 @@ void test_remote_errors(void)
 	is_ok(free_mr(f.p.a, c2, 0), "FREE_MR 2");
 	memset(f.abuf, 0x33, 2 * PAGE);
 	pattern_fill(f.bbuf, PAGE, 61);
+
+	/*
+	 * No socket owns port 0: an operation addressed to A's address at
+	 * port 0 is refused like the others, and over IB is not asked of
+	 * A's kernel (the protocol has no request for port 0).  First, while
+	 * B's kernel holds no grant for the cookie.
+	 */
+	q = f.p;
+	q.sa.sin_port = 0;
+	st = run_rdma_msg(&q, c, 0, f.bbuf, 16,
+			  RDS_RDMA_READWRITE | RDS_RDMA_SILENT, true,
+			  "write addressed to port 0");
+	is_eq(st, RDS_RDMA_REMOTE_ERROR,
+	      "write addressed to port 0 -> RDS_RDMA_REMOTE_ERROR");
+	check_fill(f.abuf, 2 * PAGE, 0x33,
+		   "write addressed to port 0: A's memory unchanged");
 
 #define REFUSED(cookie, raddr, len, write, name) do {			\
 	st = run_rdma(&f.p, cookie, raddr, f.bbuf, len,			\
