@@ -56,10 +56,8 @@ DBG=/sys/kernel/debug
 ATTRS=(failslab fail_page_alloc fail_usercopy)
 FILES=(require-start require-end reject-start reject-end stacktrace-depth
        verbose verbose_ratelimit_burst ignore-gfp-wait min-order)
-IB_NETDEV=d0
-IB_DEV=rxe0
-IB_ADDR=192.0.2.1
-IB_PEER=192.0.2.2
+# shellcheck source=tests/userspace/rxe.sh
+. tests/userspace/rxe.sh
 BIN=${FAILNTH_BIN:-$PWD/build/fuzz/rds_failnth}
 
 ko=
@@ -109,41 +107,6 @@ unload() {
 	done
 	echo "$out (refcnt $(cat "/sys/module/$1/refcnt" 2>/dev/null))"
 	return 1
-}
-
-rxe_teardown() {
-	if [[ -e /sys/class/infiniband/$IB_DEV ]]; then
-		rdma link delete "$IB_DEV" 2>&1 || return 1
-	fi
-	if ip link show "$IB_NETDEV" >/dev/null 2>&1; then
-		ip link delete "$IB_NETDEV" 2>&1 || return 1
-	fi
-}
-
-rxe_active() {
-	rdma link show "$IB_DEV/1" 2>/dev/null |
-		grep -q "state ACTIVE .*netdev $IB_NETDEV"
-}
-
-# The rxe device on a dummy interface with both addresses, port active.
-rxe_setup() {
-	local out
-
-	rxe_teardown >/dev/null
-	out=$({ modprobe rdma_rxe &&
-		ip link add "$IB_NETDEV" type dummy &&
-		ip addr add "$IB_ADDR/24" dev "$IB_NETDEV" &&
-		ip addr add "$IB_PEER/24" dev "$IB_NETDEV" &&
-		ip link set "$IB_NETDEV" up &&
-		rdma link add "$IB_DEV" type rxe netdev "$IB_NETDEV"; } 2>&1)
-	check $? "failnth: rxe device $IB_DEV on $IB_NETDEV with $IB_ADDR and $IB_PEER" \
-		"$out" || return 1
-	for _ in $(seq 50); do
-		rxe_active && break
-		sleep 0.2
-	done
-	check "$(status rxe_active)" "failnth: $IB_DEV port is ACTIVE" \
-		"$(rdma link show 2>&1)"
 }
 
 # The first and last byte past rds_doca's text, as "0xLO 0xHI": every
@@ -279,7 +242,7 @@ for m in rds_doca rds_rdma rds_tcp rds; do
 done
 trap cleanup EXIT
 if [[ $transport == ib ]]; then
-	rxe_setup || { tap_finish; exit; }
+	rxe_setup failnth || { tap_finish; exit; }
 fi
 out=$({ modprobe rdma_cm && insmod "$ko" conn_idle_secs=1; } 2>&1)
 check $? "failnth: insmod $ko conn_idle_secs=1" "$out" || { tap_finish; exit; }

@@ -73,6 +73,8 @@ IB_NETDEV=d0
 IB_DEV=rxe0
 IB_ADDR=192.0.2.1
 IB_PEER=192.0.2.2
+# shellcheck source=tests/userspace/rxe.sh
+. "$HERE/rxe.sh"
 IB_ARGS=(--addr "$IB_ADDR" --peer "$IB_PEER" --transport ib)
 
 usage() {
@@ -202,46 +204,6 @@ suites() {
 			run_suite "$stage-sync-event" "$SYNC_EVENT" --family "$fam"
 		fi
 	fi
-}
-
-rxe_active() {
-	rdma link show "$IB_DEV/1" 2>/dev/null |
-		grep -q "state ACTIVE .*netdev $IB_NETDEV"
-}
-
-# Remove the rxe device and the dummy interface, if they are there.
-rxe_teardown() {
-	local rc=0
-
-	if [[ -e /sys/class/infiniband/$IB_DEV ]]; then
-		rdma link delete "$IB_DEV" 2>&1 || rc=1
-	fi
-	if ip link show "$IB_NETDEV" >/dev/null 2>&1; then
-		ip link delete "$IB_NETDEV" 2>&1 || rc=1
-	fi
-	return $rc
-}
-
-# rxe_setup STAGE: the rxe device on a dummy interface with both
-# addresses, its port active.
-rxe_setup() {
-	local stage=$1 out
-
-	rxe_teardown >/dev/null
-	out=$({ modprobe rdma_rxe &&
-		ip link add "$IB_NETDEV" type dummy &&
-		ip addr add "$IB_ADDR/24" dev "$IB_NETDEV" &&
-		ip addr add "$IB_PEER/24" dev "$IB_NETDEV" &&
-		ip link set "$IB_NETDEV" up &&
-		rdma link add "$IB_DEV" type rxe netdev "$IB_NETDEV"; } 2>&1)
-	check $? "$stage: rxe device $IB_DEV on dummy $IB_NETDEV with $IB_ADDR and $IB_PEER" \
-		"$out" || return 1
-	for _ in $(seq 50); do
-		rxe_active && break
-		sleep 0.2
-	done
-	check "$(status rxe_active)" "$stage: $IB_DEV port is ACTIVE" \
-		"$(rdma link show 2>&1)"
 }
 
 # probe STAGE FAMILY IMPL: a socket binds to each rxe address and they
