@@ -15,6 +15,7 @@
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/sizes.h>
+#include <linux/uidgid.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cm.h>
@@ -75,6 +76,14 @@
 #define RDSD_IB_RESOLVE_MS	5000
 /* How often the reaper looks whether a down path came back. */
 #define RDSD_IB_PARK_POLL_MS	100
+/*
+ * Connection attempts of ours that hold a queue pair and send rings while
+ * the peer has not answered yet (for as long as rdma_cm retries, a minute
+ * when nobody answers), in all and of the connections one user's sends
+ * made; beyond either an attempt waits for its next turn.
+ */
+#define RDSD_IB_MAX_ATTEMPTS	64
+#define RDSD_IB_USER_ATTEMPTS	16
 
 /**
  * struct rdsd_ib_dev - one RDMA device the transport uses
@@ -249,6 +258,13 @@ struct rdsd_ib_credits {
  * @cm_id: rdma_cm id of the current attempt (cm_mutex).
  * @old_ids: ids of abandoned attempts, destroyed by @reap_work.
  * @dev: device of the current attempt, with a reference (cm_mutex).
+ * @memcg: memory cgroup the rings are charged to: the sender's whose
+ *	message made the connection, with a reference; NULL when a peer's
+ *	request made it.
+ * @uid: user whose send made the connection, INVALID_UID for a peer's
+ *	request: whose RDSD_IB_USER_ATTEMPTS its attempts count against.
+ * @holds_attempt: the attempt counts against RDSD_IB_MAX_ATTEMPTS and
+ *	@uid's RDSD_IB_USER_ATTEMPTS (cm_mutex).
  * @dev_item: on @dev->paths.
  * @qp: queue pair of the current attempt.
  * @send_cq: its send completion queue.
@@ -344,6 +360,9 @@ struct rdsd_ib_conn {
 	struct rdma_cm_id	*cm_id;
 	struct list_head	old_ids;
 	struct rdsd_ib_dev	*dev;
+	struct mem_cgroup	*memcg;
+	kuid_t			uid;
+	bool			holds_attempt;
 	struct list_head	dev_item;
 	struct ib_qp		*qp;
 	struct ib_cq		*send_cq;
@@ -499,6 +518,7 @@ bool rdsd_ib_conn_idle(struct rdsd_conn *conn);
 /* ib_ring.c: the send and receive rings; send_lock held */
 int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp);
 void rdsd_ib_rings_free(struct rdsd_ib_conn *tp);
+int rdsd_ib_bufs_alloc(struct rdsd_ib_conn *tp);
 int rdsd_ib_recv_post_all(struct rdsd_ib_conn *tp);
 int rdsd_ib_recv_post(struct rdsd_ib_conn *tp, struct rdsd_ib_recv *r);
 void rdsd_ib_slot_prep(struct rdsd_ib_send *s);

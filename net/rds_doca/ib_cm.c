@@ -38,7 +38,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/in.h>
+#include <linux/memcontrol.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -203,6 +205,80 @@ static void rdsd_ib_qp_event(struct ib_event *ev, void *context)
 }
 
 /*
+ * Attempts of ours that hold rings before anyone answered: a user sending
+ * to addresses nobody answers then holds at most RDSD_IB_USER_ATTEMPTS
+ * queue pairs at once, whatever max_conns allows, and all users together
+ * RDSD_IB_MAX_ATTEMPTS.  Counted per user in a table with a slot for each
+ * attempt that may be held, so a user always finds one.
+ */
+static struct {
+	kuid_t		uid;
+	unsigned int	held;
+} rdsd_ib_attempt_users[RDSD_IB_MAX_ATTEMPTS];
+static unsigned int rdsd_ib_attempts;
+static DEFINE_SPINLOCK(rdsd_ib_attempt_lock);
+
+static bool rdsd_ib_attempt_get(struct rdsd_ib_conn *tp)
+{
+	unsigned int i, slot = RDSD_IB_MAX_ATTEMPTS;
+	bool ok = false;
+
+	lockdep_assert_held(&tp->cm_mutex);
+	spin_lock(&rdsd_ib_attempt_lock);
+	if (rdsd_ib_attempts >= RDSD_IB_MAX_ATTEMPTS)
+		goto out;
+	for (i = 0; i < RDSD_IB_MAX_ATTEMPTS; i++) {
+		if (!rdsd_ib_attempt_users[i].held) {
+			if (slot == RDSD_IB_MAX_ATTEMPTS)
+				slot = i;
+		} else if (uid_eq(rdsd_ib_attempt_users[i].uid, tp->uid)) {
+			slot = i;
+			break;
+		}
+	}
+	if (rdsd_ib_attempt_users[slot].held >= RDSD_IB_USER_ATTEMPTS)
+		goto out;
+	rdsd_ib_attempt_users[slot].uid = tp->uid;
+	rdsd_ib_attempt_users[slot].held++;
+	rdsd_ib_attempts++;
+	tp->holds_attempt = true;
+	ok = true;
+out:
+	spin_unlock(&rdsd_ib_attempt_lock);
+	if (!ok)
+		rdsd_stat_inc(tp->conn->rn, conn_attempt_wait);
+	return ok;
+}
+
+static void rdsd_ib_attempt_put(struct rdsd_ib_conn *tp)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&tp->cm_mutex);
+	if (!tp->holds_attempt)
+		return;
+	tp->holds_attempt = false;
+	spin_lock(&rdsd_ib_attempt_lock);
+	for (i = 0; i < RDSD_IB_MAX_ATTEMPTS; i++) {
+		if (rdsd_ib_attempt_users[i].held &&
+		    uid_eq(rdsd_ib_attempt_users[i].uid, tp->uid)) {
+			rdsd_ib_attempt_users[i].held--;
+			rdsd_ib_attempts--;
+			break;
+		}
+	}
+	spin_unlock(&rdsd_ib_attempt_lock);
+}
+
+/* The peer is there: allocate the buffers and post every receive. */
+static int rdsd_ib_recv_ready(struct rdsd_ib_conn *tp)
+{
+	int ret = rdsd_ib_bufs_alloc(tp);
+
+	return ret ? ret : rdsd_ib_recv_post_all(tp);
+}
+
+/*
  * Build everything an attempt needs on @id's device: device reference,
  * completion queues, rings, queue pair, posted receives.  cm_mutex held;
  * on failure rdsd_ib_teardown_locked() releases what was built.
@@ -250,7 +326,10 @@ static int rdsd_ib_setup(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
 		return ret;
 	WRITE_ONCE(tp->qp, id->qp);
 
-	return rdsd_ib_recv_post_all(tp);
+	/* our request: the buffers wait for the answer */
+	if (tp->state == RDSD_IB_ACTIVE)
+		return 0;
+	return rdsd_ib_recv_ready(tp);
 }
 
 /*
@@ -277,6 +356,7 @@ static struct rdma_cm_id *rdsd_ib_teardown_locked(struct rdsd_ib_conn *tp)
 
 	lockdep_assert_held(&tp->cm_mutex);
 
+	rdsd_ib_attempt_put(tp);
 	rdsd_conn_down(tp->conn);
 	rdsd_ib_tx_stop(tp);
 	if (tp->qp) {
@@ -497,8 +577,15 @@ static int rdsd_ib_established(struct rdsd_ib_conn *tp)
 				    &conn->laddr, &conn->faddr, rx_next - 1);
 		return -EPROTO;
 	}
-	if (tp->state == RDSD_IB_ACTIVE)
+	if (tp->state == RDSD_IB_ACTIVE) {
+		/* the peer sends nothing before our first message */
+		int ret = rdsd_ib_recv_ready(tp);
+
+		if (ret)
+			return ret;
+		rdsd_ib_attempt_put(tp);
 		rdsd_ib_tx_start(tp, be32_to_cpu(tp->peer.credits));
+	}
 	tp->state = RDSD_IB_UP;
 	tp->backoff_ms = 0;
 	rdsd_conn_requeue_unacked(conn);
@@ -674,8 +761,15 @@ int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		/* the REQ must not go out on a path that just went down */
-		ret = rdsd_ib_path_usable(tp->conn) ?
-			rdsd_ib_connect_locked(tp, id) : -ENETUNREACH;
+		if (!rdsd_ib_path_usable(tp->conn)) {
+			ret = -ENETUNREACH;
+		} else if (!rdsd_ib_attempt_get(tp)) {
+			/* too many wait for answers: try again later */
+			rdsd_ib_retire_id(tp, rdsd_ib_teardown_locked(tp));
+			rdsd_ib_schedule_connect(tp);
+		} else {
+			ret = rdsd_ib_connect_locked(tp, id);
+		}
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (tp->state == RDSD_IB_ACTIVE) {
@@ -728,6 +822,12 @@ int rdsd_ib_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
 	if (!tp)
 		return -ENOMEM;
 	tp->conn = conn;
+	/* a sender's connection: its rings are charged where it was */
+	tp->uid = INVALID_UID;
+	if (gfp & __GFP_ACCOUNT) {
+		tp->memcg = get_mem_cgroup_from_mm(current->mm);
+		tp->uid = current_uid();
+	}
 	mutex_init(&tp->cm_mutex);
 	tp->state = RDSD_IB_DOWN;
 	INIT_LIST_HEAD(&tp->old_ids);
@@ -749,6 +849,7 @@ void rdsd_ib_conn_free(struct rdsd_conn *conn)
 
 	WARN_ON_ONCE(tp->cm_id || tp->dev || !list_empty(&tp->old_ids));
 	mutex_destroy(&tp->cm_mutex);
+	mem_cgroup_put(tp->memcg);
 	kfree(tp);
 	conn->tp = NULL;
 }

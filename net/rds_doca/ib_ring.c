@@ -3,7 +3,9 @@
  * rds_doca IB transport: the rings.
  *
  * A connection is one RC queue pair with a send ring and a receive ring,
- * allocated and mapped once when the connection is set up.  A send slot
+ * allocated and mapped once per connection attempt: the slots when its
+ * queue pair is made, the buffers once the peer answered (an attempt
+ * nobody answers holds a few pages, not megabytes).  A send slot
  * holds one work request: a SEND of its 64-byte header (struct
  * rdsd_wire_hdr, from the slot's header buffer) and up to
  * RDSD_IB_FRAG_SIZE payload bytes straight from a message's pages, or
@@ -25,7 +27,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/memcontrol.h>
 #include <linux/scatterlist.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
@@ -257,22 +261,27 @@ static int rdsd_ib_map(struct ib_device *ibdev, void *buf, size_t len,
  * rdsd_ib_rings_alloc - allocate and map the rings of a connection attempt
  * @tp: connection; tp->dev is set.
  *
- * Process context.  On failure what was allocated is left for
- * rdsd_ib_rings_free().
+ * The slots and headers only: the buffers come with rdsd_ib_bufs_alloc()
+ * once a peer is there to use them.  Charged to @tp->memcg.  Process
+ * context.  On failure what was allocated is left for rdsd_ib_rings_free().
  */
 int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
 {
 	struct ib_device *ibdev = tp->dev->ibdev;
+	struct mem_cgroup *old = set_active_memcg(tp->memcg);
 	u32 i;
 	int ret;
 
-	tp->sends = kcalloc(RDSD_IB_SEND_RING, sizeof(*tp->sends), GFP_KERNEL);
+	tp->sends = kcalloc(RDSD_IB_SEND_RING, sizeof(*tp->sends),
+			    GFP_KERNEL_ACCOUNT);
 	tp->send_hdrs = kcalloc(RDSD_IB_SEND_RING, RDSD_IB_HDR_STRIDE,
-				GFP_KERNEL);
-	tp->cong_buf = kzalloc(RDSD_IB_CONG_BYTES, GFP_KERNEL);
-	tp->recvs = kcalloc(RDSD_IB_RECV_RING, sizeof(*tp->recvs), GFP_KERNEL);
+				GFP_KERNEL_ACCOUNT);
+	tp->cong_buf = kzalloc(RDSD_IB_CONG_BYTES, GFP_KERNEL_ACCOUNT);
+	tp->recvs = kcalloc(RDSD_IB_RECV_RING, sizeof(*tp->recvs),
+			    GFP_KERNEL_ACCOUNT);
 	tp->recv_hdrs = kcalloc(RDSD_IB_RECV_RING, RDSD_IB_HDR_STRIDE,
-				GFP_KERNEL);
+				GFP_KERNEL_ACCOUNT);
+	set_active_memcg(old);
 	if (!tp->sends || !tp->send_hdrs || !tp->cong_buf || !tp->recvs ||
 	    !tp->recv_hdrs)
 		return -ENOMEM;
@@ -297,27 +306,9 @@ int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
 		tp->sends[i].cqe.done = rdsd_ib_send_done;
 		tp->sends[i].pack = -1;
 	}
-	for (i = 0; i < RDSD_IB_PACKS; i++) {
-		tp->pack_buf[i] = kmalloc(RDSD_IB_FRAG_SIZE, GFP_KERNEL);
-		if (!tp->pack_buf[i])
-			return -ENOMEM;
-		ret = rdsd_ib_map(ibdev, tp->pack_buf[i], RDSD_IB_FRAG_SIZE,
-				  DMA_TO_DEVICE, &tp->pack_dma[i]);
-		if (ret)
-			return ret;
-	}
 	for (i = 0; i < RDSD_IB_RECV_RING; i++) {
-		struct rdsd_ib_recv *r = &tp->recvs[i];
-
-		r->tp = tp;
-		r->cqe.done = rdsd_ib_recv_done;
-		r->buf = kmalloc(RDSD_IB_FRAG_SIZE, GFP_KERNEL);
-		if (!r->buf)
-			return -ENOMEM;
-		ret = rdsd_ib_map(ibdev, r->buf, RDSD_IB_FRAG_SIZE,
-				  DMA_FROM_DEVICE, &r->dma);
-		if (ret)
-			return ret;
+		tp->recvs[i].tp = tp;
+		tp->recvs[i].cqe.done = rdsd_ib_recv_done;
 	}
 	spin_lock_bh(&tp->send_lock);
 	tp->send_head = 0;
@@ -339,6 +330,44 @@ int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
 	tp->cong_pending = false;
 	spin_unlock_bh(&tp->send_lock);
 	return 0;
+}
+
+/* Allocate and map one RDSD_IB_FRAG_SIZE buffer, charged as the caller set. */
+static int rdsd_ib_buf_alloc(struct ib_device *ibdev, void **buf, u64 *dma,
+			     enum dma_data_direction dir)
+{
+	*buf = kmalloc(RDSD_IB_FRAG_SIZE, GFP_KERNEL_ACCOUNT);
+	if (!*buf)
+		return -ENOMEM;
+	return rdsd_ib_map(ibdev, *buf, RDSD_IB_FRAG_SIZE, dir, dma);
+}
+
+/**
+ * rdsd_ib_bufs_alloc - the receive and pack buffers of an attempt
+ * @tp: connection whose rings rdsd_ib_rings_alloc() made.
+ *
+ * RDSD_IB_RECV_RING + RDSD_IB_PACKS buffers of RDSD_IB_FRAG_SIZE bytes,
+ * the bulk of a connection's memory: made when the peer is known to be
+ * there (our side accepts its request, or its answer to ours arrives),
+ * so that an attempt nobody answers does not hold them.  Charged to
+ * @tp->memcg.  Process context; on failure what was allocated is left
+ * for rdsd_ib_rings_free().
+ */
+int rdsd_ib_bufs_alloc(struct rdsd_ib_conn *tp)
+{
+	struct ib_device *ibdev = tp->dev->ibdev;
+	struct mem_cgroup *old = set_active_memcg(tp->memcg);
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < RDSD_IB_PACKS && !ret; i++)
+		ret = rdsd_ib_buf_alloc(ibdev, &tp->pack_buf[i],
+					&tp->pack_dma[i], DMA_TO_DEVICE);
+	for (i = 0; i < RDSD_IB_RECV_RING && !ret; i++)
+		ret = rdsd_ib_buf_alloc(ibdev, &tp->recvs[i].buf,
+					&tp->recvs[i].dma, DMA_FROM_DEVICE);
+	set_active_memcg(old);
+	return ret;
 }
 
 static void rdsd_ib_unmap(struct ib_device *ibdev, u64 *dma, size_t len,
@@ -378,6 +407,7 @@ void rdsd_ib_rings_free(struct rdsd_ib_conn *tp)
 			rdsd_ib_unmap(ibdev, &r->dma, RDSD_IB_FRAG_SIZE,
 				      DMA_FROM_DEVICE);
 			kfree(r->buf);
+			r->buf = NULL;
 		}
 	}
 	for (i = 0; i < RDSD_IB_PACKS; i++) {

@@ -46,6 +46,7 @@ struct rdsd_stats {
 	u64	rdma_resolve;
 	u64	conn_reset;
 	u64	send_drop_closed;
+	u64	conn_attempt_wait;
 	struct {
 		u64	ops;
 		u64	bytes;
