@@ -9,8 +9,9 @@
 #                        make check-docs: every errno and option in the
 #                        tables of Documentation/rds_doca.rst is tested
 #   make demo            a short demonstration in a VM
-#   make fuzz            the long fuzzing campaign on the debug kernel
-#                        (FUZZ_CALLS calls, 1,000,000 by default; FUZZ_SEED)
+#   make fuzz            the long fuzzing campaigns on the debug kernel
+#                        (trinity and rds_fuzz: FUZZ_CALLS calls, 1,000,000
+#                        by default; FUZZ_SEED)
 #   make coverage        line and function coverage of net/rds_doca/ by the
 #                        debug suite, per file (lcov; build/coverage/html)
 #   make bench           rds_doca against Linux RDS (loopback), and against
@@ -152,6 +153,7 @@ dkms-remove:
 tests:
 	$(MAKE) -C tests/userspace
 	$(MAKE) -C tests/compat
+	$(MAKE) -C tests/fuzz
 
 deps:
 	scripts/install-deps.sh
@@ -163,6 +165,7 @@ clean:
 	-$(MAKE) -C tools/rdsctl clean
 	-$(MAKE) -C tests/userspace clean
 	-$(MAKE) -C tests/compat clean
+	-$(MAKE) -C tests/fuzz clean
 
 # The 6.12 kernel the demo and the benchmark boot.
 KVER_612 = $(shell . $(RDSD_CACHE)/kernels.env 2>/dev/null && echo $$KVER_612)

@@ -191,7 +191,7 @@ if [ "${RDSD_DEBUG:-1}" = 1 ]; then
 			# pci=noacpi: the AML interpreter is too slow under
 			# KASAN and TCG to route PCI interrupts in time
 			tests/vm/run --kernel "$dbg/bzImage" --modules "$dbg/modules" \
-				--mem 3072 --timeout 2400 --append pci=noacpi -- \
+				--mem 3072 --timeout 3000 --append pci=noacpi -- \
 				tests/vm/debug-suite.sh "build/$dver" 2>&1 | tee "$log"
 			count_suite "debug VM" "$log" "${PIPESTATUS[0]}"
 			echo "# debug VM: $(( $(date +%s) - t0 )) s"

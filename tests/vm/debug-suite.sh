@@ -3,23 +3,30 @@
 #
 # Run inside the debug VM (KASAN, lockdep, kmemleak): the KUnit suites, the
 # userspace suites (drop-in mode, whose code is the doca stage's, is left to
-# the stock kernels), a slice of trinity, then a kmemleak scan.  Kernel
-# reports in dmesg fail the run through the VM harness.  Ends with one
-# "N passed, N failed" line.
+# the stock kernels), a slice of trinity, a slice of the structured fuzzer
+# and its regression programs, the fail-nth walk over both transports,
+# then a kmemleak scan.  Kernel reports in dmesg fail the run through the
+# VM harness.  Ends with one "N passed, N failed" line.
 #
-#   tests/vm/debug-suite.sh [--trinity "OPTIONS"] BUILD_DIR [STAGE...]
+#   tests/vm/debug-suite.sh [--trinity "OPTIONS"] [--fuzz "OPTIONS"]
+#                           BUILD_DIR [STAGE...]
 #
-# STAGE: kunit, userspace, trinity, kmemleak (all four by default).
-# OPTIONS go to tests/fuzz/trinity.sh (e.g. --calls N --seed N).
+# STAGE: kunit, userspace, trinity, fuzz, failnth, kmemleak (all by
+# default).  The OPTIONS go to tests/fuzz/trinity.sh (e.g. --calls N
+# --seed N) and tests/fuzz/suite.sh (e.g. --time S --seed N).
 set -uo pipefail
 trinity_opts="--calls 10000 --children 16"
-if [ "${1:-}" = --trinity ]; then
-	trinity_opts=$2
-	shift 2
-fi
-dir=${1:?usage: debug-suite.sh [--trinity OPTIONS] BUILD_DIR [STAGE...]}
+fuzz_opts="--time 60"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--trinity) trinity_opts=$2; shift 2 ;;
+	--fuzz) fuzz_opts=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+dir=${1:?usage: debug-suite.sh [--trinity OPTIONS] [--fuzz OPTIONS] BUILD_DIR [STAGE...]}
 shift
-stages=${*:-kunit userspace trinity kmemleak}
+stages=${*:-kunit userspace trinity fuzz failnth kmemleak}
 cd "$(dirname "$0")/../.." || exit 1
 passed=0
 failed=0
@@ -64,6 +71,13 @@ stage userspace tests/userspace/run.sh --ko "$dir/rds_doca.ko" \
 # mode; its seed, printed first, reproduces a run
 # shellcheck disable=SC2086
 stage trinity tests/fuzz/trinity.sh --ko "$dir/rds_doca.ko" $trinity_opts
+# rds_fuzz over loopback, the copy engine and Soft-RoCE, then the
+# regression programs of what it found; its seed is printed first too
+# shellcheck disable=SC2086
+stage fuzz tests/fuzz/suite.sh --ko "$dir/rds_doca.ko" $fuzz_opts
+# fail-nth over every allocation and user copy under rds_doca's frames
+stage failnth tests/fuzz/failnth.sh --ko "$dir/rds_doca.ko" --transport loop
+stage failnth tests/fuzz/failnth.sh --ko "$dir/rds_doca.ko" --transport ib
 stage kmemleak tests/vm/kmemleak-check.sh
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Run inside a VM: the regression programs of what rds_fuzz found
+# (tests/fuzz/regress_*.c), each as nobody, over the one-host Soft-RoCE
+# topology of tests/userspace/run.sh; rds_doca must unload afterwards.
+# Kernel reports fail the run through the VM harness.  Prints TAP and a
+# closing "N passed, N failed" line.
+#
+#   tests/fuzz/regress.sh --ko PATH
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/userspace/tap.sh
+. tests/userspace/tap.sh
+# shellcheck source=tests/fuzz/lib.sh
+. tests/fuzz/lib.sh
+
+KO=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--ko) KO=${2-}; shift 2 ;;
+	*) echo "usage: ${0##*/} --ko PATH" >&2; exit 2 ;;
+	esac
+done
+[ -n "$KO" ] || { echo "${0##*/}: --ko is required" >&2; exit 2; }
+
+# Each program and its arguments; a new one goes here.  The stray
+# connection attempts of regress_ib_conn_memory hold the user's share of
+# attempts for a minute: it goes last.
+REGRESS=(
+	"regress_ib_rdma_port0 --addr $IB_ADDR --peer $IB_PEER"
+	"regress_ib_conn_memory --addr $IB_ADDR --net 10.77.0.0 --count 128"
+)
+
+progs=()
+for r in "${REGRESS[@]}"; do
+	progs+=("${r%% *}")
+done
+out=$(make -s -C tests/fuzz "${progs[@]}" 2>&1)
+check $? "regress: build the programs" "$out" || { tap_finish; exit; }
+rxe_setup regress || { tap_finish; exit; }
+load_doca regress || { tap_finish; exit; }
+SUITE_TIMEOUT=120
+for r in "${REGRESS[@]}"; do
+	read -ra cmd <<<"$r"
+	run_suite "${cmd[0]}" setpriv --reuid=65534 --regid=65534 \
+		--clear-groups -- "$PWD/tests/fuzz/${cmd[0]}" "${cmd[@]:1}"
+done
+# a socket closed with messages queued to peers that do not answer stays
+# until the first attempt to reach them fails (rdma_cm gives up after
+# about 75 s), and with it the module
+t0=$SECONDS
+out=$(unload rds_doca 150)
+check $? "regress: rmmod rds_doca afterwards ($((SECONDS - t0)) s)" "$out"
+rxe_teardown >/dev/null
+tap_finish
