@@ -12,6 +12,10 @@
 #   make fuzz            the long fuzzing campaigns on the debug kernel
 #                        (trinity and rds_fuzz: FUZZ_CALLS calls, 1,000,000
 #                        by default; FUZZ_SEED)
+#   make soak            two VMs exchange messages and RDMA operations for
+#                        SOAK_SECS seconds (600) while links flap, rxe goes
+#                        and comes back and the module reloads; on the
+#                        debug kernel, or Debian's with SOAK_KERNEL=stock
 #   make coverage        line and function coverage of net/rds_doca/ by the
 #                        debug suite, per file (lcov; build/coverage/html)
 #   make bench           rds_doca against Linux RDS (loopback), and against
@@ -40,7 +44,7 @@ RDSD_CACHE ?= $(HOME)/.cache/rds_doca
 KBUILD_FLAGS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all module modules-all tools tests clean check demo bench fuzz \
-	coverage deps install uninstall install-module uninstall-module \
+	soak coverage deps install uninstall install-module uninstall-module \
 	dkms-install dkms-remove check-docs
 
 all: module tools tests
@@ -190,6 +194,12 @@ coverage:
 FUZZ_CALLS ?= 1000000
 fuzz:
 	tests/fuzz/campaign.sh $(FUZZ_CALLS) $(FUZZ_SEED)
+
+SOAK_SECS ?= 600
+SOAK_KERNEL ?= debug
+soak:
+	$(MAKE) -C tests/soak
+	SOAK_SECS=$(SOAK_SECS) SOAK_KERNEL=$(SOAK_KERNEL) tests/soak/soak.sh
 
 bench: deps
 	$(MAKE) module KDIR=/usr/src/linux-headers-$(KVER_612)
