@@ -3742,7 +3742,11 @@ static void supervise(void)
 	uint64_t t0 = now_ns(), now, s, stop_at = 0, grace;
 	pid_t w;
 
-	grace = (10 + cfg.op_timeout_ms / 1000) * 1000000000ULL;
+	/*
+	 * As long as an operation may run before it counts as hung: under
+	 * KASAN a loaded VM takes seconds to end a process.
+	 */
+	grace = cfg.hang_s * 1000000000ULL;
 	for (p = 0; p < cfg.procs; p++)
 		if (cfg.only_p < 0 || p == cfg.only_p)
 			pid[p] = spawn(p, 0);
@@ -3930,7 +3934,7 @@ static int report(void)
 	}
 	if (sv.slow_stop) {
 		printf("# workers still there %u s after the stop, killed:\n",
-		       10 + cfg.op_timeout_ms / 1000);
+		       cfg.hang_s);
 		for (k = 0; k < sv.nlingering; k++)
 			printf("#   %s\n", sv.lingering[k]);
 	}
@@ -3948,8 +3952,9 @@ static int report(void)
 	check(!sv.hung, "no operation hung for %u s (longest %.3f s)",
 	      cfg.hang_s, longest / 1e9);
 	check(!sv.slow_stop, "workers stopped within %u s of the stop",
-	      10 + cfg.op_timeout_ms / 1000);
-	check(!sv.slow_exit, "children exited within 10 s (%.1f s)",
+	      cfg.hang_s);
+	check(sv.drain_ms <= cfg.hang_s * 1000ULL,
+	      "children exited within %u s (%.1f s)", cfg.hang_s,
 	      sv.drain_ms / 1000.0);
 	reached = ksum[OP_SOCKET].ok && ksum[OP_SENDMSG].ok &&
 		  xsum[X_MSGS_RX] && ksum[OP_GET_MR].ok &&

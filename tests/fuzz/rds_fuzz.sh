@@ -140,8 +140,10 @@ if [ -x tools/rdsctl/rdsctl ]; then
 		sed 's/^/#   /'
 fi
 # everything the fuzzer's sockets, regions and connections held is given
-# back
-out=$(unload rds_doca)
+# back; a socket closed with messages queued to an address nobody answers
+# stays until the attempt to reach it fails (rdma_cm gives up after about
+# 75 s)
+out=$(unload rds_doca 150)
 if ! check $? "rds_fuzz: rmmod rds_doca afterwards" "$out"; then
 	diag "module refcnt $(cat /sys/module/rds_doca/refcnt 2>&1)"
 	if [ -x tools/rdsctl/rdsctl ]; then
