@@ -149,12 +149,17 @@ void rdsd_ib_slot_release(struct rdsd_ib_conn *tp, struct rdsd_ib_send *s,
 		clear_bit(s->pack, &tp->pack_busy);
 	s->pack = -1;
 	if (op) {
-		/* a piece that failed, or the last one, decides */
-		if (status != RDS_RDMA_SUCCESS || s->op_last)
-			rdsd_op_complete(op, status);
+		/*
+		 * Unmapped first: a read's data and an atomic's old value are
+		 * the CPU's (bounce buffers copied back) before the notice
+		 * tells the caller they are there.
+		 */
 		if (s->op_last)
 			ib_dma_unmap_sg(tp->dev->ibdev, op->sg, op->nents,
 					rdsd_ib_op_dir(op));
+		/* a piece that failed, or the last one, decides */
+		if (status != RDS_RDMA_SUCCESS || s->op_last)
+			rdsd_op_complete(op, status);
 		s->op = NULL;
 		s->op_last = false;
 		rdsd_op_put(op);
