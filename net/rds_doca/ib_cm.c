@@ -210,6 +210,11 @@ static void rdsd_ib_qp_event(struct ib_event *ev, void *context)
  * queue pairs at once, whatever max_conns allows, and all users together
  * RDSD_IB_MAX_ATTEMPTS.  Counted per user in a table with a slot for each
  * attempt that may be held, so a user always finds one.
+ *
+ * rdsd_ib_attempt_lock protects the table and the total; it is taken
+ * under a connection's cm_mutex and nothing is taken under it.  An
+ * attempt's place is taken on route resolution and given back when the
+ * peer's answer arrives or the attempt is torn down (holds_attempt).
  */
 static struct {
 	kuid_t		uid;

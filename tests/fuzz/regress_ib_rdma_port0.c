@@ -50,26 +50,6 @@ static void check(bool ok, const char *what, const char *detail)
 	n_failed += !ok;
 }
 
-/* The namespace counter @name, or -1. */
-static long long counter(int fd, const char *name)
-{
-	static char buf[65536];
-	struct rds_info_counter *c;
-	socklen_t len = sizeof(buf);
-	int each;
-	size_t i;
-
-	each = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, buf, &len);
-	if (each <= 0)
-		return -1;
-	for (i = 0; i + each <= len; i += each) {
-		c = (struct rds_info_counter *)(buf + i);
-		if (!strncmp((char *)c->name, name, sizeof(c->name)))
-			return c->value;
-	}
-	return -1;
-}
-
 int main(int argc, char **argv)
 {
 	struct in_addr addr = { 0 }, peer = { 0 };
@@ -139,8 +119,8 @@ int main(int argc, char **argv)
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}
-	proto0 = counter(a, "recv_proto_error");
-	reset0 = counter(a, "conn_reset");
+	proto0 = rds_doca_counter(a, "recv_proto_error");
+	reset0 = rds_doca_counter(a, "conn_reset");
 
 	/* an RDMA write of 8 bytes on it, to port 0 of the peer address */
 	local.addr = (uintptr_t)&word;
@@ -185,8 +165,8 @@ int main(int argc, char **argv)
 	}
 	while (i++ < settle * 10)
 		usleep(100000);
-	proto1 = counter(a, "recv_proto_error");
-	reset1 = counter(a, "conn_reset");
+	proto1 = rds_doca_counter(a, "recv_proto_error");
+	reset1 = rds_doca_counter(a, "conn_reset");
 
 	snprintf(detail, sizeof(detail), "%lld before, %lld %d s after",
 		 proto0, proto1, settle);

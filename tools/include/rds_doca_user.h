@@ -145,4 +145,24 @@ static inline ssize_t rds_doca_send_cmsg(int fd, const struct sockaddr_in *to,
 	return sendmsg(fd, &mh, flags);
 }
 
+/* The namespace counter @name (RDS_INFO_COUNTERS on @fd), or -1. */
+static inline long long rds_doca_counter(int fd, const char *name)
+{
+	static char buf[65536];
+	struct rds_info_counter *c;
+	socklen_t len = sizeof(buf);
+	int each;
+	size_t i;
+
+	each = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, buf, &len);
+	if (each <= 0)
+		return -1;
+	for (i = 0; i + each <= len; i += each) {
+		c = (struct rds_info_counter *)(buf + i);
+		if (!strncmp((char *)c->name, name, sizeof(c->name)))
+			return c->value;
+	}
+	return -1;
+}
+
 #endif /* _RDS_DOCA_USER_H */
