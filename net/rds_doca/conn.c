@@ -361,6 +361,92 @@ struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_find_create);
 
+static void rdsd_conn_connect(struct rdsd_conn *conn, bool want)
+{
+	bool start = false;
+
+	spin_lock_bh(&conn->lock);
+	if (want)
+		set_bit(RDSD_CONN_WANTED, &conn->flags);
+	if (conn->state == RDSD_CONN_DOWN) {
+		conn->state = RDSD_CONN_CONNECTING;
+		start = true;
+	}
+	spin_unlock_bh(&conn->lock);
+	if (start && conn->trans->conn_connect(conn)) {
+		spin_lock_bh(&conn->lock);
+		conn->state = RDSD_CONN_DOWN;
+		spin_unlock_bh(&conn->lock);
+	}
+}
+
+/**
+ * rdsd_conn_start - connect @conn if it is down
+ * @conn: connection.
+ *
+ * A sender calls this after queueing a message, so a path parked with
+ * nothing to send (rdsd_conn_park()) connects again: both look at the
+ * state under conn->lock, the park after the send queue, this after the
+ * message is on it, so one of them sees the other.  (A park before the
+ * message was queued released conn->lock before the sender took it, so
+ * the sender's unlocked look below sees DOWN.)  Any context.
+ */
+void rdsd_conn_start(struct rdsd_conn *conn)
+{
+	if (READ_ONCE(conn->state) == RDSD_CONN_DOWN)
+		rdsd_conn_connect(conn, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_start);
+
+/**
+ * rdsd_conn_want - the transport needs the path for something not queued
+ * @conn: connection.
+ *
+ * For what the transport must tell the peer without a message on the send
+ * queue, such as a congestion update: the connection connects if it is
+ * down and is not parked until it is up again.  Any context.
+ */
+void rdsd_conn_want(struct rdsd_conn *conn)
+{
+	rdsd_conn_connect(conn, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_want);
+
+/**
+ * rdsd_conn_park - stop reconnecting a path that nothing waits for
+ * @conn: connection, not up.
+ *
+ * A transport whose path failed asks this before it schedules the next
+ * attempt.  With nothing queued and nothing waiting for an acknowledgment
+ * there is no reason to connect: the connection goes DOWN, the reaper
+ * frees it once idle, and the next message queued on it connects it
+ * again (rdsd_conn_start()).  Otherwise two idle ends would revive each
+ * other: one end's reaper disconnects, the other reconnects, and the new
+ * incarnation restarts both idle clocks.  A peer that still waits for
+ * our acknowledgment keeps its messages queued and connects itself; a
+ * transport that must tell the peer something unqueued (a congestion
+ * update) says so with rdsd_conn_want().
+ *
+ * Returns true if @conn is parked: the caller schedules no attempt.  Any
+ * context.
+ */
+bool rdsd_conn_park(struct rdsd_conn *conn)
+{
+	bool park;
+
+	spin_lock_bh(&conn->lock);
+	park = conn->state != RDSD_CONN_UP &&
+	       !test_bit(RDSD_CONN_WANTED, &conn->flags) &&
+	       list_empty(&conn->send_queue) && list_empty(&conn->retrans);
+	if (park)
+		conn->state = RDSD_CONN_DOWN;
+	spin_unlock_bh(&conn->lock);
+	if (park)
+		trace_rdsd_conn_park(conn, READ_ONCE(conn->last_error));
+	return park;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_park);
+
 /**
  * rdsd_conn_get_outgoing - the connection a socket sends to @faddr on
  * @rn: namespace.
@@ -379,29 +465,16 @@ struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 {
 	const struct rdsd_transport_ops *trans;
 	struct rdsd_conn *conn;
-	bool start = false;
 
 	trans = rdsd_trans_for_conn(rn->net, bound, laddr, faddr);
 	conn = rdsd_conn_find_create(rn, trans, laddr, faddr, gfp);
-	if (IS_ERR(conn))
-		return conn;
-
-	spin_lock_bh(&conn->lock);
-	if (conn->state == RDSD_CONN_DOWN) {
-		conn->state = RDSD_CONN_CONNECTING;
-		start = true;
-	}
-	spin_unlock_bh(&conn->lock);
-	if (start && trans->conn_connect(conn)) {
-		spin_lock_bh(&conn->lock);
-		conn->state = RDSD_CONN_DOWN;
-		spin_unlock_bh(&conn->lock);
-	}
+	if (!IS_ERR(conn))
+		rdsd_conn_start(conn);
 	return conn;
 }
 
 /**
- * rdsd_conn_down - the transport lost the path; it is reconnecting
+ * rdsd_conn_down - the transport lost the path
  * @conn: connection.
  *
  * Any context.  Nothing more is handed to the transport until
@@ -465,6 +538,7 @@ void rdsd_conn_up(struct rdsd_conn *conn)
 	spin_lock_bh(&conn->lock);
 	was_up = conn->state == RDSD_CONN_UP;
 	conn->state = RDSD_CONN_UP;
+	clear_bit(RDSD_CONN_WANTED, &conn->flags);
 	if (!was_up)
 		conn->connects++;
 	connects = conn->connects;

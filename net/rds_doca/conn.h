@@ -21,6 +21,9 @@ struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 					__be32 laddr, __be32 faddr, gfp_t gfp);
 void rdsd_conn_put(struct rdsd_conn *conn);
 struct rdsd_conn *rdsd_conn_get_next(struct rdsd_net *rn, unsigned long *id);
+void rdsd_conn_start(struct rdsd_conn *conn);
+void rdsd_conn_want(struct rdsd_conn *conn);
+bool rdsd_conn_park(struct rdsd_conn *conn);
 void rdsd_conn_down(struct rdsd_conn *conn);
 void rdsd_conn_requeue_unacked(struct rdsd_conn *conn);
 void rdsd_conn_xmit(struct rdsd_conn *conn);

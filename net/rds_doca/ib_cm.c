@@ -165,6 +165,9 @@ static void rdsd_ib_schedule_connect(struct rdsd_ib_conn *tp)
 	lockdep_assert_held(&tp->cm_mutex);
 	if (tp->dead)
 		return;
+	/* nothing waits for the path: the next message connects it */
+	if (rdsd_conn_park(tp->conn))
+		return;
 	if (tp->backoff_ms)
 		delay = tp->backoff_ms / 2 +
 			get_random_u32() % (tp->backoff_ms / 2 + 1);
@@ -883,10 +886,10 @@ void rdsd_ib_conn_shutdown(struct rdsd_conn *conn)
 	if (id)
 		rdma_destroy_id(id);
 
+	cancel_work_sync(&tp->cong_work);	/* it may start a connect */
 	cancel_delayed_work_sync(&tp->connect_work);
 	cancel_work_sync(&tp->reset_work);
 	cancel_delayed_work_sync(&tp->ack_work);
-	cancel_work_sync(&tp->cong_work);
 	cancel_delayed_work_sync(&tp->reap_work);
 	rdsd_ib_reap(tp);	/* dead: every id goes */
 }

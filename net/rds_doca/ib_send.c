@@ -400,7 +400,8 @@ void rdsd_ib_cong_changed(struct rdsd_conn *conn)
  * @work: rdsd_ib_conn.cong_work.
  *
  * The map is read when the update is posted, so it carries every change
- * made before the work ran.  Cancelled by ->conn_shutdown.
+ * made before the work ran.  Cancelled by ->conn_shutdown, before the
+ * connect work it may queue.
  */
 void rdsd_ib_cong_worker(struct work_struct *work)
 {
@@ -411,6 +412,11 @@ void rdsd_ib_cong_worker(struct work_struct *work)
 	tp->cong_pending = true;
 	rdsd_ib_send_cong(tp);
 	spin_unlock_bh(&tp->send_lock);
+	/*
+	 * A peer blocked on our old map has nothing queued to us: a parked
+	 * path connects again, and the new connection carries the map.
+	 */
+	rdsd_conn_want(tp->conn);
 }
 
 /* Does the next message of @len bytes ask the peer for an ack? */

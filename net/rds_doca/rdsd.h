@@ -155,6 +155,7 @@ enum {
 	RDSD_CONN_IN_XMIT,	/* one thread runs rdsd_conn_xmit() */
 	RDSD_CONN_DEAD,		/* being destroyed: no new messages */
 	RDSD_CONN_XMIT_AGAIN,	/* rdsd_conn_xmit() called while IN_XMIT */
+	RDSD_CONN_WANTED,	/* the path is needed until up (conn->lock) */
 };
 
 /**

@@ -367,6 +367,7 @@ void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe)
 	/* the allocation's reference becomes the connection's */
 	rdsd_conn_enqueue(back, msg);
 	spin_unlock_bh(&back->lock);
+	rdsd_conn_start(back);
 	rdsd_conn_kick(back);
 out:
 	if (back != conn)
@@ -604,6 +605,7 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 
 	rdsd_stat_inc(rn, send_queued);
 	rdsd_stat_add(rn, send_bytes, payload_len);
+	rdsd_conn_start(conn);	/* a parked path connects again */
 	rdsd_conn_xmit(conn);
 	ret = payload_len;
 	goto out_msg;

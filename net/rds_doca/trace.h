@@ -110,6 +110,11 @@ DEFINE_EVENT(rdsd_conn_class, rdsd_conn_down,
 	     TP_PROTO(const struct rdsd_conn *conn, int val),
 	     TP_ARGS(conn, val));
 
+/* Nothing waits for a failed path: no attempt until a message is queued. */
+DEFINE_EVENT(rdsd_conn_class, rdsd_conn_park,
+	     TP_PROTO(const struct rdsd_conn *conn, int val),
+	     TP_ARGS(conn, val));
+
 /* A new path sends again what the peer did not acknowledge: @val of them. */
 DEFINE_EVENT(rdsd_conn_class, rdsd_conn_requeue,
 	     TP_PROTO(const struct rdsd_conn *conn, int val),

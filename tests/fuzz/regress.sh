@@ -26,26 +26,46 @@ done
 
 # Each program and its arguments; a new one goes here.  The stray
 # connection attempts of regress_ib_conn_memory hold the user's share of
-# attempts for a minute: it goes last.
+# attempts for a minute: it goes last.  The programs of IDLE run first,
+# on a module that reaps connections after conn_idle_secs=$IDLE (the
+# others would see a reaped connection's peer reset mid-check).
+IDLE=2
+IDLE_REGRESS=(
+	"regress_ib_idle_conns --addr $IB_ADDR --peer $IB_PEER --idle $IDLE"
+)
 REGRESS=(
 	"regress_ib_rdma_port0 --addr $IB_ADDR --peer $IB_PEER"
 	"regress_ib_conn_memory --addr $IB_ADDR --net 10.77.0.0 --count 128"
 )
 
 progs=()
-for r in "${REGRESS[@]}"; do
+for r in "${IDLE_REGRESS[@]}" "${REGRESS[@]}"; do
 	progs+=("${r%% *}")
 done
 out=$(make -s -C tests/fuzz "${progs[@]}" 2>&1)
 check $? "regress: build the programs" "$out" || { tap_finish; exit; }
 rxe_setup regress || { tap_finish; exit; }
-load_doca regress || { tap_finish; exit; }
 SUITE_TIMEOUT=120
-for r in "${REGRESS[@]}"; do
-	read -ra cmd <<<"$r"
-	run_suite "${cmd[0]}" setpriv --reuid=65534 --regid=65534 \
-		--clear-groups -- "$PWD/tests/fuzz/${cmd[0]}" "${cmd[@]:1}"
-done
+
+# run_all PROGRAM...: each, as nobody
+run_all() {
+	local r cmd
+
+	for r in "$@"; do
+		read -ra cmd <<<"$r"
+		run_suite "${cmd[0]}" setpriv --reuid=65534 --regid=65534 \
+			--clear-groups -- "$PWD/tests/fuzz/${cmd[0]}" \
+			"${cmd[@]:1}"
+	done
+}
+
+if load_doca regress conn_idle_secs=$IDLE; then
+	run_all "${IDLE_REGRESS[@]}"
+	out=$(unload rds_doca 30)
+	check $? "regress: rmmod rds_doca after the idle programs" "$out"
+fi
+load_doca regress || { tap_finish; exit; }
+run_all "${REGRESS[@]}"
 # a socket closed with messages queued to peers that do not answer stays
 # until the first attempt to reach them fails (rdma_cm gives up after
 # about 75 s), and with it the module

@@ -40,15 +40,7 @@
 #include <sys/mman.h>
 
 #include <rds_doca_user.h>
-
-static int n_checks, n_failed;
-
-static void check(bool ok, const char *what, const char *detail)
-{
-	printf("%sok %d - regress_ib_rdma_port0: %s%s%s\n", ok ? "" : "not ",
-	       ++n_checks, what, detail[0] ? ": " : "", detail);
-	n_failed += !ok;
-}
+#include "regress.h"
 
 int main(int argc, char **argv)
 {
@@ -99,8 +91,7 @@ int main(int argc, char **argv)
 		snprintf(detail, sizeof(detail), "%s: %s", failed,
 			 strerror(errno));
 		check(false, "two sockets", detail);
-		printf("0 passed, 1 failed\n");
-		return 1;
+		return check_finish();
 	}
 	region = mmap(NULL, 65536, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -116,8 +107,7 @@ int main(int argc, char **argv)
 		snprintf(detail, sizeof(detail), "RDS_GET_MR: %s",
 			 strerror(errno));
 		check(false, "a region on the peer", detail);
-		printf("0 passed, 1 failed\n");
-		return 1;
+		return check_finish();
 	}
 	proto0 = rds_doca_counter(a, "recv_proto_error");
 	reset0 = rds_doca_counter(a, "conn_reset");
@@ -183,6 +173,5 @@ int main(int argc, char **argv)
 	      detail);
 	close(a);
 	close(b);
-	printf("%d passed, %d failed\n", n_checks - n_failed, n_failed);
-	return n_failed ? 1 : 0;
+	return check_finish();
 }

@@ -7,8 +7,9 @@
  * transport that counts ->cong_changed calls and can say it still owes
  * the peer something (->conn_idle).  The cases check the per-namespace
  * limit (max_conns), the reaper's idea of idle (rdsd_conn_reap() with an
- * idle time of 0 or of an hour), and that congestion maps are shared per
- * address, reach only their own connections and go with their last user.
+ * idle time of 0 or of an hour), that congestion maps are shared per
+ * address, reach only their own connections and go with their last user,
+ * and when a failed path parks (rdsd_conn_park()) and connects again.
  */
 #include <kunit/test.h>
 #include <linux/in.h>
@@ -32,10 +33,12 @@
  * struct ct_tp - the test transport's state of a connection (conn->tp)
  * @busy: ->conn_idle says the peer is still owed something.
  * @cong_changed: ->cong_changed calls.
+ * @connects: ->conn_connect calls.
  */
 struct ct_tp {
 	bool		busy;
 	unsigned int	cong_changed;
+	unsigned int	connects;
 };
 
 static int ct_laddr_check(struct net *net, __be32 addr)
@@ -56,6 +59,9 @@ static void ct_conn_free(struct rdsd_conn *conn)
 
 static int ct_conn_connect(struct rdsd_conn *conn)
 {
+	struct ct_tp *tp = conn->tp;
+
+	tp->connects++;
 	return 0;
 }
 
@@ -185,6 +191,31 @@ static void rdsd_conn_reap_frees_only_unused(struct kunit *test)
 	rdsd_conn_put(held);
 }
 
+/* Queue a message of no payload on @conn's send queue, as a send does. */
+static struct rdsd_msg *ct_queue(struct kunit *test, struct rdsd_conn *conn)
+{
+	struct rdsd_msg *msg = rdsd_msg_alloc(0, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	spin_lock_bh(&conn->lock);
+	msg->conn = conn;
+	msg->seq = conn->next_tx_seq++;
+	set_bit(RDSD_MSG_ON_CONN, &msg->flags);
+	list_add_tail(&msg->conn_item, &conn->send_queue);
+	spin_unlock_bh(&conn->lock);
+	return msg;
+}
+
+/* As its acknowledgment would: off the connection, reference dropped. */
+static void ct_unqueue(struct rdsd_conn *conn, struct rdsd_msg *msg)
+{
+	spin_lock_bh(&conn->lock);
+	list_del_init(&msg->conn_item);
+	clear_bit(RDSD_MSG_ON_CONN, &msg->flags);
+	spin_unlock_bh(&conn->lock);
+	rdsd_msg_put(msg);
+}
+
 static void rdsd_conn_reap_keeps_queued_messages(struct kunit *test)
 {
 	struct rdsd_net *rn = test->priv;
@@ -193,25 +224,14 @@ static void rdsd_conn_reap_keeps_queued_messages(struct kunit *test)
 
 	/* Arrange: a message waits on an otherwise unused connection */
 	conn = ct_conn(test, CT_LADDR, 0);
-	msg = rdsd_msg_alloc(0, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, msg);
-	spin_lock_bh(&conn->lock);
-	msg->conn = conn;
-	msg->seq = conn->next_tx_seq++;
-	set_bit(RDSD_MSG_ON_CONN, &msg->flags);
-	list_add_tail(&msg->conn_item, &conn->send_queue);
-	spin_unlock_bh(&conn->lock);
+	msg = ct_queue(test, conn);
 	rdsd_conn_put(conn);
 
 	/* Act, Assert: kept while queued */
 	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, 0), 0U);
 
 	/* acknowledged: off the queues, then it may go (after its idle time) */
-	spin_lock_bh(&conn->lock);
-	list_del_init(&msg->conn_item);
-	clear_bit(RDSD_MSG_ON_CONN, &msg->flags);
-	spin_unlock_bh(&conn->lock);
-	rdsd_msg_put(msg);
+	ct_unqueue(conn, msg);
 	KUNIT_EXPECT_EQ(test, rdsd_conn_reap(rn, 0), 1U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&rn->nr_conns), 0);
 }
@@ -301,6 +321,92 @@ static void rdsd_cong_change_reaches_only_map_users(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rn->nr_cong_maps, 0U);
 }
 
+static void rdsd_conn_park_only_when_nothing_waits(struct kunit *test)
+{
+	struct rdsd_conn *conn;
+	struct rdsd_msg *msg;
+	struct ct_tp *tp;
+
+	/* Arrange: a connecting path with a message queued */
+	conn = ct_conn(test, CT_LADDR, 0);
+	tp = conn->tp;
+	rdsd_conn_start(conn);
+	KUNIT_ASSERT_EQ(test, tp->connects, 1U);
+	KUNIT_ASSERT_EQ(test, conn->state, RDSD_CONN_CONNECTING);
+	msg = ct_queue(test, conn);
+
+	/* Act, Assert: a message waits, so the path keeps trying */
+	KUNIT_EXPECT_FALSE(test, rdsd_conn_park(conn));
+	KUNIT_EXPECT_EQ(test, conn->state, RDSD_CONN_CONNECTING);
+
+	/* once it is acknowledged, nothing waits: parked */
+	ct_unqueue(conn, msg);
+	KUNIT_EXPECT_TRUE(test, rdsd_conn_park(conn));
+	KUNIT_EXPECT_EQ(test, conn->state, RDSD_CONN_DOWN);
+
+	/* an up connection is never parked */
+	rdsd_conn_up(conn);
+	KUNIT_EXPECT_FALSE(test, rdsd_conn_park(conn));
+	KUNIT_EXPECT_EQ(test, conn->state, RDSD_CONN_UP);
+	rdsd_conn_put(conn);
+}
+
+/* A connection whose first attempt failed with nothing queued. */
+static struct rdsd_conn *ct_parked(struct kunit *test)
+{
+	struct rdsd_conn *conn = ct_conn(test, CT_LADDR, 0);
+
+	rdsd_conn_start(conn);
+	KUNIT_ASSERT_TRUE(test, rdsd_conn_park(conn));
+	return conn;
+}
+
+static void rdsd_conn_parked_connects_on_next_message(struct kunit *test)
+{
+	struct rdsd_conn *conn;
+	struct rdsd_msg *msg;
+	struct ct_tp *tp;
+
+	/* Arrange: parked */
+	conn = ct_parked(test);
+	tp = conn->tp;
+
+	/* Act: a sender queues a message, then starts the path */
+	msg = ct_queue(test, conn);
+	rdsd_conn_start(conn);
+
+	/* Assert: one more attempt; a second start adds none */
+	KUNIT_EXPECT_EQ(test, tp->connects, 2U);
+	KUNIT_EXPECT_EQ(test, conn->state, RDSD_CONN_CONNECTING);
+	rdsd_conn_start(conn);
+	KUNIT_EXPECT_EQ(test, tp->connects, 2U);
+	ct_unqueue(conn, msg);
+	rdsd_conn_put(conn);
+}
+
+static void rdsd_conn_wanted_is_not_parked_until_up(struct kunit *test)
+{
+	struct rdsd_conn *conn;
+	struct ct_tp *tp;
+
+	/* Arrange: parked, nothing queued */
+	conn = ct_parked(test);
+	tp = conn->tp;
+
+	/* Act: the transport needs the path (a congestion update) */
+	rdsd_conn_want(conn);
+
+	/* Assert: it connects and its failed attempts do not park it */
+	KUNIT_EXPECT_EQ(test, tp->connects, 2U);
+	KUNIT_EXPECT_FALSE(test, rdsd_conn_park(conn));
+	KUNIT_EXPECT_FALSE(test, rdsd_conn_park(conn));
+	/* up, then lost again with nothing to say: parked */
+	rdsd_conn_up(conn);
+	rdsd_conn_down(conn);
+	KUNIT_EXPECT_TRUE(test, rdsd_conn_park(conn));
+	rdsd_conn_put(conn);
+}
+
 static struct kunit_case rdsd_conn_cases[] = {
 	KUNIT_CASE(rdsd_conn_find_create_over_limit_fails),
 	KUNIT_CASE(rdsd_conn_reap_frees_only_unused),
@@ -309,6 +415,9 @@ static struct kunit_case rdsd_conn_cases[] = {
 	KUNIT_CASE(rdsd_conn_reap_waits_idle_time),
 	KUNIT_CASE(rdsd_conn_reap_restarts_on_traffic),
 	KUNIT_CASE(rdsd_cong_change_reaches_only_map_users),
+	KUNIT_CASE(rdsd_conn_park_only_when_nothing_waits),
+	KUNIT_CASE(rdsd_conn_parked_connects_on_next_message),
+	KUNIT_CASE(rdsd_conn_wanted_is_not_parked_until_up),
 	{}
 };
 

@@ -762,9 +762,9 @@ def test_ib(family, addr, peer, netdev, ibdev):
     T.ok(wait_for(lambda: mon.seen("conn-up", peer=peer)),
          "monitor: conn-up after the drop", mon.events)
     # The flap breaks an established connection, not the connection
-    # manager's exchange that the drop started: both ends reconnect at
-    # once, and the attempt that loses the race is rejected and torn
-    # down after the winner is up.  A connection manager message that
+    # manager's exchange that the message after the drop started (an end
+    # with nothing to send does not reconnect: it waits for a message).
+    # A connection manager message that
     # Soft-RoCE cannot route while the link is down moves its GSI queue
     # pair to the error state for good, and no connection can be made
     # on the device after that (see rds_stream_test.c).  So wait until
