@@ -18,6 +18,15 @@
 #   module reload   at 75 s and every --reload-every s (180) after, on
 #                   b: close its sockets, rmmod, insmod, open them again
 #
+# Soft-RoCE moves a queue pair whose packet it cannot route to the error
+# state, its GSI queue pair (connection manager messages) included, and
+# nothing brings that one back: a connection manager retry that falls in
+# a flap's down time leaves the device unable to make connections for
+# good (see rdsd_ib_path_usable()).  A device would not do that, so after
+# each flap the GSI queue pair's state is read (rdma resource show qp
+# lqpn 1); if it is ERR, the device is re-added as a repair, counted in
+# gsi_repairs, not as an event.
+#
 # No two events of one host fall in the same second; a host runs its
 # events one after the other, so a slow one delays the next (flaps more
 # than half a period late are left out).  Output is TAP, the generator's
@@ -109,6 +118,7 @@ ctl=
 flaps=0
 rxe_readds=0
 reloads=0
+gsi_repairs=0
 event_fail=0
 
 # ---- measurements ----
@@ -166,7 +176,7 @@ wait_active() {
 
 # The connections, for the log.
 show_conns() {
-	"$RDSCTL" conn show 2>&1 | sed 's/^/#   /'
+	"$RDSCTL" -d conn show 2>&1 | sed 's/^/#   /'
 }
 
 # ---- the generator ----
@@ -248,16 +258,46 @@ flap() {
 	check "$(status test -z "$out")" \
 		"flap $flaps: $NIC down for ${FLAP_DOWN} s and up, $DEV ACTIVE again ($((SECONDS - t0)) s)" \
 		"$out" || event_fail=$((event_fail + 1))
+	gsi_repair
+}
+
+# The state of the device's GSI queue pair (RTS when it works).
+gsi_state() {
+	rdma resource show qp link "$DEV/1" lqpn 1 2>/dev/null |
+		sed -nE 's/.* state ([A-Z]+) .*/\1/p'
+}
+
+# Re-add the device if a flap left its GSI queue pair in the error state.
+gsi_repair() {
+	local out state
+
+	state=$(gsi_state)
+	[[ $state == ERR ]] || return 0
+	gsi_repairs=$((gsi_repairs + 1))
+	diag "$DEV's GSI queue pair is in state $state after the flap: re-adding $DEV (repair $gsi_repairs)"
+	out=$(readd_dev)
+	check "$(status test -z "$out")" \
+		"GSI repair $gsi_repairs: $DEV re-added, regions registered again" \
+		"$out" || event_fail=$((event_fail + 1))
+}
+
+# Delete the rxe device, add it again, have rds_soak register its regions
+# again; prints what went wrong.
+readd_dev() {
+	local out
+
+	out=$({ timeout 180 rdma link delete "$DEV" && sleep 2 &&
+		rdma link add "$DEV" type rxe netdev "$NIC"; } 2>&1)
+	wait_active || out+=" $DEV not ACTIVE 30 s after it was added"
+	cmd rereg || out+=" rds_soak did not register its regions again"
+	printf '%s' "$out"
 }
 
 rxe_readd() {
 	local out t0=$SECONDS
 
 	rxe_readds=$((rxe_readds + 1))
-	out=$({ timeout 180 rdma link delete "$DEV" && sleep 2 &&
-		rdma link add "$DEV" type rxe netdev "$NIC"; } 2>&1)
-	wait_active || out+=" $DEV not ACTIVE 30 s after it was added"
-	cmd rereg || out+=" rds_soak did not register its regions again"
+	out=$(readd_dev)
 	check "$(status test -z "$out")" \
 		"rxe re-add $rxe_readds: $DEV deleted and added on $NIC, regions registered again ($((SECONDS - t0)) s)" \
 		"$out" || event_fail=$((event_fail + 1))
@@ -380,9 +420,12 @@ while (( SECONDS - t0 < IDLE * 6 + 180 )); do
 	(( SECONDS - since >= IDLE * 3 )) && break
 	sleep 1
 done
+show_conns
 check "$(status test "$conns" = "$conns0")" \
 	"connections back to $conns0 for $((IDLE * 3)) s (now $conns, $((SECONDS - t0)) s after the sockets closed; counts seen:$seen)" \
 	"$("$RDSCTL" conn show 2>&1)"
+diag "the module's last kernel messages:"
+dmesg | grep -E 'rds_doca|rxe' | tail -n 30 | sed 's/^/#   /'
 diag "the module's counters:"
 "$RDSCTL" stats show 2>&1 | grep -v ' 0$' | sed 's/^/#   /'
 mrs=$(count mr)
@@ -405,7 +448,7 @@ check "$(status test "$event_fail" = 0)" "every event went through ($event_fail 
 if [[ -w /sys/kernel/debug/kmemleak ]]; then
 	run_suite kmemleak "$KMEMLEAK"
 fi
-echo "soak-host: role=$ROLE flaps=$flaps rxe_readds=$rxe_readds reloads=$reloads" \
+echo "soak-host: role=$ROLE flaps=$flaps rxe_readds=$rxe_readds reloads=$reloads gsi_repairs=$gsi_repairs" \
 	"slab_delta_kb=$slab_delta pinned_delta=$pinned_delta conns=$conns" \
 	"conns0=$conns0 sockets=$SOCKETS"
 tap_finish
