@@ -265,6 +265,10 @@ struct rdsd_ib_credits {
  *	request: whose RDSD_IB_USER_ATTEMPTS its attempts count against.
  * @holds_attempt: the attempt counts against RDSD_IB_MAX_ATTEMPTS and
  *	@uid's RDSD_IB_USER_ATTEMPTS (cm_mutex).
+ * @peer_stale: an established queue pair was torn down without a DREQ
+ *	(the path was down): the peer may still think it up and wait for
+ *	an acknowledgment or an answer, so the path is not parked until the
+ *	peer is heard from again (cm_mutex).
  * @dev_item: on @dev->paths.
  * @qp: queue pair of the current attempt.
  * @send_cq: its send completion queue.
@@ -363,6 +367,7 @@ struct rdsd_ib_conn {
 	struct mem_cgroup	*memcg;
 	kuid_t			uid;
 	bool			holds_attempt;
+	bool			peer_stale;
 	struct list_head	dev_item;
 	struct ib_qp		*qp;
 	struct ib_cq		*send_cq;

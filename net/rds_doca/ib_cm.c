@@ -166,7 +166,7 @@ static void rdsd_ib_schedule_connect(struct rdsd_ib_conn *tp)
 	if (tp->dead)
 		return;
 	/* nothing waits for the path: the next message connects it */
-	if (rdsd_conn_park(tp->conn))
+	if (!tp->peer_stale && rdsd_conn_park(tp->conn))
 		return;
 	if (tp->backoff_ms)
 		delay = tp->backoff_ms / 2 +
@@ -368,9 +368,17 @@ static struct rdma_cm_id *rdsd_ib_teardown_locked(struct rdsd_ib_conn *tp)
 	rdsd_conn_down(tp->conn);
 	rdsd_ib_tx_stop(tp);
 	if (tp->qp) {
-		/* the DREQ would cost a Soft-RoCE device its GSI QP */
-		if (tp->state == RDSD_IB_UP && rdsd_ib_path_usable(tp->conn))
-			rdma_disconnect(id);
+		/*
+		 * The DREQ would cost a Soft-RoCE device its GSI QP.  Without
+		 * it the peer may keep its end up, waiting for what we owed:
+		 * we must reach it again, even with nothing to send.
+		 */
+		if (tp->state == RDSD_IB_UP) {
+			if (rdsd_ib_path_usable(tp->conn))
+				rdma_disconnect(id);
+			else
+				tp->peer_stale = true;
+		}
 		ib_drain_qp(tp->qp);
 		rdma_destroy_qp(id);
 		WRITE_ONCE(tp->qp, NULL);
@@ -687,6 +695,7 @@ static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	/* we lost a connection race, or were idle: drop our own attempt */
 	rdsd_ib_retire_id(tp, rdsd_ib_teardown_locked(tp));
 	cancel_delayed_work(&tp->connect_work);
+	tp->peer_stale = false;	/* it connects: it knows */
 
 	tp->gen++;
 	tp->state = RDSD_IB_PASSIVE;
@@ -795,9 +804,12 @@ int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			}
 			rdsd_ib_peer_learn(tp, c->private_data);
 		}
+		tp->peer_stale = false;
 		ret = rdsd_ib_established(tp);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
+		/* the peer heard us: an end of its that was up is reset */
+		tp->peer_stale = false;
 		rdsd_ib_trace_reject(tp, id, ev);
 		ret = -ECONNREFUSED;
 		break;
