@@ -40,6 +40,7 @@
 #include <stdlib.h>
 
 #include <rds_doca_user.h>
+#include "regress.h"
 
 #define LIMIT_KIB	64	/* per connection; the documented cost is 9 */
 
@@ -88,7 +89,7 @@ static int send_batch(int fd, struct in_addr addr, struct in_addr net,
 int main(int argc, char **argv)
 {
 	struct in_addr addr = { 0 }, net = { htonl(0x0a4d0000) };
-	int family = -1, count = 128, settle = 3, i, fd, err = 0;
+	int family = -1, count = 128, settle = 3, fd, err = 0;
 	int sent1, sent2;
 	char netname[INET_ADDRSTRLEN];
 	struct sockaddr_in sin;
@@ -96,22 +97,17 @@ int main(int argc, char **argv)
 	long base, mid, after, per;
 	long long wait0, wait1;
 	bool ok, waited;
+	const struct regress_opt opts[] = {
+		{ .name = "--addr", .addr = &addr },
+		{ .name = "--net", .addr = &net },
+		{ .name = "--count", .num = &count },
+		{ .name = "--family", .num = &family },
+		{ .name = "--settle", .num = &settle },
+		{}
+	};
 
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--addr"))
-			inet_pton(AF_INET, argv[i + 1], &addr);
-		else if (!strcmp(argv[i], "--net"))
-			inet_pton(AF_INET, argv[i + 1], &net);
-		else if (!strcmp(argv[i], "--count"))
-			count = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--family"))
-			family = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--settle"))
-			settle = atoi(argv[i + 1]);
-		else
-			break;
-	}
-	if (i < argc || !addr.s_addr || count < 1 || count > 2000) {
+	if (!regress_opts(argc, argv, opts) || !addr.s_addr || count < 1 ||
+	    count > 2000) {
 		fprintf(stderr, "usage: %s --addr A [--net N] [--count N]",
 			argv[0]);
 		fprintf(stderr, " [--family N] [--settle S]\n");

@@ -111,28 +111,23 @@ static void stable(int fd, int want, int idle, int limit, const char *when)
 
 int main(int argc, char **argv)
 {
-	int family = -1, idle = 2, limit = 0, conns0, i, a, b;
+	int family = -1, idle = 2, limit = 0, conns0, a, b;
 	struct in_addr addr = { 0 }, peer = { 0 };
 	struct sockaddr_in sa, sb;
 	const char *failed;
 	char detail[200];
 	bool ok;
+	const struct regress_opt opts[] = {
+		{ .name = "--addr", .addr = &addr },
+		{ .name = "--peer", .addr = &peer },
+		{ .name = "--family", .num = &family },
+		{ .name = "--idle", .num = &idle },
+		{ .name = "--limit", .num = &limit },
+		{}
+	};
 
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--addr"))
-			inet_pton(AF_INET, argv[i + 1], &addr);
-		else if (!strcmp(argv[i], "--peer"))
-			inet_pton(AF_INET, argv[i + 1], &peer);
-		else if (!strcmp(argv[i], "--family"))
-			family = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--idle"))
-			idle = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--limit"))
-			limit = atoi(argv[i + 1]);
-		else
-			break;
-	}
-	if (i < argc || !addr.s_addr || !peer.s_addr || idle < 1) {
+	if (!regress_opts(argc, argv, opts) || !addr.s_addr || !peer.s_addr ||
+	    idle < 1) {
 		fprintf(stderr, "usage: %s --addr A --peer B [--family N]",
 			argv[0]);
 		fprintf(stderr, " [--idle S] [--limit S]\n");

@@ -61,20 +61,15 @@ int main(int argc, char **argv)
 	const char *failed;
 	bool got = false;
 	ssize_t n;
+	const struct regress_opt opts[] = {
+		{ .name = "--addr", .addr = &addr },
+		{ .name = "--peer", .addr = &peer },
+		{ .name = "--family", .num = &family },
+		{ .name = "--settle", .num = &settle },
+		{}
+	};
 
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--addr"))
-			inet_pton(AF_INET, argv[i + 1], &addr);
-		else if (!strcmp(argv[i], "--peer"))
-			inet_pton(AF_INET, argv[i + 1], &peer);
-		else if (!strcmp(argv[i], "--family"))
-			family = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--settle"))
-			settle = atoi(argv[i + 1]);
-		else
-			break;
-	}
-	if (i < argc || !addr.s_addr || !peer.s_addr) {
+	if (!regress_opts(argc, argv, opts) || !addr.s_addr || !peer.s_addr) {
 		fprintf(stderr, "usage: %s --addr A --peer B [--family N]",
 			argv[0]);
 		fprintf(stderr, " [--settle S]\n");
