@@ -10,8 +10,9 @@
 #                        tables of Documentation/rds_doca.rst is tested
 #   make demo            a short demonstration in a VM
 #   make fuzz            the long fuzzing campaigns on the debug kernel
-#                        (trinity and rds_fuzz: FUZZ_CALLS calls, 1,000,000
-#                        by default; FUZZ_SEED)
+#                        (FUZZ_CALLS trinity calls and as many rds_fuzz
+#                        operations per transport, 1,000,000 by default;
+#                        FUZZ_SEED; about 70 minutes)
 #   make soak            two VMs exchange messages and RDMA operations for
 #                        SOAK_SECS seconds (600) while links flap, rxe goes
 #                        and comes back and the module reloads; on the

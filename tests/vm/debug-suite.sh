@@ -15,7 +15,7 @@
 # default).  The OPTIONS go to tests/fuzz/trinity.sh (e.g. --calls N
 # --seed N) and tests/fuzz/suite.sh (e.g. --time S --seed N).
 set -uo pipefail
-trinity_opts="--calls 10000 --children 16"
+trinity_opts="--calls 20000 --children 64"
 fuzz_opts="--time 60"
 while [ $# -gt 0 ]; do
 	case $1 in
