@@ -5,7 +5,8 @@
 # (which has GCOV_KERNEL), run the debug suite (KUnit, the userspace
 # suites, the fuzzers) in the debug VM, and report the line and function
 # coverage of each file of net/rds_doca/ with lcov.  The HTML report lands
-# in build/coverage/html/.
+# in build/coverage/html/, the list of lines never run, by file and
+# function, in build/coverage/uncovered.txt.
 #
 # Targets: 85% of lines overall, and no file below 70%.
 set -uo pipefail
@@ -32,19 +33,52 @@ genhtml -q --output-directory "$b/html" "$b/rds_doca.info" >/dev/null
 echo "# coverage per file (lcov --list):"
 lcov --list "$b/rds_doca.info" | sed 's/^/# /'
 lcov --summary "$b/rds_doca.info" 2>&1 | sed 's/^/# /'
-python3 - "$b/rds_doca.info" <<'PY'
+python3 - "$b/rds_doca.info" "$b/uncovered.txt" <<'PY'
 import sys
 files = {}
 cur = None
+src = {}
+fns = {}
+missed = {}
 for line in open(sys.argv[1]):
     line = line.strip()
     if line.startswith('SF:'):
         cur = line[3:].rsplit('/', 1)[-1]
         files[cur] = [0, 0]
+        src[cur] = line[3:]
+        fns[cur] = []
+        missed[cur] = []
+    elif line.startswith('FN:'):
+        n, name = line[3:].split(',', 1)
+        fns[cur].append((int(n), name))
+    elif line.startswith('DA:'):
+        n, hits = line[3:].split(',')[:2]
+        if hits == '0':
+            missed[cur].append(int(n))
     elif line.startswith('LH:'):
         files[cur][0] = int(line[3:])
     elif line.startswith('LF:'):
         files[cur][1] = int(line[3:])
+# every line never run, in runs of neighbouring lines, with the function
+# it is in and its first line of source
+with open(sys.argv[2], 'w') as out:
+    for f in sorted(missed):
+        try:
+            text = open(src[f]).read().split('\n')
+        except OSError:
+            text = []
+        runs = []
+        for n in sorted(missed[f]):
+            if runs and n - runs[-1][1] <= 2:
+                runs[-1][1] = n
+            else:
+                runs.append([n, n])
+        out.write(f"{f}: {len(missed[f])} lines not run\n")
+        for lo, hi in runs:
+            fn = max((x for x in fns[f] if x[0] <= lo), default=(0, '?'))[1]
+            first = text[lo - 1].strip() if lo <= len(text) else ''
+            where = f"{lo}" if lo == hi else f"{lo}-{hi}"
+            out.write(f"  {where:>9}  {fn}: {first}\n")
 hit = sum(h for h, _ in files.values())
 total = sum(t for _, t in files.values())
 low = sorted(f for f, (h, t) in files.items() if t and 100 * h < 70 * t)
@@ -52,5 +86,6 @@ pct = 100.0 * hit / total if total else 0
 print(f"# coverage: {pct:.1f}% of {total} lines; target 85%: "
       f"{'met' if pct >= 85 else 'not met'}; files below 70%: "
       f"{', '.join(low) if low else 'none'}")
+print(f"# lines not run, by file and function: {sys.argv[2]}")
 PY
 exit "$st"
