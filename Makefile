@@ -12,7 +12,7 @@
 #   make fuzz            the long fuzzing campaigns on the debug kernel
 #                        (FUZZ_CALLS trinity calls and as many rds_fuzz
 #                        operations per transport, 1,000,000 by default;
-#                        FUZZ_SEED; about 70 minutes)
+#                        FUZZ_SEED; about 85 minutes)
 #   make soak            two VMs exchange messages and RDMA operations for
 #                        SOAK_SECS seconds (600) while links flap, rxe goes
 #                        and comes back and the module reloads; on the

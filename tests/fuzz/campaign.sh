@@ -4,8 +4,9 @@
 # The long fuzzing campaign (make fuzz), in the debug VM (KASAN, lockdep,
 # kmemleak): trinity over rds_doca's socket calls, then rds_fuzz over
 # loopback, the copy engine and Soft-RoCE with its regression programs,
-# then a kmemleak scan.  A slice of the same runs in make check.  Prints
-# TAP and a closing "N passed, N failed" line.
+# then a kmemleak scan; then rds_fuzz over Soft-RoCE between two debug
+# VMs.  A slice of the same runs in make check.  Prints TAP and a closing
+# "N passed, N failed" line.
 #
 #   tests/fuzz/campaign.sh [CALLS [SEED]]
 #
@@ -15,8 +16,8 @@
 # KASAN and TCG trinity makes about 400 calls a second with 64 children
 # (its children mostly wait in calls that block, and with 16 of them the
 # VM is two thirds idle at 200 calls a second; 256 make only 250) and
-# rds_fuzz 2,000 to 2,500 operations, so the default campaign takes
-# about 70 minutes.
+# rds_fuzz 1,200 to 2,400 operations (850 a host between two VMs), so the
+# default campaign takes about 85 minutes.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 calls=${1:-1000000}
@@ -32,9 +33,46 @@ fuzz_s=$(( calls / 200 + 60 ))
 echo "# trinity: $calls calls, rds_fuzz: 3 x $((fuzz_ops * 8)) operations," \
 	"seed $seed, debug kernel $dver"
 timeout=$(( calls / 20 + 3 * fuzz_s + 1800 ))
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 tests/vm/run --kernel "$dbg/bzImage" --modules "$dbg/modules" --mem 3072 \
 	--timeout "$timeout" --append pci=noacpi -- \
 	tests/vm/debug-suite.sh \
 	--trinity "--calls $calls --seed $seed --children 64" \
 	--fuzz "--ops $fuzz_ops --time $fuzz_s --seed $seed" \
-	"build/$dver" trinity fuzz kmemleak
+	"build/$dver" trinity fuzz kmemleak 2>&1 | tee "$log"
+st=${PIPESTATUS[0]}
+one=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+
+# then over IB between two hosts, each fuzzing towards the other with half
+# the operations (host b with the seed plus one)
+echo "# rds_fuzz between two hosts: 2 x $((fuzz_ops * 4)) operations"
+tests/vm/pair --kernel "$dbg/bzImage" --modules "$dbg/modules" --mem 3072 \
+	--timeout "$((fuzz_s + 1200))" --append pci=noacpi -- \
+	tests/fuzz/rds_fuzz.sh --ko "build/$dver/rds_doca.ko" \
+	--transport pair --ops "$(( (fuzz_ops + 1) / 2 ))" --time "$fuzz_s" \
+	--seed "$seed" 2>&1 | tee "$log"
+pst=${PIPESTATUS[0]}
+
+# the closing line of the debug VM and of each host (the pair prints
+# each host's twice: as it ran, and in its report)
+passed=0
+failed=0
+results=("$one"
+	 "$(sed -nE 's/^a: ([0-9]+ passed, [0-9]+ failed)$/\1/p' "$log" | tail -n 1)"
+	 "$(sed -nE 's/^b: ([0-9]+ passed, [0-9]+ failed)$/\1/p' "$log" | tail -n 1)")
+for line in "${results[@]}"; do
+	if ! [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+		echo "not ok - a VM printed no result"
+		failed=$((failed + 1))
+		continue
+	fi
+	passed=$((passed + BASH_REMATCH[1]))
+	failed=$((failed + BASH_REMATCH[2]))
+done
+[ "$st" -eq 0 ] || [ "$failed" -gt 0 ] ||
+	{ echo "not ok - debug VM: exit status $st"; failed=$((failed + 1)); }
+[ "$pst" -eq 0 ] ||
+	{ echo "not ok - VM pair: exit status $pst"; failed=$((failed + 1)); }
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
