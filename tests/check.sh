@@ -18,31 +18,8 @@ cd "$top" || exit 1
 export RDSD_CACHE=${RDSD_CACHE:-$HOME/.cache/rds_doca}
 kernels=${RDSD_KERNELS:-6.12 6.1}
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/rdsd-check.XXXXXX")
-passed=0
-failed=0
-n=0
-# what failed, repeated at the end where a reader of the run's tail sees it
-failures=()
-
-ok() {
-	n=$((n + 1)); passed=$((passed + 1))
-	echo "ok $n - $*"
-}
-
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	echo "not ok $n - $*"
-	failures+=("not ok $n - $*")
-}
-
-# Keep a suite's failed checks and the VM's verdict for the closing summary.
-note_failures() {
-	local name=$1 log=$2 l
-
-	while IFS= read -r l; do
-		failures+=("$name: $l")
-	done < <(grep -E '^([A-Za-z]+: )?(not ok |vm: )' "$log" | head -n 20)
-}
+# shellcheck source=tests/tally.sh
+. tests/tally.sh
 
 # Run "$@", logging to $logdir/$name.log; a check named $name.
 step() {
@@ -66,46 +43,6 @@ build_clean() {
 	! grep -E 'warning:|error:' "$log"
 }
 
-# Add the closing "N passed, N failed" line of a suite's output to ours.
-count_suite() {
-	local name=$1 log=$2 status=$3 line p f
-	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	if [ -z "$line" ]; then
-		not_ok "$name: no result line (exit status $status)"
-		note_failures "$name" "$log"
-		return
-	fi
-	p=$(sed -E 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/' <<<"$line")
-	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
-	passed=$((passed + p))
-	failed=$((failed + f))
-	echo "# $name: $p passed, $f failed"
-	if [ "$f" -ne 0 ] || [ "$status" -ne 0 ]; then
-		note_failures "$name" "$log"
-	fi
-	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
-		not_ok "$name: exit status $status"
-	fi
-}
-
-# Sum the closing lines of both hosts of a VM pair (prefixed "a: " and
-# "b: " by tests/vm/pair), each with its host's exit status as the pair
-# reports it; without that report, the pair's status must be 0.
-count_pair() {
-	local name=$1 log=$2 status=$3 st_a='' st_b=''
-
-	read -r st_a st_b < <(sed -nE \
-		's/^pair: host a exited with status ([0-9]+), host b with status ([0-9]+)$/\1 \2/p' \
-		"$log")
-	grep '^a: ' "$log" >"$log.a"
-	count_suite "$name, host a" "$log.a" "${st_a:-0}"
-	grep '^b: ' "$log" >"$log.b"
-	count_suite "$name, host b" "$log.b" "${st_b:-0}"
-	if [ -z "$st_a" ] && [ "$status" -ne 0 ]; then
-		not_ok "$name: exit status $status"
-	fi
-}
-
 # The cross-host suite in two VMs: pair_suite NAME MODULE-DIR MESSAGES
 # STAGES [tests/vm/pair options...], STAGES of cross_host.sh: rds (Linux
 # RDS, the reference) and/or doca.
@@ -127,7 +64,7 @@ pair_suite() {
 start=$(date +%s)
 echo "TAP version 13"
 
-step deps scripts/install-deps.sh || { echo "$passed passed, $((failed)) failed"; exit 1; }
+step deps scripts/install-deps.sh || { tally_finish; exit 1; }
 # shellcheck source=/dev/null
 . "$RDSD_CACHE/kernels.env"
 
@@ -211,9 +148,4 @@ if [ "${RDSD_DEBUG:-1}" = 1 ]; then
 fi
 
 echo "# logs in $logdir; wall time $(( $(date +%s) - start )) s"
-if [ "${#failures[@]}" -ne 0 ]; then
-	echo "# what failed:"
-	printf '#   %s\n' "${failures[@]}"
-fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally_finish

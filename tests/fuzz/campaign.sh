@@ -33,16 +33,17 @@ fuzz_s=$(( calls / 200 + 60 ))
 echo "# trinity: $calls calls, rds_fuzz: 3 x $((fuzz_ops * 8)) operations," \
 	"seed $seed, debug kernel $dver"
 timeout=$(( calls / 20 + 3 * fuzz_s + 1800 ))
+# shellcheck source=tests/tally.sh
+. tests/tally.sh
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$log".[ab]' EXIT
 tests/vm/run --kernel "$dbg/bzImage" --modules "$dbg/modules" --mem 3072 \
 	--timeout "$timeout" --append pci=noacpi -- \
 	tests/vm/debug-suite.sh \
 	--trinity "--calls $calls --seed $seed --children 64" \
 	--fuzz "--ops $fuzz_ops --time $fuzz_s --seed $seed" \
 	"build/$dver" trinity fuzz kmemleak 2>&1 | tee "$log"
-st=${PIPESTATUS[0]}
-one=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+count_suite "debug VM" "$log" "${PIPESTATUS[0]}"
 
 # then over IB between two hosts, each fuzzing towards the other with half
 # the operations (host b with the seed plus one)
@@ -52,27 +53,6 @@ tests/vm/pair --kernel "$dbg/bzImage" --modules "$dbg/modules" --mem 3072 \
 	tests/fuzz/rds_fuzz.sh --ko "build/$dver/rds_doca.ko" \
 	--transport pair --ops "$(( (fuzz_ops + 1) / 2 ))" --time "$fuzz_s" \
 	--seed "$seed" 2>&1 | tee "$log"
-pst=${PIPESTATUS[0]}
+count_pair "VM pair" "$log" "${PIPESTATUS[0]}"
 
-# the closing line of the debug VM and of each host (the pair prints
-# each host's twice: as it ran, and in its report)
-passed=0
-failed=0
-results=("$one"
-	 "$(sed -nE 's/^a: ([0-9]+ passed, [0-9]+ failed)$/\1/p' "$log" | tail -n 1)"
-	 "$(sed -nE 's/^b: ([0-9]+ passed, [0-9]+ failed)$/\1/p' "$log" | tail -n 1)")
-for line in "${results[@]}"; do
-	if ! [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
-		echo "not ok - a VM printed no result"
-		failed=$((failed + 1))
-		continue
-	fi
-	passed=$((passed + BASH_REMATCH[1]))
-	failed=$((failed + BASH_REMATCH[2]))
-done
-[ "$st" -eq 0 ] || [ "$failed" -gt 0 ] ||
-	{ echo "not ok - debug VM: exit status $st"; failed=$((failed + 1)); }
-[ "$pst" -eq 0 ] ||
-	{ echo "not ok - VM pair: exit status $pst"; failed=$((failed + 1)); }
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally_finish
