@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 #
-# The tally of a run made of VM boots (sourced by check.sh and
-# fuzz/campaign.sh): checks of its own (ok, not_ok) and the closing
+# The tally of a run made of VM boots (sourced by check.sh,
+# fuzz/campaign.sh and soak/soak.sh): checks of its own (ok, not_ok) and the closing
 # "N passed, N failed" lines of the suites it ran (count_suite for one
 # VM's log, count_pair for both hosts of tests/vm/pair), summed in
 # passed and failed.  failures keeps what failed, for a summary at the

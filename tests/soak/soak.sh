@@ -31,19 +31,8 @@ export RDSD_CACHE=${RDSD_CACHE:-$HOME/.cache/rds_doca}
 secs=${SOAK_SECS:-600}
 kernel=${SOAK_KERNEL:-debug}
 logdir=${SOAK_LOG_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/rdsd-soak.XXXXXX")}
-passed=0
-failed=0
-n=0
-
-ok() {
-	n=$((n + 1)); passed=$((passed + 1))
-	echo "ok $n - $*"
-}
-
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	echo "not ok $n - $*"
-}
+# shellcheck source=tests/tally.sh
+. tests/tally.sh
 
 finish() {
 	echo "# log in $logdir/soak.log"
