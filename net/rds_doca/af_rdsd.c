@@ -421,6 +421,50 @@ static const struct proto_ops rdsd_proto_ops = {
 	.mmap		= sock_no_mmap,
 };
 
+/*
+ * The socket's wake-ups.  Unlike sock_def_readable() and
+ * sock_def_write_space() they are not synchronous: the waker is a sender
+ * or a completion handler that goes on running, and telling the scheduler
+ * otherwise pulls the woken task onto the waker's CPU, where the two then
+ * take turns instead of running side by side.  Each carries its poll key,
+ * which rdsd_sk_wake() and poll()'s own sleepers filter on.  The send
+ * buffer is the module's (rs->snd_bytes), not sk_wmem_alloc.
+ */
+static void rdsd_sk_wake_up(struct sock *sk, __poll_t events, int band)
+{
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_poll(&wq->wait, events);
+	rcu_read_unlock();
+	sk_wake_async(sk, events & EPOLLIN ? SOCK_WAKE_WAITD : SOCK_WAKE_SPACE,
+		      band);
+}
+
+/* A message, a notice or a congestion report was queued. */
+static void rdsd_sk_data_ready(struct sock *sk)
+{
+	rdsd_sk_wake_up(sk, EPOLLIN | EPOLLRDNORM, POLL_IN);
+}
+
+/* Send buffer or notice room came back. */
+static void rdsd_sk_write_space(struct sock *sk)
+{
+	rdsd_sk_wake_up(sk, EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND, POLL_OUT);
+}
+
+int rdsd_sk_wake(struct wait_queue_entry *wq, unsigned int mode, int sync,
+		 void *key)
+{
+	struct rdsd_sk_waiter *w = container_of(wq, struct rdsd_sk_waiter, wq);
+
+	if (key && !(key_to_poll(key) & (w->events | EPOLLERR | EPOLLHUP)))
+		return 0;
+	return woken_wake_function(wq, mode, sync, key);
+}
+
 static int rdsd_create(struct net *net, struct socket *sock, int protocol,
 		       int kern)
 {
@@ -449,6 +493,8 @@ static int rdsd_create(struct net *net, struct socket *sock, int protocol,
 	sock->ops = &rdsd_proto_ops;
 	sk->sk_protocol = protocol;
 	sk->sk_destruct = rdsd_destruct;
+	sk->sk_data_ready = rdsd_sk_data_ready;
+	sk->sk_write_space = rdsd_sk_write_space;
 	/* the bind table is read under RCU */
 	sock_set_flag(sk, SOCK_RCU_FREE);
 

@@ -430,4 +430,56 @@ static inline struct rdsd_net *rdsd_sk_net(const struct rdsd_sock *rs)
 	return rdsd_net(sock_net(&rs->sk));
 }
 
+/*
+ * A sleeper on a socket's wait queue that only the wake-ups it waits for
+ * wake: the socket's wake-ups carry what happened as a poll key
+ * (rdsd_sk_data_ready(), rdsd_sk_write_space()), so a receiver is not
+ * woken by every acknowledgment and a sender not by every message.  A
+ * wake-up without a key wakes every sleeper.
+ */
+struct rdsd_sk_waiter {
+	struct wait_queue_entry	wq;
+	__poll_t		events;
+};
+
+int rdsd_sk_wake(struct wait_queue_entry *wq, unsigned int mode, int sync,
+		 void *key);
+
+/**
+ * rdsd_sk_wait_event - wait_event_interruptible_timeout() for a socket
+ * @sk: the socket, whose sk_sleep() queue is waited on.
+ * @ev: the poll events (EPOLLIN, EPOLLOUT) that may make @cond true.
+ * @cond: condition, evaluated as often as wait_event's.
+ * @timeo: timeout in jiffies.
+ *
+ * Returns as wait_event_interruptible_timeout() does: 0 if @timeo went by
+ * and @cond is false, the jiffies left (at least 1) once @cond is true, or
+ * -ERESTARTSYS on a signal.
+ */
+#define rdsd_sk_wait_event(sk, ev, cond, timeo)				\
+({									\
+	struct rdsd_sk_waiter __w = { .events = (ev) };			\
+	wait_queue_head_t *__wq = sk_sleep(sk);				\
+	long __t = (timeo);						\
+									\
+	init_waitqueue_func_entry(&__w.wq, rdsd_sk_wake);		\
+	__w.wq.private = current;					\
+	add_wait_queue(__wq, &__w.wq);					\
+	for (;;) {							\
+		if (cond) {						\
+			__t = __t ?: 1;					\
+			break;						\
+		}							\
+		if (!__t)						\
+			break;						\
+		if (signal_pending(current)) {				\
+			__t = -ERESTARTSYS;				\
+			break;						\
+		}							\
+		__t = wait_woken(&__w.wq, TASK_INTERRUPTIBLE, __t);	\
+	}								\
+	remove_wait_queue(__wq, &__w.wq);				\
+	__t;								\
+})
+
 #endif /* _RDSD_H */

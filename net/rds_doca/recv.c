@@ -320,9 +320,8 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 			break;
 		if (nonblock)
 			return -EAGAIN;
-		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-							 rdsd_recv_ready(rs),
-							 timeo);
+		timeo = rdsd_sk_wait_event(sk, EPOLLIN, rdsd_recv_ready(rs),
+					   timeo);
 		if (timeo <= 0)
 			/* as Linux RDS: a receive timeout is ETIMEDOUT */
 			return timeo ? timeo : -ETIMEDOUT;

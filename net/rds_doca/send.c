@@ -592,10 +592,8 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 		ret = sock_intr_errno(timeo);
 		if (signal_pending(current))
 			goto out_unsent;
-		t = wait_event_interruptible_timeout(*sk_sleep(sk),
-						     !rdsd_send_try(rs, conn,
-								    msg),
-						     timeo);
+		t = rdsd_sk_wait_event(sk, EPOLLOUT,
+				       !rdsd_send_try(rs, conn, msg), timeo);
 		if (t > 0)
 			break;	/* the condition queued the message */
 		/* as Linux RDS: a send timeout is ETIMEDOUT, not EAGAIN */
