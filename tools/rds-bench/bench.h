@@ -16,6 +16,10 @@
  *             or fetch-and-adds outstanding on it, each riding on a small
  *             message, and counts their RDS_CMSG_RDMA_STATUS notices:
  *             MB/s, or operations/s for atomic.
+ *   reqresp   clients keep a window of requests outstanding on one server,
+ *             each mapping a buffer (RDS_CMSG_RDMA_MAP); the server answers
+ *             each with a short response that RDMA-writes (or reads) the
+ *             buffer, as rds-stress does: transactions/s and RTTs.
  *
  * The two ends run as separate processes by default (--inproc: threads of
  * one process).  They bind to port 0, report their port to the controlling
@@ -76,7 +80,7 @@
 #define STOP_GRACE		(3 * NSEC)	/* ends get this long to stop */
 
 enum mode { M_NONE, M_STREAM, M_PINGPONG, M_PROBE, M_RDMA_WRITE, M_RDMA_READ,
-	    M_ATOMIC };
+	    M_ATOMIC, M_REQRESP };
 
 struct config {
 	enum mode mode;
@@ -87,6 +91,11 @@ struct config {
 	uint32_t size;
 	bool size_set;
 	unsigned window;		/* RDMA modes: operations outstanding */
+	bool window_set;
+	uint32_t rdma_size;		/* reqresp: bytes each response moves */
+	uint32_t ack_size;		/* reqresp: the response's length */
+	bool rr_read;			/* reqresp: RDMA reads, not writes */
+	bool notify;			/* reqresp: RDS_RDMA_NOTIFY_ME responses */
 	double duration, warmup, timeout;
 	uint64_t count;
 	int threads;
@@ -108,6 +117,17 @@ struct msg_hdr {
 	uint64_t seq;
 	uint32_t magic;
 	uint32_t idx;
+};
+
+/*
+ * reqresp: first bytes of a request and of its response (both at least
+ * this long); the response echoes the request's seq, idx and slot.
+ */
+struct rr_hdr {
+	uint64_t seq;		/* per client, from 0 */
+	uint32_t magic;		/* RR_REQ_MAGIC or RR_ACK_MAGIC */
+	uint16_t idx;		/* the client's index */
+	uint16_t slot;		/* the request's slot in the client's window */
 };
 
 /* Per-thread counters of a sending end; one writer each, so plain stores. */
@@ -149,6 +169,13 @@ struct target_result {
 	int word_valid;
 };
 
+/* reqresp: what the server saw. */
+struct rr_result {
+	uint64_t requests, responses, notices, rdma_failed;
+	uint64_t bad_len, bad_data, seq_err, unknown_src, no_cookie;
+	uint64_t rdma_bad;		/* reads that fetched wrong bytes */
+};
+
 /* Lives in a MAP_SHARED mapping, so both processes see it. */
 struct shared {
 	_Atomic int abort;		/* setup failed: do not run */
@@ -162,6 +189,7 @@ struct shared {
 	struct pp_result pp;
 	struct rdma_result rd;
 	struct target_result tg;
+	struct rr_result rr;
 	_Atomic int unsupported;	/* no RDMA: unsup_msg says why */
 	char unsup_msg[400];
 };
@@ -170,7 +198,8 @@ extern struct shared *shm;
 extern volatile sig_atomic_t interrupted;
 extern int go_pipe[2];
 extern int report_pipe[2];
-extern uint8_t *pattern;	/* reference payload, cfg.size bytes */
+extern uint8_t *pattern;	/* reference payload, cfg.size bytes (reqresp:
+				 * and cfg.ack_size) */
 
 struct report {
 	int who;		/* 0: passive end, 1: active end */
@@ -203,6 +232,8 @@ struct active_arg {
 	bool measured;
 	/* RDMA results (t_start, t_stop, measured and bad_data above too) */
 	uint64_t ops, op_bytes, issued, completed, enobufs, eagain;
+	/* reqresp: RDMA'd bytes found wrong (bad_data: the responses) */
+	uint64_t rdma_bad;
 };
 
 /*
@@ -237,6 +268,8 @@ enum { V_OK, V_LEN, V_DATA };
 
 /* RDMA modes: operations outstanding at most */
 #define MAX_WINDOW		4096
+/* alignment of every buffer registered for RDMA */
+#define REGION_ALIGN		4096
 
 /* The RDMA target's registered region (rdma.c) */
 struct bench_region {
@@ -289,16 +322,25 @@ void *stream_sender(void *argp);
 /* pingpong.c: pingpong */
 void echo_server(int fd);
 void *ping_client(void *argp);
+void add_sample(struct active_arg *a, uint64_t v);
 void ping_summarize(struct active_arg *args, int n);
 
 /* rdma.c: rdma and atomic operations */
 bool rdma_mode(void);
 const char *mode_name(void);
+bool no_rdma_errno(int e);
+const char *rdma_hint(int e);
 void rdma_unsupported(const char *why);
+int initiator_of(const struct sockaddr_in *from);
 int target_register(int fd, char *err, size_t errlen, bool *unsup);
 void rdma_target(int fd);
 void *rdma_initiator(void *argp);
 void rdma_summarize(struct active_arg *args, int n);
+
+/* reqresp.c: requests and responses that carry RDMA */
+void rr_server(int fd);
+void *rr_client(void *argp);
+void rr_summarize(struct active_arg *args, int n);
 
 /* ends.c: the two ends */
 void run_passive(void);

@@ -21,7 +21,8 @@ Runs {stream, pingpong} x {64, 4k, 64k, 1m} for every spec, interleaved
 (A, B, C ... for every cell, every round), takes the median of each
 number over the rounds and prints a table with the ratio A/B (and, with
 more than two specs, every spec's medians).  The RDMA workloads
-(rdma-write, rdma-read, atomic) run when --modes names them.
+(rdma-write, rdma-read, atomic) and the request/response workload
+(reqresp, as rds-stress runs it) run when --modes names them.
 
 A spec is NAME:FAMILY[:TRANSPORT]: a name for the tables, the address
 family number, and optionally an SO_RDS_TRANSPORT number; or
@@ -38,11 +39,14 @@ Options:
   --sizes "LIST"    message sizes (default "64 4k 64k 1m")
   --pp-sizes "LIST" message sizes of pingpong (default: --sizes)
   --modes "LIST"    workloads: stream pingpong rdma-write rdma-read atomic
-                    (default "stream pingpong")
-  --rdma-sizes "L"  sizes of rdma-write and rdma-read (default "64k");
-                    atomic is always 8 bytes
-  --window N        operations outstanding in the RDMA workloads
-                    (rds-bench --window, perftest -t; default: theirs, 16)
+                    reqresp (default "stream pingpong")
+  --rdma-sizes "L"  sizes of rdma-write and rdma-read, and of the RDMA of
+                    each reqresp transaction (default "64k"); atomic is
+                    always 8 bytes
+  --rr-size SIZE    reqresp: the request's size (default 4k)
+  --window N        operations outstanding in the RDMA workloads, requests
+                    in reqresp (rds-bench --window, perftest -t; default:
+                    theirs, 16; reqresp 4)
   --duration S      measured seconds of a stream or RDMA run (default 1.5)
   --pp-duration S   measured seconds of a pingpong run (default 1.5)
   --warmup S        unmeasured seconds before each run (default 0.3)
@@ -64,7 +68,8 @@ Options:
 
 perftest specs take --saddr/--daddr (an RDMA device must hold them),
 --sizes, --duration and --timeout; they have no warm-up and run one QP
-(--threads must be 1).
+(--threads must be 1).  perftest has nothing like reqresp: its reqresp
+cells are "unsupported", without a run.
 
 Output in DIR: runs.jsonl (every run, with side/spec/round added),
 summary.json (medians and ratios), summary.txt (the table), medians.tsv
@@ -96,6 +101,7 @@ SIZES="64 4k 64k 1m"
 PP_SIZES=""
 MODES="stream pingpong"
 RDMA_SIZES="64k"
+RR_SIZE=4k
 WINDOW=""
 DURATION=1.5
 PP_DURATION=1.5
@@ -121,6 +127,7 @@ while [ $# -gt 0 ]; do
 	--pp-sizes) [ $# -ge 2 ] || die_usage "$1 needs a value"; PP_SIZES=$2; shift 2;;
 	--modes) [ $# -ge 2 ] || die_usage "$1 needs a value"; MODES=$2; shift 2;;
 	--rdma-sizes) [ $# -ge 2 ] || die_usage "$1 needs a value"; RDMA_SIZES=$2; shift 2;;
+	--rr-size) [ $# -ge 2 ] || die_usage "$1 needs a value"; RR_SIZE=$2; shift 2;;
 	--window) [ $# -ge 2 ] || die_usage "$1 needs a value"; WINDOW=$2; shift 2;;
 	--duration) [ $# -ge 2 ] || die_usage "$1 needs a value"; DURATION=$2; shift 2;;
 	--pp-duration) [ $# -ge 2 ] || die_usage "$1 needs a value"; PP_DURATION=$2; shift 2;;
@@ -157,8 +164,11 @@ for v in "$DURATION" "$PP_DURATION" "$WARMUP" "$TIMEOUT"; do
 	is_secs "$v" || die_usage "invalid number of seconds '$v'"
 done
 for m in $MODES; do
-	case "$m" in stream|pingpong|rdma-write|rdma-read|atomic) ;; *) die_usage "unknown workload '$m'";; esac
+	case "$m" in stream|pingpong|rdma-write|rdma-read|atomic|reqresp) ;; *) die_usage "unknown workload '$m'";; esac
 done
+if ! is_uint "${RR_SIZE%[kKmM]}"; then
+	die_usage "invalid --rr-size '$RR_SIZE': expected bytes, optionally with k or m (4k)"
+fi
 if [ -n "$WINDOW" ] && { ! is_uint "$WINDOW" || [ "$WINDOW" -lt 1 ]; }; then
 	die_usage "invalid --window '$WINDOW'"
 fi
@@ -172,9 +182,18 @@ fi
 sizes_of() {
 	case "$1" in
 	pingpong) echo "$PP_SIZES";;
-	rdma-write|rdma-read) echo "$RDMA_SIZES";;
+	rdma-write|rdma-read|reqresp) echo "$RDMA_SIZES";;
 	atomic) echo 8;;
 	*) echo "$SIZES";;
+	esac
+}
+
+# bytes of a size such as 64, 4k or 1m (the table's labels)
+bytes_of() {
+	case "$1" in
+	*[kK]) echo $((${1%?} * 1024));;
+	*[mM]) echo $((${1%?} * 1048576));;
+	*) echo "$1";;
 	esac
 }
 
@@ -354,7 +373,10 @@ run_one() { # spec-index mode size round
 	n=$((n + 1))
 	if [ "$_mode" = pingpong ]; then _dur=$PP_DURATION; else _dur=$DURATION; fi
 	_win=""
-	case "$_mode" in rdma-*|atomic) [ -z "$WINDOW" ] || _win="--window $WINDOW";; esac
+	case "$_mode" in rdma-*|atomic|reqresp) [ -z "$WINDOW" ] || _win="--window $WINDOW";; esac
+	# a reqresp cell is its RDMA size; every request is --rr-size
+	_sz="--size $_size"
+	[ "$_mode" = reqresp ] && _sz="--size $RR_SIZE --rdma-size $_size"
 	rm -f "$TMPJ"
 	echo "### $_side $_spec $_mode $_size round $_round" >> "$LOG"
 	if [ "$_fam" = perftest ]; then
@@ -362,11 +384,21 @@ run_one() { # spec-index mode size round
 	else
 		_more="--warmup $WARMUP --threads $THREADS --timeout $TIMEOUT $BENCH_ARGS"
 	fi
-	# shellcheck disable=SC2086
-	_line=$("$_prog" "$_mode" $_args --saddr "$SADDR" --daddr "$DADDR" \
-		--size "$_size" --duration "$_dur" --json "$TMPJ" \
-		--label "$_side $_spec r$_round" $_win $_more 2>>"$LOG")
-	_rc=$?
+	if [ "$_fam" = perftest ] && [ "$_mode" = reqresp ]; then
+		# nothing in perftest maps memory per message: no run, and
+		# the result rds-bench gives a family without RDMA
+		_line="reqresp    perftest unsupported: perftest has no request/response workload"
+		printf '{"tool":"compare.sh","label":"%s","mode":"reqresp","size":%s,"rdma_size":%s,"ok":false,"supported":false,"reason":"%s"}\n' \
+			"$_side $_spec r$_round" "$(bytes_of "$RR_SIZE")" "$(bytes_of "$_size")" \
+			"perftest has no request/response workload" > "$TMPJ"
+		_rc=4
+	else
+		# shellcheck disable=SC2086
+		_line=$("$_prog" "$_mode" $_args --saddr "$SADDR" --daddr "$DADDR" \
+			$_sz --duration "$_dur" --json "$TMPJ" \
+			--label "$_side $_spec r$_round" $_win $_more 2>>"$LOG")
+		_rc=$?
+	fi
 	[ -n "$_line" ] && echo "$_line" >> "$LOG"
 	echo "rc=$_rc" >> "$LOG"
 	_what=$(printf '[%3d/%d] r%d %-10s %-4s %s' "$n" "$total" "$_round" "$_mode" "$_size" "$_side")
@@ -376,6 +408,8 @@ run_one() { # spec-index mode size round
 			_v=$(sed -n 's/.*"msgs_per_s":\([0-9.e+-]*\).*"mb_per_s":\([0-9.e+-]*\).*/\1 msgs\/s \2 MB\/s/p' "$TMPJ");;
 		pingpong)
 			_v=$(sed -n 's/.*"rt_per_s":\([0-9.e+-]*\).*"rtt_p50_us":\([0-9.e+-]*\).*/\1 rt\/s p50 \2 us/p' "$TMPJ");;
+		reqresp)
+			_v=$(sed -n 's/.*"tx_per_s":\([0-9.e+-]*\).*"mb_per_s":\([0-9.e+-]*\).*"rtt_p50_us":\([0-9.e+-]*\).*/\1 tx\/s \2 MB\/s p50 \3 us/p' "$TMPJ");;
 		*)
 			_v=$(sed -n 's/.*"ops_per_s":\([0-9.e+-]*\).*"mb_per_s":\([0-9.e+-]*\).*/\1 ops\/s \2 MB\/s/p' "$TMPJ");;
 		esac
@@ -499,7 +533,9 @@ function num(x, fmt) { return x == "" ? "-" : sprintf(fmt, x) }
 function jnum(x) { return x == "" ? "null" : sprintf("%.6g", x) }
 function tnum(x) { return x == "" ? "" : sprintf("%.10g", x) }
 {
-	side = field($0, "side"); mode = field($0, "mode"); size = field($0, "size")
+	side = field($0, "side"); mode = field($0, "mode")
+	# a reqresp cell is its RDMA size (the requests are all --rr-size)
+	size = field($0, mode == "reqresp" ? "rdma_size" : "size")
 	k = side SUBSEP mode SUBSEP size
 	if (field($0, "supported") == "false") {	# no RDMA there
 		unsup[k]++
@@ -515,6 +551,12 @@ function tnum(x) { return x == "" ? "" : sprintf("%.10g", x) }
 		add(k SUBSEP "mb", field($0, "mb_per_s"))
 		add(k SUBSEP "p50", field($0, "rtt_p50_us"))
 		add(k SUBSEP "p99", field($0, "rtt_p99_us"))
+	} else if (mode == "reqresp") {
+		add(k SUBSEP "rate", field($0, "tx_per_s"))
+		add(k SUBSEP "mb", field($0, "mb_per_s"))
+		add(k SUBSEP "p50", field($0, "rtt_p50_us"))
+		add(k SUBSEP "p99", field($0, "rtt_p99_us"))
+		add(k SUBSEP "retry", field($0, "enobufs") + field($0, "eagain"))
 	} else {
 		add(k SUBSEP "rate", field($0, "ops_per_s"))
 		add(k SUBSEP "mb", field($0, "mb_per_s"))
@@ -535,7 +577,7 @@ END {
 	for (mi = 1; mi <= nm; mi++) {
 		mode = M[mi]
 		pp = mode == "pingpong"
-		unit = mode == "stream" ? "msgs/s" : pp ? "rt/s" : "ops/s"
+		unit = mode == "stream" ? "msgs/s" : pp ? "rt/s" : mode == "reqresp" ? "tx/s" : "ops/s"
 		ns = split(pp ? ppsizes : mode == "stream" ? sizes : mode == "atomic" ? "8" : rdmasizes, S, " ")
 		txt = ""
 		if (!pp) {
@@ -598,11 +640,12 @@ END {
 			first = 0
 			for (sd = 1; sd <= nsd; sd++) {
 				side = LET[sd]
-				printf ",\"%s\":{\"runs\":%d,\"bad_runs\":%d,\"unsupported_runs\":%d,\"%s\":%s,\"mb_per_s\":%s,\"spread_pct\":%.1f", tolower(side), N[side], BAD[side], UNS[side], mode == "stream" ? "msgs_per_s" : pp ? "rt_per_s" : "ops_per_s", jnum(R[side]), jnum(MB[side]), SP[side] > sumjson
+				printf ",\"%s\":{\"runs\":%d,\"bad_runs\":%d,\"unsupported_runs\":%d,\"%s\":%s,\"mb_per_s\":%s,\"spread_pct\":%.1f", tolower(side), N[side], BAD[side], UNS[side], mode == "stream" ? "msgs_per_s" : pp ? "rt_per_s" : mode == "reqresp" ? "tx_per_s" : "ops_per_s", jnum(R[side]), jnum(MB[side]), SP[side] > sumjson
 				if (!pp)
-					printf ",\"retries\":%s}", jnum(RT[side]) > sumjson
-				else
-					printf ",\"rtt_p50_us\":%s,\"rtt_p99_us\":%s}", jnum(P50[side]), jnum(P99[side]) > sumjson
+					printf ",\"retries\":%s", jnum(RT[side]) > sumjson
+				if (pp || mode == "reqresp")
+					printf ",\"rtt_p50_us\":%s,\"rtt_p99_us\":%s", jnum(P50[side]), jnum(P99[side]) > sumjson
+				printf "}" > sumjson
 			}
 			printf "}" > sumjson
 		}
@@ -610,12 +653,12 @@ END {
 		printf "%s\n", out
 	}
 	print "\n]}" > sumjson
-	note = "A = " A ", B = " B "; medians of " rounds " rounds; A/B = ratio of the median msgs/s (stream), round trips/s (pingpong) or operations/s (RDMA): above 1 means A is faster; p50 B/A above 1 means A has the lower latency; spread = (max - min) / median of the rounds, the noisier of A and B."
+	note = "A = " A ", B = " B "; medians of " rounds " rounds; A/B = ratio of the median msgs/s (stream), round trips/s (pingpong), operations/s (RDMA) or transactions/s (reqresp): above 1 means A is faster; p50 B/A above 1 means A has the lower latency; spread = (max - min) / median of the rounds, the noisier of A and B."
 	print note > sumtxt
 	print note
 	if (every != "") {
 		every = sprintf("\nEvery spec (medians):\n%-10s %-5s %-28s %19s %9s %9s %9s %9s\n", "workload", "size", "spec",
-			"msgs/s|rt/s|ops/s", "MB/s", "p50us", "p99us", "spread") every
+			"rate", "MB/s", "p50us", "p99us", "spread") every
 		print every > sumtxt
 		print every
 	}

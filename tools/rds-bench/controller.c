@@ -409,6 +409,107 @@ int report_rdma(void)
 	return errs ? 3 : 0;
 }
 
+/* reqresp's own settings, after json_common(). */
+static void json_reqresp(FILE *f)
+{
+	fprintf(f, ",\"window\":%u,\"rdma_size\":%u,\"ack_size\":%u,"
+		"\"rr_op\":\"%s\",\"notify\":%s,\"verify\":%s", cfg.window,
+		cfg.rdma_size, cfg.ack_size, cfg.rr_read ? "read" : "write",
+		cfg.notify || cfg.verify ? "true" : "false",
+		cfg.verify ? "true" : "false");
+}
+
+static int report_reqresp(void)
+{
+	struct pp_result *pp = &shm->pp;
+	struct rdma_result *rd = &shm->rd;
+	struct rr_result *rr = &shm->rr;
+	uint64_t enobufs = rd->enobufs + atomic_load(&shm->srv.enobufs);
+	uint64_t eagain = rd->eagain + atomic_load(&shm->srv.eagain);
+	uint64_t bad_len = pp->bad_len + rr->bad_len + rr->unknown_src;
+	uint64_t bad_data = pp->bad_data + rr->bad_data + rr->no_cookie;
+	uint64_t rdma_bad = rd->bad_data + rr->rdma_bad;
+	const char *op = cfg.rr_read ? "read" : "write";
+	char lbl[300] = "";
+	char *text = NULL;
+	size_t len = 0;
+	double mbps;
+	int errs;
+	FILE *f;
+
+	if (!pp->valid || !rd->valid || !pp->rtts || pp->elapsed <= 0) {
+		fprintf(stderr, PROG ": reqresp: no measurement\n");
+		return 1;
+	}
+	mbps = pp->rate * cfg.rdma_size / 1e6;
+	errs = bad_len || bad_data || rdma_bad || pp->stale || rr->seq_err ||
+	       rr->rdma_failed;
+	if (cfg.label[0])
+		snprintf(lbl, sizeof(lbl), "  [%s]", cfg.label);
+	printf("%-10s fam %-2d size %-7u thr %-2d win %-4u %-5s %-7u %12.0f tx/s "
+	       "%10.2f MB/s   p50 %.1f p99 %.1f p999 %.1f us | n %" PRIu64
+	       " in %.3f s, min %.1f mean %.1f max %.1f us, issued %" PRIu64
+	       ", completed %" PRIu64 ", requests %" PRIu64 ", responses %"
+	       PRIu64 ", notices %" PRIu64 ", ENOBUFS %" PRIu64 ", EAGAIN %"
+	       PRIu64 ", stale %" PRIu64 ", bad len %" PRIu64 " data %" PRIu64
+	       " seq %" PRIu64 " rdma %" PRIu64 ", rdma failed %" PRIu64 "%s\n",
+	       mode_name(), cfg.family, cfg.size, cfg.threads, cfg.window, op,
+	       cfg.rdma_size, pp->rate, mbps, pp->p50, pp->p99, pp->p999,
+	       pp->rtts, pp->elapsed, pp->min, pp->mean, pp->max, rd->issued,
+	       rd->completed, rr->requests, rr->responses, rr->notices, enobufs,
+	       eagain, pp->stale, bad_len, bad_data, rr->seq_err, rdma_bad,
+	       rr->rdma_failed, lbl);
+	fflush(stdout);
+	if (rdma_bad)
+		fprintf(stderr, PROG ": WARNING: wrong data: %s\n", cfg.rr_read ?
+			"an RDMA read fetched other bytes than the client's buffer "
+			"held" : "a client's buffer does not hold what the RDMA write "
+			"of its request carried");
+	if (rr->rdma_failed)
+		fprintf(stderr, PROG ": WARNING: %" PRIu64 " RDMA %ss failed\n",
+			rr->rdma_failed, op);
+	if (bad_len || bad_data || pp->stale || rr->seq_err)
+		fprintf(stderr, PROG ": WARNING: bad messages: requests of the wrong "
+			"length %" PRIu64 ", content %" PRIu64 ", sequence %" PRIu64
+			", unknown source %" PRIu64 ", without a cookie %" PRIu64
+			"; responses of the wrong length %" PRIu64 ", content %"
+			PRIu64 ", answering no outstanding request %" PRIu64 "\n",
+			rr->bad_len, rr->bad_data, rr->seq_err, rr->unknown_src,
+			rr->no_cookie, pp->bad_len, pp->bad_data, pp->stale);
+	if ((cfg.notify || cfg.verify) && rr->notices < rr->responses)
+		fprintf(stderr, PROG ": note: %" PRIu64 " of %" PRIu64 " notices "
+			"came before the server stopped\n", rr->notices,
+			rr->responses);
+
+	if (cfg.json && (f = open_memstream(&text, &len))) {
+		json_common(f, mode_name());
+		fprintf(f, ",\"ok\":%s,\"supported\":true,\"elapsed_s\":%.6f",
+			errs ? "false" : "true", pp->elapsed);
+		json_reqresp(f);
+		fprintf(f, ",\"transactions\":%" PRIu64 ",\"tx_per_s\":%.3f,"
+			"\"mb_per_s\":%.6f,\"bytes\":%" PRIu64 ",\"rtt_p50_us\":%.3f,"
+			"\"rtt_p99_us\":%.3f,\"rtt_p999_us\":%.3f,\"rtt_min_us\":%.3f,"
+			"\"rtt_mean_us\":%.3f,\"rtt_max_us\":%.3f,\"issued\":%" PRIu64
+			",\"completed\":%" PRIu64 ",\"requests\":%" PRIu64
+			",\"responses\":%" PRIu64 ",\"notices\":%" PRIu64
+			",\"rdma_failed\":%" PRIu64 ",\"enobufs\":%" PRIu64
+			",\"eagain\":%" PRIu64 ",\"stale\":%" PRIu64 ",\"bad_len\":%"
+			PRIu64 ",\"bad_data\":%" PRIu64 ",\"rdma_bad\":%" PRIu64
+			",\"seq_errors\":%" PRIu64 ",\"unknown_src\":%" PRIu64
+			",\"no_cookie\":%" PRIu64 "}\n",
+			pp->rtts, pp->rate, mbps, rd->bytes, pp->p50, pp->p99,
+			pp->p999, pp->min, pp->mean, pp->max, rd->issued,
+			rd->completed, rr->requests, rr->responses, rr->notices,
+			rr->rdma_failed, enobufs, eagain, pp->stale,
+			pp->bad_len + rr->bad_len, pp->bad_data + rr->bad_data,
+			rdma_bad, rr->seq_err, rr->unknown_src, rr->no_cookie);
+		fclose(f);
+		json_emit(text, len);
+		free(text);
+	}
+	return errs ? 3 : 0;
+}
+
 /* No RDMA on this family or transport: a result that says so, exit 4. */
 static int report_unsupported(void)
 {
@@ -424,8 +525,12 @@ static int report_unsupported(void)
 	fflush(stdout);
 	if (cfg.json && (f = open_memstream(&text, &len))) {
 		json_common(f, mode_name());
-		fprintf(f, ",\"ok\":false,\"supported\":false,\"window\":%u,"
-			"\"reason\":", cfg.window);
+		fprintf(f, ",\"ok\":false,\"supported\":false");
+		if (cfg.mode == M_REQRESP)
+			json_reqresp(f);
+		else
+			fprintf(f, ",\"window\":%u", cfg.window);
+		fprintf(f, ",\"reason\":");
 		json_str(f, shm->unsup_msg);
 		fprintf(f, "}\n");
 		fclose(f);
@@ -555,7 +660,8 @@ int run_bench(void)
 {
 	bool stream = cfg.mode == M_STREAM;
 	struct end passive = {
-		.name = stream ? "receiving" : rdma_mode() ? "target" : "echo server",
+		.name = stream ? "receiving" : rdma_mode() ? "target" :
+			cfg.mode == M_REQRESP ? "server" : "echo server",
 	};
 	struct end active = {
 		.name = stream ? "sending" : rdma_mode() ? "initiator" : "client",
@@ -624,6 +730,8 @@ int run_bench(void)
 		rc = report_stream();
 	else if (rdma_mode())
 		rc = report_rdma();
+	else if (cfg.mode == M_REQRESP)
+		rc = report_reqresp();
 	else
 		rc = report_pingpong();
 	return rc;

@@ -4,7 +4,10 @@
  */
 #include "bench.h"
 
-/* Passive end: stream receiver, echo server or RDMA target (one socket). */
+/*
+ * Passive end: stream receiver, echo server, RDMA target or reqresp server
+ * (one socket).
+ */
 void run_passive(void)
 {
 	char err[400];
@@ -29,6 +32,8 @@ void run_passive(void)
 			stream_receiver(fd);
 		else if (rdma_mode())
 			rdma_target(fd);
+		else if (cfg.mode == M_REQRESP)
+			rr_server(fd);
 		else
 			echo_server(fd);
 	}
@@ -38,9 +43,10 @@ void run_passive(void)
 }
 
 /*
- * Active end: cfg.threads senders (stream), clients (pingpong) or
- * initiators (RDMA modes), each with its own socket.  While they run, this thread forwards the end of
- * the run to them as SIGUSR1 so that blocked sends give up.
+ * Active end: cfg.threads senders (stream), clients (pingpong, reqresp) or
+ * initiators (RDMA modes), each with its own socket.  While they run, this
+ * thread forwards the end of the run to them as SIGUSR1 so that blocked
+ * sends give up.
  */
 void run_active(uint16_t dport)
 {
@@ -73,6 +79,7 @@ void run_active(uint16_t dport)
 			int e = pthread_create(&th[i], NULL,
 					       cfg.mode == M_STREAM ? stream_sender :
 					       rdma_mode() ? rdma_initiator :
+					       cfg.mode == M_REQRESP ? rr_client :
 					       ping_client, &args[i]);
 			if (e) {
 				fprintf(stderr, PROG ": pthread_create: %s\n", strerror(e));
@@ -105,6 +112,8 @@ void run_active(uint16_t dport)
 			ping_summarize(args, cfg.threads);
 		if (rdma_mode() && !atomic_load(&shm->failed))
 			rdma_summarize(args, cfg.threads);
+		if (cfg.mode == M_REQRESP && !atomic_load(&shm->failed))
+			rr_summarize(args, cfg.threads);
 	}
 	for (i = 0; i < cfg.threads; i++) {
 		if (args[i].fd >= 0)

@@ -13,20 +13,28 @@
  *
  * FAKE_RDS_DROP=N drops every Nth message sent (to test loss detection).
  *
- * RDMA, enough for rds-bench's RDMA modes: RDS_GET_MR records a region of
- * this process; an RDS_CMSG_RDMA_ARGS or RDS_CMSG_ATOMIC_FADD on
- * sendmsg() travels in one datagram with the message (and a write's
- * data); the receiving process's recvmsg() runs it on the region, answers
- * with a status datagram and returns the message; the status datagram
- * becomes an RDS_CMSG_RDMA_STATUS notice (and a read's data, an atomic's
- * previous value) in the sender's recvmsg().  FAKE_RDS_NO_RDMA (a family
- * or a comma-separated list) makes RDS_GET_MR and RDMA sends of those
- * families fail with EOPNOTSUPP; FAKE_RDS_RDMA_FAIL=N completes the Nth
- * operation a process executes with RDS_RDMA_REMOTE_ERROR.
+ * RDMA, enough for rds-bench's RDMA modes and reqresp: RDS_GET_MR records
+ * a region of this process, and so does an RDS_CMSG_RDMA_MAP on sendmsg(),
+ * whose cookie travels with the message and comes out of the receiver's
+ * recvmsg() as RDS_CMSG_RDMA_DEST (as does an RDS_CMSG_RDMA_DEST sent).
+ * An RDS_CMSG_RDMA_ARGS or RDS_CMSG_ATOMIC_FADD on sendmsg() travels in
+ * one datagram with the message (and a write's data); the receiving
+ * process's recvmsg() runs it on the region (and frees an
+ * RDS_RDMA_USE_ONCE region), answers with a status datagram and returns
+ * the message; the status datagram brings a read's data or an atomic's
+ * previous value to the sender's recvmsg() and, if the operation had
+ * RDS_RDMA_NOTIFY_ME, becomes an RDS_CMSG_RDMA_STATUS notice.
+ * FAKE_RDS_NO_RDMA (a family or a comma-separated list) makes RDS_GET_MR,
+ * RDS_CMSG_RDMA_MAP and RDMA sends of those families fail with
+ * EOPNOTSUPP; FAKE_RDS_RDMA_FAIL=N completes the Nth operation a process
+ * executes with RDS_RDMA_REMOTE_ERROR (and does not run it);
+ * FAKE_RDS_RDMA_CORRUPT=N runs the Nth RDMA read or write a process
+ * executes, then flips a byte of the data it moved.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -35,6 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -124,12 +133,16 @@ int socket(int domain, int type, int protocol)
 	return fd;
 }
 
+static void regions_close(int fd);
+
 int close(int fd)
 {
 	static int (*real)(int);
 
 	if (!real)
 		real = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	if (is_fake(fd))
+		regions_close(fd);
 	if (fd >= 0 && fd < MAXFD)
 		fake[fd] = 0;
 	return real(fd);
@@ -140,13 +153,16 @@ int close(int fd)
 
 #define RDS_GET_MR_		2
 #define CMSG_RDMA_ARGS_		1
+#define CMSG_RDMA_DEST_		2
+#define CMSG_RDMA_MAP_		3
 #define CMSG_RDMA_STATUS_	4
 #define CMSG_ATOMIC_FADD_	6
 #define RDMA_READWRITE_		0x0001
+#define RDMA_USE_ONCE_		0x0008
 #define RDMA_NOTIFY_ME_		0x0020
 #define RDMA_SILENT_		0x0040
 #define REMOTE_ERROR_		1
-#define MAXREGION		64
+#define MAXREGION		4096	/* live at once, per process */
 #define OP_MAGIC		"\177fake-rds-rdma\177"	/* 16 bytes with the NUL */
 
 /* The RDS structures, as in <linux/rds.h>. */
@@ -162,7 +178,8 @@ struct atomic_args_ {
 };
 struct notify_ { uint64_t user_token; int32_t status; };
 
-enum { OP_READ = 1, OP_WRITE, OP_FADD, OP_STATUS };
+/* OP_MSG: no operation, a message that brings a cookie */
+enum { OP_READ = 1, OP_WRITE, OP_FADD, OP_STATUS, OP_MSG };
 
 /* Head of an operation or status datagram; then data, then the message. */
 struct op_hdr {
@@ -172,17 +189,46 @@ struct op_hdr {
 	uint64_t token, cookie, addr, bytes, add, flags;
 	uint64_t local_addr, nr_local;	/* the sender's, sent back */
 	uint64_t paylen;
+	uint64_t dest;		/* the cookie for the receiver, if has_dest */
+	uint32_t has_dest;
+	uint32_t notify;	/* a status: the operation asked for a notice */
 };
 
+/*
+ * A slot is claimed (FREE -> SETUP) by whoever registers, filled, then
+ * published (LIVE); lookups read only LIVE slots.  A region is freed by
+ * the thread that runs its use-once operation or closes its socket.
+ */
+enum { R_FREE, R_SETUP, R_LIVE };
+
 static struct {
-	uint32_t key;
+	atomic_int state;
+	int fd;
+	uint64_t key;		/* the cookie: unique in this process */
+	uint64_t flags;
 	uint8_t *addr;
 	uint64_t len;
 } regions[MAXREGION];
-static atomic_int nregions;
+static atomic_int nregions;	/* slots ever used: lookups stop there */
 static atomic_uint next_key;
-static atomic_ulong executed;
-static volatile int rdma_used;	/* op datagrams may arrive: look for them */
+static atomic_ulong executed, executed_rw;
+/*
+ * Op datagrams may arrive: look for them.  Shared with the processes this
+ * one forks (a page mapped when the library loads), since the process
+ * that receives operations need not have done RDMA itself: a reqresp
+ * client registers the regions its server's operations reach.
+ */
+static volatile int rdma_used_here;
+static volatile int *rdma_used = &rdma_used_here;
+
+__attribute__((constructor)) static void fake_init(void)
+{
+	void *p = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED)
+		rdma_used = p;
+}
 
 static int no_rdma(int fd)
 {
@@ -191,48 +237,95 @@ static int no_rdma(int fd)
 	return s && in_list(s, fam_of[fd]);
 }
 
-static int get_mr(int fd, const void *val, socklen_t len)
+/* Register a region of fd's (RDS_GET_MR, RDS_CMSG_RDMA_MAP): its cookie. */
+static int map_region(int fd, const struct get_mr_args_ *a, uint64_t *cookie)
 {
-	struct get_mr_args_ a;
-	uint64_t cookie;
-	int i;
+	int i, want = R_FREE, n;
 
 	if (no_rdma(fd)) {
 		errno = EOPNOTSUPP;
 		return -1;
 	}
+	if (!a->vec.bytes) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < MAXREGION; i++, want = R_FREE)
+		if (atomic_compare_exchange_strong(&regions[i].state, &want, R_SETUP))
+			break;
+	if (i == MAXREGION) {
+		errno = ENOMEM;
+		return -1;
+	}
+	n = atomic_load(&nregions);
+	while (n < i + 1 && !atomic_compare_exchange_weak(&nregions, &n, i + 1))
+		;
+	/* the pid keeps cookies of different processes apart */
+	regions[i].key = (uint64_t)getpid() << 32 | (atomic_fetch_add(&next_key, 1) + 1);
+	regions[i].fd = fd;
+	regions[i].flags = a->flags;
+	regions[i].addr = (uint8_t *)(uintptr_t)a->vec.addr;
+	regions[i].len = a->vec.bytes;
+	*cookie = regions[i].key;	/* offset 0: address 0 is the first byte */
+	atomic_store(&regions[i].state, R_LIVE);
+	*rdma_used = 1;
+	return 0;
+}
+
+static int get_mr(int fd, const void *val, socklen_t len)
+{
+	struct get_mr_args_ a;
+	uint64_t cookie;
+
 	if (len != sizeof(a)) {
 		errno = EINVAL;
 		return -1;
 	}
 	memcpy(&a, val, sizeof(a));
-	if (!a.vec.bytes) {
-		errno = EINVAL;
+	if (map_region(fd, &a, &cookie) < 0)
 		return -1;
-	}
-	i = atomic_fetch_add(&nregions, 1);
-	if (i >= MAXREGION) {
-		errno = ENOMEM;
-		return -1;
-	}
-	regions[i].key = (uint32_t)getpid() << 12 ^ (atomic_fetch_add(&next_key, 1) + 1);
-	regions[i].addr = (uint8_t *)(uintptr_t)a.vec.addr;
-	regions[i].len = a.vec.bytes;
-	cookie = regions[i].key;	/* offset 0: address 0 is the first byte */
 	memcpy((void *)(uintptr_t)a.cookie_addr, &cookie, sizeof(cookie));
-	rdma_used = 1;
 	return 0;
 }
 
-static uint8_t *region_at(uint64_t cookie, uint64_t addr, uint64_t bytes)
+/* The live region of cookie, or -1. */
+static int region_of(uint64_t cookie)
 {
 	int i, n = atomic_load(&nregions);
 
 	for (i = 0; i < n && i < MAXREGION; i++)
-		if (regions[i].key == (uint32_t)cookie && addr <= regions[i].len &&
-		    bytes <= regions[i].len - addr)
-			return regions[i].addr + addr;
-	return NULL;
+		if (atomic_load(&regions[i].state) == R_LIVE &&
+		    regions[i].key == cookie)
+			return i;
+	return -1;
+}
+
+static uint8_t *region_at(uint64_t cookie, uint64_t addr, uint64_t bytes)
+{
+	int i = region_of(cookie);
+
+	if (i < 0 || addr > regions[i].len || bytes > regions[i].len - addr)
+		return NULL;
+	return regions[i].addr + addr;
+}
+
+/* An operation named cookie: a use-once region is gone. */
+static void region_used(uint64_t cookie)
+{
+	int i = region_of(cookie);
+
+	if (i >= 0 && (regions[i].flags & RDMA_USE_ONCE_))
+		atomic_store(&regions[i].state, R_FREE);
+}
+
+/* fd closes: its regions go with it. */
+static void regions_close(int fd)
+{
+	int i, n = atomic_load(&nregions);
+
+	for (i = 0; i < n && i < MAXREGION; i++)
+		if (atomic_load(&regions[i].state) == R_LIVE && regions[i].fd == fd)
+			atomic_store(&regions[i].state, R_FREE);
 }
 
 /* Copy between a contiguous buffer and the iovec array of the caller. */
@@ -259,7 +352,9 @@ ssize_t sendmsg(int fd, const struct msghdr *mh, int flags)
 	struct cmsghdr *cm;
 	struct op_hdr h;
 	struct msghdr m2;
+	struct get_mr_args_ map;
 	uint64_t data = 0, pay = 0, i;
+	bool mapping = false;
 	uint8_t *buf, *p;
 	ssize_t r;
 
@@ -316,12 +411,28 @@ ssize_t sendmsg(int fd, const struct msghdr *mh, int flags)
 			h.add = a.add;
 			h.flags = a.flags;
 			h.local_addr = a.local_addr;
+		} else if (cm->cmsg_type == CMSG_RDMA_MAP_ && !h.has_dest &&
+			   cm->cmsg_len >= CMSG_LEN(sizeof(map))) {
+			memcpy(&map, CMSG_DATA(cm), sizeof(map));
+			mapping = true;
+			h.has_dest = 1;
+		} else if (cm->cmsg_type == CMSG_RDMA_DEST_ && !h.has_dest &&
+			   cm->cmsg_len >= CMSG_LEN(sizeof(h.dest))) {
+			int k;
+
+			memcpy(&h.dest, CMSG_DATA(cm), sizeof(h.dest));
+			k = region_of(h.dest);
+			if (k < 0 || regions[k].fd != fd) {
+				errno = EINVAL;	/* not a region of this socket */
+				return -1;
+			}
+			h.has_dest = 1;
 		} else {
 			errno = EINVAL;
 			return -1;
 		}
 	}
-	if (!h.kind) {
+	if (!h.kind && !h.has_dest) {
 		m2 = *mh;
 		m2.msg_name = &un;
 		m2.msg_namelen = to_un((const struct sockaddr_in *)mh->msg_name, &un);
@@ -333,11 +444,17 @@ ssize_t sendmsg(int fd, const struct msghdr *mh, int flags)
 		errno = EOPNOTSUPP;
 		return -1;
 	}
+	if (!h.kind)
+		h.kind = OP_MSG;
 	for (i = 0; i < mh->msg_iovlen; i++)
 		pay += mh->msg_iov[i].iov_len;
 	buf = malloc(sizeof(h) + data + pay);
 	if (!buf) {
 		errno = ENOMEM;
+		return -1;
+	}
+	if (mapping && map_region(fd, &map, &h.dest) < 0) {
+		free(buf);
 		return -1;
 	}
 	memcpy(h.magic, OP_MAGIC, sizeof(h.magic));
@@ -352,25 +469,108 @@ ssize_t sendmsg(int fd, const struct msghdr *mh, int flags)
 		memcpy(p, mh->msg_iov[i].iov_base, mh->msg_iov[i].iov_len);
 		p += mh->msg_iov[i].iov_len;
 	}
-	rdma_used = 1;
+	*rdma_used = 1;
 	r = real_sendto(fd, buf, sizeof(h) + data + pay, flags,
 			(struct sockaddr *)&un,
 			to_un((const struct sockaddr_in *)mh->msg_name, &un));
 	free(buf);
+	if (mapping && r < 0) {
+		/* as RDS: the region of a send that failed is gone */
+		int e = errno, k = region_of(h.dest);
+
+		if (k >= 0)
+			atomic_store(&regions[k].state, R_FREE);
+		errno = e;
+	}
+	if (mapping)
+		memcpy((void *)(uintptr_t)map.cookie_addr, &h.dest, sizeof(h.dest));
 	return r < 0 ? r : (ssize_t)pay;
 }
 
+/* Put one SOL_RDS control message into mh (MSG_CTRUNC if it has no room). */
+static void put_cmsg_(struct msghdr *mh, int type, const void *v, size_t len)
+{
+	struct cmsghdr *cm;
+
+	if (mh->msg_control && mh->msg_controllen >= CMSG_SPACE(len)) {
+		cm = CMSG_FIRSTHDR(mh);
+		cm->cmsg_level = SOL_RDS_;
+		cm->cmsg_type = type;
+		cm->cmsg_len = CMSG_LEN(len);
+		memcpy(CMSG_DATA(cm), v, len);
+		mh->msg_controllen = CMSG_SPACE(len);
+	} else {
+		mh->msg_controllen = 0;
+		mh->msg_flags |= MSG_CTRUNC;
+	}
+}
+
 /*
- * The next datagram, if it is an operation or a status: run the operation
- * and answer it, or turn the status into a notice.  Returns 1 with *ret
- * set if it handled the datagram (for the caller to return), 0 if the
- * next datagram is an ordinary message.
+ * Run the operation h (data: what a write brings) on this process's
+ * region, and answer the initiator, at un, with a status datagram.
+ */
+static void run_op(int fd, const struct op_hdr *h, const uint8_t *data,
+		   const struct sockaddr_un *un, socklen_t unlen)
+{
+	static ssize_t (*real_sendto)(int, const void *, size_t, int,
+				      const struct sockaddr *, socklen_t);
+	const char *f = getenv("FAKE_RDS_RDMA_FAIL");
+	const char *c = getenv("FAKE_RDS_RDMA_CORRUPT");
+	unsigned long nth = atomic_fetch_add(&executed, 1) + 1, nth_rw = 0;
+	uint8_t *at = region_at(h->cookie, h->addr, h->bytes);
+	size_t rlen = sizeof(*h) + (h->kind == OP_WRITE ? 0 : h->bytes);
+	struct op_hdr s = *h;
+	uint8_t *rep = malloc(rlen);
+
+	if (!real_sendto)
+		real_sendto = (ssize_t (*)(int, const void *, size_t, int,
+					   const struct sockaddr *, socklen_t))
+			dlsym(RTLD_NEXT, "sendto");
+	if (!rep)
+		abort();
+	if (h->kind != OP_FADD)
+		nth_rw = atomic_fetch_add(&executed_rw, 1) + 1;
+	if (f && strtoul(f, NULL, 10) == nth)
+		at = NULL;
+	s.kind = OP_STATUS;
+	s.flags = h->kind;	/* what the status is for */
+	s.status = at ? 0 : REMOTE_ERROR_;
+	s.notify = !!(h->flags & RDMA_NOTIFY_ME_);
+	if (at && h->kind == OP_WRITE)
+		memcpy(at, data, h->bytes);
+	else if (at && h->kind == OP_READ)
+		memcpy(rep + sizeof(s), at, h->bytes);
+	else if (at && h->kind == OP_FADD) {
+		uint64_t old = __atomic_fetch_add((uint64_t *)at, h->add,
+						  __ATOMIC_SEQ_CST);
+
+		memcpy(rep + sizeof(s), &old, 8);
+	}
+	if (at && nth_rw && c && strtoul(c, NULL, 10) == nth_rw)
+		(h->kind == OP_WRITE ? at : rep + sizeof(s))[h->bytes / 2] ^= 0x5a;
+	/* the message arrives after its operation: use-once is used */
+	region_used(h->cookie);
+	memcpy(rep, &s, sizeof(s));
+	/*
+	 * Blocking: the initiator keeps reading its notices.  A write
+	 * nobody is to hear of needs no status.
+	 */
+	if (s.notify || h->kind != OP_WRITE)
+		real_sendto(fd, rep, rlen, 0, (const struct sockaddr *)un, unlen);
+	free(rep);
+}
+
+/*
+ * The next datagram, if it is an operation, a status or a message with a
+ * cookie: run the operation and answer it, turn the status into a notice.
+ * Returns 1 with *ret set if it handled the datagram (for the caller to
+ * return), 2 if it consumed one with nothing for the caller (for the
+ * caller to look at the next), 0 if the next datagram is an ordinary
+ * message.
  */
 static int rdma_recv(ssize_t (*real)(int, struct msghdr *, int), int fd,
 		     struct msghdr *mh, int flags, ssize_t *ret)
 {
-	static ssize_t (*real_sendto)(int, const void *, size_t, int,
-				      const struct sockaddr *, socklen_t);
 	struct sockaddr_un un;
 	struct op_hdr h;
 	struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
@@ -381,10 +581,6 @@ static int rdma_recv(ssize_t (*real)(int, struct msghdr *, int), int fd,
 	uint8_t *buf, *data;
 	ssize_t n;
 
-	if (!real_sendto)
-		real_sendto = (ssize_t (*)(int, const void *, size_t, int,
-					   const struct sockaddr *, socklen_t))
-			dlsym(RTLD_NEXT, "sendto");
 	n = real(fd, &pm, (flags & MSG_DONTWAIT) | MSG_PEEK | MSG_TRUNC);
 	if (n < 0) {
 		*ret = n;
@@ -409,71 +605,38 @@ static int rdma_recv(ssize_t (*real)(int, struct msghdr *, int), int fd,
 	data = buf + sizeof(h);
 	if (h.kind == OP_STATUS) {
 		struct notify_ nt = { .user_token = h.token, .status = h.status };
-		struct cmsghdr *cm;
 
 		if (!h.status && h.flags == OP_READ)
 			iov_copy(h.local_addr, h.nr_local, data, 1);
 		else if (!h.status && h.flags == OP_FADD)
 			memcpy((void *)(uintptr_t)h.local_addr, data, 8);
-		if (mh->msg_control && mh->msg_controllen >= CMSG_SPACE(sizeof(nt))) {
-			cm = CMSG_FIRSTHDR(mh);
-			cm->cmsg_level = SOL_RDS_;
-			cm->cmsg_type = CMSG_RDMA_STATUS_;
-			cm->cmsg_len = CMSG_LEN(sizeof(nt));
-			memcpy(CMSG_DATA(cm), &nt, sizeof(nt));
-			mh->msg_controllen = CMSG_SPACE(sizeof(nt));
-			mh->msg_flags = 0;
-		} else {
-			mh->msg_controllen = 0;
-			mh->msg_flags = MSG_CTRUNC;
-		}
 		free(buf);
+		if (!h.notify)
+			return 2;	/* it only brought the data */
+		mh->msg_flags = 0;
+		put_cmsg_(mh, CMSG_RDMA_STATUS_, &nt, sizeof(nt));
 		*ret = 0;
 		return 1;
 	} else {
-		const char *f = getenv("FAKE_RDS_RDMA_FAIL");
-		unsigned long nth = atomic_fetch_add(&executed, 1) + 1;
-		uint8_t *at = region_at(h.cookie, h.addr, h.bytes);
-		size_t rlen = sizeof(h) + (h.kind == OP_WRITE ? 0 : h.bytes);
-		struct op_hdr s = h;
-		uint8_t *rep = malloc(rlen);
 		uint8_t *pay = data + (h.kind == OP_WRITE ? h.bytes : 0);
 		struct sockaddr_in in;
 		size_t k;
 
-		if (!rep)
-			abort();
-		if (f && strtoul(f, NULL, 10) == nth)
-			at = NULL;
-		s.kind = OP_STATUS;
-		s.flags = h.kind;	/* what the status is for */
-		s.status = at ? 0 : REMOTE_ERROR_;
-		if (at && h.kind == OP_WRITE)
-			memcpy(at, data, h.bytes);
-		else if (at && h.kind == OP_READ)
-			memcpy(rep + sizeof(s), at, h.bytes);
-		else if (at && h.kind == OP_FADD) {
-			uint64_t old = __atomic_fetch_add((uint64_t *)at, h.add,
-							  __ATOMIC_SEQ_CST);
-
-			memcpy(rep + sizeof(s), &old, 8);
-		}
-		memcpy(rep, &s, sizeof(s));
-		/* blocking: the initiator keeps reading its notices */
-		real_sendto(fd, rep, rlen, 0, (struct sockaddr *)&un, pm.msg_namelen);
-		free(rep);
+		if (h.kind != OP_MSG)
+			run_op(fd, &h, data, &un, pm.msg_namelen);
 		if (h.flags & RDMA_SILENT_) {
 			/* nothing for the application, as if nothing came */
 			free(buf);
-			*ret = -1;
-			errno = EAGAIN;
-			return 1;
+			return 2;
 		}
 		/* and the message the operation rode on */
 		k = h.paylen < mh->msg_iov[0].iov_len ? h.paylen : mh->msg_iov[0].iov_len;
 		memcpy(mh->msg_iov[0].iov_base, pay, k);
 		mh->msg_flags = k < h.paylen ? MSG_TRUNC : 0;
-		mh->msg_controllen = 0;
+		if (h.has_dest)
+			put_cmsg_(mh, CMSG_RDMA_DEST_, &h.dest, sizeof(h.dest));
+		else
+			mh->msg_controllen = 0;
 		to_in(&un, pm.msg_namelen, &in);
 		memcpy(mh->msg_name, &in, mh->msg_namelen < sizeof(in) ?
 		       mh->msg_namelen : sizeof(in));
@@ -584,8 +747,14 @@ ssize_t recvmsg(int fd, struct msghdr *mh, int flags)
 			dlsym(RTLD_NEXT, "recvmsg");
 	if (!is_fake(fd) || !mh->msg_name)
 		return real(fd, mh, flags);
-	if (rdma_used && rdma_recv(real, fd, mh, flags, &r))
-		return r;
+	while (*rdma_used) {
+		int k = rdma_recv(real, fd, mh, flags, &r);
+
+		if (k == 1)
+			return r;
+		if (k == 0)
+			break;
+	}
 	name = mh->msg_name;
 	nlen = mh->msg_namelen;
 	mh->msg_name = &un;

@@ -8,13 +8,16 @@ struct shared *shm;
 volatile sig_atomic_t interrupted;
 int go_pipe[2] = { -1, -1 };
 int report_pipe[2] = { -1, -1 };
-uint8_t *pattern;	/* reference payload, cfg.size bytes */
+uint8_t *pattern;	/* reference payload, cfg.size bytes (reqresp: and
+			 * cfg.ack_size) */
 
 struct config cfg = {
 	.mode = M_NONE,
 	.family = -1,
 	.size = 64,
 	.window = 16,
+	.rdma_size = 64u << 10,
+	.ack_size = 64,
 	.duration = 2.0,
 	.warmup = 0.5,
 	.timeout = 10.0,
@@ -46,6 +49,12 @@ static void usage(FILE *f)
 "             from the RDS_CMSG_RDMA_STATUS notices\n"
 "  atomic     the same with fetch-and-adds of 1 on an 8-byte word;\n"
 "             operations/s\n"
+"  reqresp    --threads clients keep --window requests (default 4) of --size\n"
+"             bytes (default 4k) outstanding on one server, each mapping a\n"
+"             --rdma-size buffer (RDS_CMSG_RDMA_MAP); the server answers each\n"
+"             with an --ack-size response whose RDMA writes (--rr-op read:\n"
+"             reads) the buffer, as rds-stress does; transactions/s, MB/s\n"
+"             of RDMA, RTT p50/p99/p999\n"
 "\n"
 "Options:\n"
 "  -f, --family N      address family (default: " RDS_DOCA_FAMILY_PARAM "\n"
@@ -58,15 +67,19 @@ static void usage(FILE *f)
 "                      sending/client end sends to\n"
 "  -s, --size BYTES    message size, 1..1m; suffixes k (1024), m (1048576)\n"
 "                      (default 64; rdma-write and rdma-read: the size of\n"
-"                      each operation, default 64k; atomic: always 8)\n"
+"                      each operation, default 64k; atomic: always 8;\n"
+"                      reqresp: the request's, 16..1m, default 4k)\n"
 "  -W, --window N      RDMA modes: operations each initiator keeps\n"
-"                      outstanding, 1..%d (default 16)\n"
+"                      outstanding, 1..%d (default 16); reqresp: requests\n"
+"                      each client keeps outstanding (default 4)\n"
 "  -d, --duration T    measured time, seconds (or 500ms) (default 2)\n"
-"  -n, --count N       measure N messages (stream), round trips (pingpong)\n"
-"                      or operations per initiator instead of a duration\n"
+"  -n, --count N       measure N messages (stream), round trips (pingpong),\n"
+"                      operations per initiator or transactions per client\n"
+"                      (reqresp) instead of a duration\n"
 "  -w, --warmup T      unmeasured time after the first message (default 0.5)\n"
-"  -t, --threads N     senders (stream), clients (pingpong) or initiators,\n"
-"                      each with its own socket, 1..%d (default 1)\n"
+"  -t, --threads N     senders (stream), clients (pingpong, reqresp) or\n"
+"                      initiators, each with its own socket, 1..%d\n"
+"                      (default 1)\n"
 "  -j, --json FILE     append one JSON object per result to FILE\n"
 "  -l, --label TEXT    free text stored with the result\n"
 "  -T, --transport N   setsockopt(SO_RDS_TRANSPORT, N) before bind\n"
@@ -93,6 +106,17 @@ static void usage(FILE *f)
 "      --silent        RDMA modes: RDS_RDMA_SILENT operations on empty\n"
 "                      messages; nothing is delivered to the target, which\n"
 "                      checks only its memory at the end\n"
+"      --rdma-size BYTES\n"
+"                      reqresp: bytes each response RDMA moves, 1..1m\n"
+"                      (default 64k)\n"
+"      --ack-size BYTES\n"
+"                      reqresp: the response's size, 16..1m (default 64)\n"
+"      --rr-op OP      reqresp: write (default) or read: the server writes\n"
+"                      into the client's buffer, or reads it\n"
+"      --notify        reqresp: RDS_RDMA_NOTIFY_ME on the server's RDMA; it\n"
+"                      reaps the notices and counts failed operations\n"
+"                      (implied by --verify, which then also checks the\n"
+"                      bytes every RDMA moved)\n"
 "  -h, --help          show this help\n"
 "\n"
 "Exit status: 0 ok, 1 run failed, 2 bad usage, 3 finished but bad messages\n"
@@ -219,6 +243,7 @@ static void default_family(void)
 enum {
 	O_SADDR = 256, O_DADDR, O_SNDBUF, O_RCVBUF, O_TIMEOUT, O_RETRY,
 	O_BLOCKING, O_INPROC, O_VERIFY, O_SILENT, O_INFLIGHT, O_INFLIGHT_MSGS,
+	O_RDMA_SIZE, O_ACK_SIZE, O_RR_OP, O_NOTIFY,
 };
 
 static const struct {
@@ -231,8 +256,10 @@ static const struct {
 	{ "rdma-write", M_RDMA_WRITE },
 	{ "rdma-read", M_RDMA_READ },
 	{ "atomic", M_ATOMIC },
+	{ "reqresp", M_REQRESP },
 };
-#define MODE_LIST	"stream, pingpong, probe, rdma-write, rdma-read or atomic"
+#define MODE_LIST	"stream, pingpong, probe, rdma-write, rdma-read, atomic " \
+			"or reqresp"
 
 static void parse_args(int argc, char **argv)
 {
@@ -262,6 +289,10 @@ static void parse_args(int argc, char **argv)
 		{ "inproc",	no_argument,	   NULL, O_INPROC },
 		{ "verify",	no_argument,	   NULL, O_VERIFY },
 		{ "silent",	no_argument,	   NULL, O_SILENT },
+		{ "rdma-size",	required_argument, NULL, O_RDMA_SIZE },
+		{ "ack-size",	required_argument, NULL, O_ACK_SIZE },
+		{ "rr-op",	required_argument, NULL, O_RR_OP },
+		{ "notify",	no_argument,	   NULL, O_NOTIFY },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -331,6 +362,7 @@ static void parse_args(int argc, char **argv)
 				usage_error("invalid --window '%s': expected 1..%d "
 					    "operations", optarg, MAX_WINDOW);
 			cfg.window = (unsigned)v;
+			cfg.window_set = true;
 			break;
 		case 'j':
 			if (!*optarg)
@@ -392,6 +424,36 @@ static void parse_args(int argc, char **argv)
 		case O_SILENT:
 			cfg.silent = true;
 			break;
+		case O_RDMA_SIZE:
+			if (!parse_bytes(optarg, &v) || v < 1 ||
+			    v > RDS_DOCA_MAX_RDMA_SIZE)
+				usage_error("invalid --rdma-size '%s': expected 1..%u "
+					    "bytes, optionally with a k or m suffix (4k, "
+					    "64k, 1m)", optarg, RDS_DOCA_MAX_RDMA_SIZE);
+			cfg.rdma_size = (uint32_t)v;
+			break;
+		case O_ACK_SIZE:
+			/* the response echoes the request's header */
+			if (!parse_bytes(optarg, &v) || v < sizeof(struct rr_hdr) ||
+			    v > MAX_MSG)
+				usage_error("invalid --ack-size '%s': expected %zu..%u "
+					    "bytes (the response carries a %zu-byte "
+					    "header)", optarg, sizeof(struct rr_hdr),
+					    MAX_MSG, sizeof(struct rr_hdr));
+			cfg.ack_size = (uint32_t)v;
+			break;
+		case O_RR_OP:
+			if (!strcmp(optarg, "read"))
+				cfg.rr_read = true;
+			else if (!strcmp(optarg, "write"))
+				cfg.rr_read = false;
+			else
+				usage_error("invalid --rr-op '%s': expected read or "
+					    "write", optarg);
+			break;
+		case O_NOTIFY:
+			cfg.notify = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -419,6 +481,16 @@ static void parse_args(int argc, char **argv)
 		cfg.size = sizeof(uint64_t);
 	} else if (rdma_mode() && !cfg.size_set) {
 		cfg.size = 64u << 10;
+	} else if (cfg.mode == M_REQRESP) {
+		/* rds-stress -q 4096 -d 4 */
+		if (!cfg.size_set)
+			cfg.size = 4u << 10;
+		if (cfg.size < sizeof(struct rr_hdr))
+			usage_error("reqresp: --size %u cannot hold the %zu-byte "
+				    "request header", cfg.size,
+				    sizeof(struct rr_hdr));
+		if (!cfg.window_set)
+			cfg.window = 4;
 	}
 
 	if (!saddr_set) {
@@ -437,12 +509,15 @@ static void parse_args(int argc, char **argv)
 	if (!rdma_mode() && cfg.sndbuf < cfg.size)
 		usage_error("--sndbuf %" PRIu64 " is smaller than one %u-byte message",
 			    cfg.sndbuf, cfg.size);
+	if (cfg.mode == M_REQRESP && cfg.sndbuf < cfg.ack_size)
+		usage_error("--sndbuf %" PRIu64 " is smaller than one %u-byte "
+			    "response", cfg.sndbuf, cfg.ack_size);
 }
 
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
-	uint32_t i;
+	uint32_t i, plen;
 	int rc;
 
 	parse_args(argc, argv);
@@ -463,8 +538,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memset(shm, 0, sizeof(*shm));
-	pattern = xmalloc(cfg.size);
-	for (i = 0; i < cfg.size; i++)
+	/* reqresp's responses take their payload from it too */
+	plen = cfg.mode == M_REQRESP && cfg.ack_size > cfg.size ?
+	       cfg.ack_size : cfg.size;
+	pattern = xmalloc(plen);
+	for (i = 0; i < plen; i++)
 		pattern[i] = (uint8_t)(i * 131u + 7u);
 
 	if (cfg.mode == M_PROBE)

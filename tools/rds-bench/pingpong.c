@@ -38,7 +38,7 @@ void echo_server(int fd)
 	free(buf);
 }
 
-static void add_sample(struct active_arg *a, uint64_t v)
+void add_sample(struct active_arg *a, uint64_t v)
 {
 	if (a->nsamples == a->cap) {
 		size_t nc = a->cap ? a->cap * 2 : 65536;

@@ -24,7 +24,6 @@
 #define CARRIER_LEN		sizeof(uint64_t)
 #define TOKEN_SLOT_BITS		16	/* user_token: sequence << 16 | slot */
 #define NOTICE_BATCH		64	/* notices one recvmsg() may return */
-#define REGION_ALIGN		4096
 
 /* The target's cookie, in the first message it sends to an initiator. */
 struct rdma_hello {
@@ -58,18 +57,20 @@ const char *mode_name(void)
 		return "rdma-read";
 	case M_ATOMIC:
 		return "atomic";
+	case M_REQRESP:
+		return "reqresp";
 	default:
 		return "?";
 	}
 }
 
 /* Errors that mean "no RDMA here" rather than "something went wrong". */
-static bool no_rdma_errno(int e)
+bool no_rdma_errno(int e)
 {
 	return e == EOPNOTSUPP || e == ENOPROTOOPT || e == ENODEV;
 }
 
-static const char *rdma_hint(int e)
+const char *rdma_hint(int e)
 {
 	switch (e) {
 	case EOPNOTSUPP:
@@ -149,8 +150,8 @@ int target_register(int fd, char *err, size_t errlen, bool *unsup)
 	return 0;
 }
 
-/* Which initiator a carrier came from (-1: none of ours). */
-static int initiator_of(const struct sockaddr_in *from)
+/* Which initiator (reqresp: client) a message came from (-1: none of ours). */
+int initiator_of(const struct sockaddr_in *from)
 {
 	int k;
 

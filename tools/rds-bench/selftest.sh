@@ -6,8 +6,8 @@
 # kernel; the end-to-end runs use fake-rds.so (an LD_PRELOAD stand-in that
 # maps made-up families, 250 and 251, to AF_UNIX datagram sockets) to
 # exercise the processes, port exchange, stop handling, message checks,
-# JSON output, the RDMA modes (fake-rds.so runs the operations) and
-# compare.sh, and fake-perftest.sh (standing in for perftest, rdma and
+# JSON output, the RDMA modes and reqresp (fake-rds.so runs the
+# operations) and compare.sh, and fake-perftest.sh (standing in for perftest, rdma and
 # ip) to exercise perftest-bench.sh and ib-compare.sh.
 # Prints TAP; ends with "N passed, N failed".
 
@@ -51,7 +51,9 @@ for bad in "" "bogus" "stream pingpong" "--size 4x stream" "--size 2m stream" \
 	   "--sndbuf 32k --size 64k stream" "--bogus stream" "-z stream" \
 	   "stream --size" "rdma" "--window 0 rdma-write" \
 	   "--window 4097 rdma-read" "--window x atomic" "--size 16 atomic" \
-	   "--size 2m rdma-write"; do
+	   "--size 2m rdma-write" "--size 15 reqresp" "--ack-size 15 reqresp" \
+	   "--ack-size 2m reqresp" "--rdma-size 0 reqresp" "--rdma-size 2m reqresp" \
+	   "--rr-op send reqresp" "reqresp --rr-op" "--sndbuf 1k --ack-size 4k reqresp"; do
 	# shellcheck disable=SC2086
 	expect 2 "rejects: '$bad'" -- "$B" $bad
 	grep_out "Try 'rds-bench --help'" "explains: '$bad'"
@@ -60,7 +62,9 @@ for good in "64" "4k" "64K" "1m" "1M" "4KiB" "1048576"; do
 	# usage is fine, so this gets as far as socket() on an unused family
 	expect 1 "accepts --size $good" -- "$B" --family $FAM --size "$good" probe
 done
-for good in "rdma-write" "--size 1m rdma-read" "--window 4096 atomic" "--size 8 atomic"; do
+for good in "rdma-write" "--size 1m rdma-read" "--window 4096 atomic" "--size 8 atomic" \
+	    "reqresp" "--size 16 --ack-size 16 --rdma-size 1 reqresp" \
+	    "--rr-op read --notify --rdma-size 1m reqresp"; do
 	# shellcheck disable=SC2086
 	expect 1 "accepts '$good'" -- "$B" --family $FAM $good
 done
@@ -146,6 +150,61 @@ assert u["reason"].startswith("setsockopt(SOL_RDS, RDS_GET_MR, 65536 bytes): Ope
 ' "$RJ"; then ok "RDMA JSON content"; else nok "RDMA JSON content"; fi
 fi
 
+# reqresp: requests map a buffer, each response RDMAs it (in the client)
+QJ=$T/rr.jsonl
+expect 0 "reqresp" -- run reqresp -d 0.3 -w 0.1 --json "$QJ"
+grep_out "reqresp    fam 250 size 4096    thr 1  win 4    write 65536 .* tx/s .* MB/s   p50 " \
+	"reqresp line: 4k requests, window 4, 64k RDMA writes by default"
+grep_out "stale 0, bad len 0 data 0 seq 0 rdma 0, rdma failed 0" "reqresp: requests and responses check out"
+expect 0 "reqresp --verify, 2 clients" -- run reqresp -d 0.3 -w 0.1 -t 2 --verify --json "$QJ"
+grep_out "bad len 0 data 0 seq 0 rdma 0, rdma failed 0" "reqresp --verify: every write brought its request's bytes"
+expect 0 "reqresp --rr-op read --verify, inproc" -- run reqresp -d 0.3 -w 0.1 --rr-op read --verify \
+	--inproc --rdma-size 4k --json "$QJ"
+grep_out "win 4    read  4096 .*bad len 0 data 0 seq 0 rdma 0, rdma failed 0" \
+	"reqresp --verify: every read fetched the client's bytes"
+expect 0 "reqresp count, window 1, --notify" -- run reqresp -n 300 -w 0 -W 1 --notify --ack-size 16 \
+	--size 16 --json "$QJ"
+grep_out "n 300 in" "reqresp count honoured"
+grep_out "responses \([0-9]*\), notices \1," "reqresp --notify: a notice for every response"
+# rrenv VAR=VALUE [OPTIONS]: a reqresp run with one more setting of the stand-in
+rrenv() {
+	_e=$1
+	shift
+	env "$_e" LD_PRELOAD="$FAKE" FAKE_RDS_FAMILY=$FAM "$B" --family $FAM reqresp -d 0.3 -w 0.1 "$@"
+}
+expect 3 "reqresp --verify: a damaged write is found" -- rrenv FAKE_RDS_RDMA_CORRUPT=40 --verify
+grep_out "rdma 1, rdma failed 0" "... counted as one bad RDMA"
+grep_out "WARNING: wrong data: a client's buffer" "... and named"
+expect 3 "reqresp --verify: a damaged read is found" -- rrenv FAKE_RDS_RDMA_CORRUPT=40 --verify --rr-op read
+grep_out "rdma 1, rdma failed 0" "... counted as one bad RDMA"
+expect 3 "reqresp --verify: a write that did not happen is found" -- rrenv FAKE_RDS_RDMA_FAIL=40 --verify
+grep_out "rdma 1, rdma failed 1" "... and its failure counted"
+expect 3 "reqresp --notify: a failed write is counted" -- rrenv FAKE_RDS_RDMA_FAIL=40 --notify
+grep_out "completed with status 1 (RDS_RDMA_REMOTE_ERROR)" "... and named"
+expect 4 "reqresp without RDMA: exit 4" -- rrenv FAKE_RDS_NO_RDMA=$FAM --json "$QJ"
+grep_out "reqresp    fam 250 size 4096    unsupported: client 0: sendmsg(4096 bytes, RDS_CMSG_RDMA_MAP of 65536): Operation not supported" \
+	"says unsupported, and why"
+if command -v python3 >/dev/null 2>&1; then
+	if python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert [(x["mode"], x["rr_op"]) for x in r] == [("reqresp", "write")] * 2 + [("reqresp", "read")] + [("reqresp", "write")] * 2
+for x in r[:4]:
+    assert x["ok"] is True and x["supported"] is True and x["transactions"] > 0 and x["tx_per_s"] > 0
+    assert x["completed"] == x["issued"] == x["requests"] == x["responses"] >= x["transactions"]
+    assert abs(x["mb_per_s"] - x["tx_per_s"] * x["rdma_size"] / 1e6) < 1e-3 * x["mb_per_s"]
+    assert 0 < x["rtt_p50_us"] <= x["rtt_p99_us"] <= x["rtt_p999_us"] <= x["rtt_max_us"]
+    assert x["bad_len"] == x["bad_data"] == x["rdma_bad"] == x["rdma_failed"] == x["no_cookie"] == 0
+    assert x["notices"] == (x["responses"] if x["notify"] else 0)
+assert r[0]["size"] == 4096 and r[0]["window"] == 4 and r[0]["rdma_size"] == 65536 and r[0]["ack_size"] == 64
+assert r[0]["notify"] is False and r[1]["verify"] is True and r[1]["notify"] is True and r[1]["threads"] == 2
+assert r[2]["rdma_size"] == 4096 and r[2]["inproc"] is True
+assert r[3]["transactions"] == 300 and r[3]["window"] == 1 and r[3]["size"] == 16 and r[3]["ack_size"] == 16
+u = r[4]
+assert u["ok"] is False and u["supported"] is False and u["rdma_size"] == 65536 and "RDS_CMSG_RDMA_MAP" in u["reason"]
+' "$QJ"; then ok "reqresp JSON content"; else nok "reqresp JSON content"; fi
+fi
+
 # losses are detected, and nothing hangs
 DROP=500
 expect 3 "stream with losses exits 3" -- run stream -d 0.3 -w 0.1
@@ -217,6 +276,31 @@ if [ "$(grep -c '"window":8' "$T/c2/runs.jsonl")" -eq 8 ] &&
 else
 	nok "compare.sh passes --window; medians.tsv counts unsupported runs"
 fi
+
+# compare.sh with reqresp: a cell per RDMA size, requests of --rr-size
+LD_PRELOAD=$FAKE FAKE_RDS_FAMILY=$FAM,251 expect 0 "compare.sh reqresp" -- \
+	"$HERE/compare.sh" --bench "$B" --rounds 2 --modes reqresp --rdma-sizes "4k 64k" --rr-size 1k \
+	--window 2 --duration 0.2 --warmup 0.05 --out "$T/c5" x:$FAM y:251
+grep_out "workload   size         A tx/s     A MB/s        B tx/s     B MB/s      A/B" "compare.sh: a tx/s table"
+grep_out "^reqresp    64k  *[0-9][0-9]* .* [0-9]*\.[0-9][0-9]  *[0-9]*%$" "compare.sh: a reqresp cell with its ratio"
+if [ "$(grep -c '"mode":"reqresp".*"size":1024,.*"window":2,.*"rr_op":"write"' "$T/c5/runs.jsonl")" -eq 8 ]; then
+	ok "compare.sh passes --rr-size and --window to reqresp"
+else
+	nok "compare.sh passes --rr-size and --window to reqresp"
+fi
+if command -v python3 >/dev/null 2>&1; then
+	if python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+c = {(r["mode"], r["size"]): r for r in s["results"]}
+assert sorted(c) == [("reqresp", 4096), ("reqresp", 65536)]
+for r in c.values():
+    assert r["ratio"] > 0 and r["a"]["runs"] == 2 and r["b"]["runs"] == 2
+    assert abs(r["ratio"] - r["a"]["tx_per_s"] / r["b"]["tx_per_s"]) < 1e-2 * r["ratio"]
+    assert r["a"]["rtt_p50_us"] > 0 and r["b"]["rtt_p99_us"] >= r["b"]["rtt_p50_us"]
+' "$T/c5/summary.json"; then ok "compare.sh reqresp summary.json"; else nok "compare.sh reqresp summary.json"; fi
+fi
+expect 2 "compare.sh: bad --rr-size" -- "$HERE/compare.sh" --rr-size 4x x:$FAM y:251
 
 # --local/--peer: the sending end binds one address and sends to the other
 expect 0 "--local/--peer" -- run probe --local 192.0.2.2 --peer 192.0.2.1
@@ -334,6 +418,21 @@ HOW=fail
 expect 1 "failing client" -- pt $IBA -n 100 stream
 grep_out "Failed to complete run_iter" "shows what the client said"
 HOW=""
+
+# perftest has no reqresp: its cells say unsupported, and nothing fails
+: > "$FD/args"
+LD_PRELOAD=$FAKE FAKE_RDS_FAMILY=$FAM PATH=$FB:$PATH FAKE_PERFTEST_DIR=$FD expect 0 \
+	"compare.sh reqresp against perftest" -- "$HERE/compare.sh" --bench "$B" --rounds 1 \
+	--modes reqresp --duration 0.2 --warmup 0.05 --saddr 192.0.2.2 --daddr 192.0.2.1 \
+	--out "$T/c6" x:$FAM v:perftest
+grep_out "^reqresp    64k  *[0-9][0-9]* .* -  *-  *-  .* (unsupported: B)" "the perftest cell is unsupported"
+grep_out "1 of 2 runs unsupported" "... counted as such, not as a failure"
+if grep -q '"spec":"v:perftest".*"supported":false,"reason":"perftest has no request/response workload"' "$T/c6/runs.jsonl" &&
+   ! grep -q "^ib_\(write\|read\|send\)_bw" "$FD/args"; then
+	ok "... without running perftest"
+else
+	nok "... without running perftest"
+fi
 
 # --- ib-compare.sh: four specs through compare.sh ----------------------
 # like Soft-RoCE: Linux RDS (250) has no RDMA on it
