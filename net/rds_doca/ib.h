@@ -57,7 +57,8 @@
 
 /*
  * Cookies a connection remembers the peer's answer for (direct-mapped),
- * and control messages (MR_REQ, MR_ANS, MR_REVOKE) waiting for a credit.
+ * and control messages (MR_REQ, MR_ANS, MR_GRANT, MR_REVOKE) waiting for a
+ * credit.
  */
 #define RDSD_IB_GRANTS		64
 #define RDSD_IB_CTL_RING	16
@@ -82,6 +83,15 @@
  * when nobody answers), in all and of the connections one user's sends
  * made; beyond either an attempt waits for its next turn.
  */
+/*
+ * Memory regions a device keeps for reuse once invalidated, by capacity:
+ * RDSD_IB_MR_CACHE of each power of two from RDSD_IB_MR_MIN_PAGES pages
+ * up, RDSD_IB_MR_CLASSES of them (16 to 512 pages).
+ */
+#define RDSD_IB_MR_MIN_PAGES	16
+#define RDSD_IB_MR_CLASSES	6
+#define RDSD_IB_MR_CACHE	8
+
 #define RDSD_IB_MAX_ATTEMPTS	64
 #define RDSD_IB_USER_ATTEMPTS	16
 
@@ -104,6 +114,10 @@
  * @reg_cq: its completion queue.
  * @reg_key: key byte of the next registration.
  * @mrs: regions registered with the device (struct rdsd_ib_mr.item).
+ * @mr_cache: invalidated memory regions kept for the next registrations,
+ *	by capacity class (ib_mr.c); @reg_mutex.  Emptied when the device
+ *	goes, before its protection domain.
+ * @mr_cached: entries of each class of @mr_cache.
  */
 struct rdsd_ib_dev {
 	struct list_head	node;
@@ -121,6 +135,8 @@ struct rdsd_ib_dev {
 	struct ib_cq		*reg_cq;
 	u8			reg_key;
 	struct list_head	mrs;
+	struct ib_mr		*mr_cache[RDSD_IB_MR_CLASSES][RDSD_IB_MR_CACHE];
+	u8			mr_cached[RDSD_IB_MR_CLASSES];
 };
 
 /**
@@ -128,6 +144,7 @@ struct rdsd_ib_dev {
  * @item: on @dev->mrs while registered (dev->reg_mutex).
  * @dev: the device, with a reference.
  * @mr: the fast registration memory region, NULL once invalidated.
+ * @mr_class: its capacity class in dev->mr_cache, -1 for none.
  * @rkey: its remote key, for good.
  * @revoked: peers were told to forget @rkey (dev->reg_mutex).
  * @sgt: the region's pages, mapped for DMA while @mapped.
@@ -141,6 +158,7 @@ struct rdsd_ib_mr {
 	struct list_head	item;
 	struct rdsd_ib_dev	*dev;
 	struct ib_mr		*mr;
+	s8			mr_class;
 	u32			rkey;
 	bool			revoked;
 	struct sg_table		sgt;
@@ -324,12 +342,14 @@ struct rdsd_ib_credits {
  *	message waits too (in this ring or in the connection's queue).
  * @op_wait_head: next free entry of @op_wait (free running).
  * @op_wait_tail: oldest waiting entry (free running).
- * @grants: the peer's answers to our MR_REQs on this queue pair, by
- *	hash of the cookie; an answer evicts the entry it lands on.
+ * @grants: the peer's answers to our MR_REQs on this queue pair, and the
+ *	keys it sent ahead of its cookies (MR_GRANT), by hash of the
+ *	cookie; each evicts the entry it lands on.
  * @ctl: control messages to send, oldest first: answers to the peer's
  *	MR_REQ (one at most: a correct peer waits for it), our MR_REQ (one
- *	at most), and revocations (while two entries stay free).  Data
- *	waits until they went.
+ *	at most), keys sent ahead (while half the entries stay free) and
+ *	revocations (while two entries stay free).  Data waits until they
+ *	went.
  * @ctl_head: next free entry of @ctl (free running).
  * @ctl_tail: oldest entry (free running).
  * @revoke_all: a revocation found @ctl full: after it drains, the peer is
@@ -571,6 +591,7 @@ bool rdsd_ib_mr_grant(struct rdsd_ib_conn *tp, struct rdsd_mr *mr,
 int rdsd_ib_op_resolve(struct rdsd_ib_conn *tp, struct rdsd_msg *msg);
 void rdsd_ib_grant_used(struct rdsd_ib_conn *tp, const struct rdsd_op *op);
 void rdsd_ib_mr_revoke(struct rdsd_ib_conn *tp, struct rdsd_mr *mr);
+void rdsd_ib_mr_grant_ahead(struct rdsd_ib_conn *tp, struct rdsd_msg *msg);
 int rdsd_ib_mr_recv(struct rdsd_ib_conn *tp, const struct rdsd_wire_info *info,
 		    bool *kick);
 

@@ -225,9 +225,63 @@ static int rdsd_ib_reg_post(struct rdsd_ib_dev *dev, struct ib_send_wr *wr)
 }
 
 /*
- * Take @imr off its device: invalidate, deregister, unmap.  An
- * invalidation that fails still ends with the memory region destroyed,
- * which a device refuses to reach.  dev->reg_mutex held.
+ * A memory region able to map @npages pages: one the device keeps, else a
+ * new one.  Allocating and destroying a region costs more than a
+ * registration on some devices (Soft-RoCE) and a region is registered for
+ * every RDS_CMSG_RDMA_MAP, so invalidated regions are kept, a few of each
+ * power-of-two capacity, and registered again under a new key.
+ * dev->reg_mutex held.
+ */
+static struct ib_mr *rdsd_ib_mr_alloc(struct rdsd_ib_dev *dev, u32 npages,
+				      s8 *cls)
+{
+	u32 pages = max_t(u32, roundup_pow_of_two(npages),
+			  RDSD_IB_MR_MIN_PAGES);
+	int c = ilog2(pages) - ilog2(RDSD_IB_MR_MIN_PAGES);
+
+	lockdep_assert_held(&dev->reg_mutex);
+	if (c >= RDSD_IB_MR_CLASSES || pages > dev->max_frmr_pages) {
+		*cls = -1;
+		return ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, npages);
+	}
+	*cls = c;
+	if (dev->mr_cached[c])
+		return dev->mr_cache[c][--dev->mr_cached[c]];
+	return ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, pages);
+}
+
+/*
+ * Done with @mr of class @cls: keep it if it was invalidated (@clean) and
+ * its class has room, else destroy it.  dev->reg_mutex held.
+ */
+static void rdsd_ib_mr_recycle(struct rdsd_ib_dev *dev, struct ib_mr *mr,
+			       int cls, bool clean)
+{
+	lockdep_assert_held(&dev->reg_mutex);
+	if (clean && cls >= 0 && !READ_ONCE(dev->dying) &&
+	    dev->mr_cached[cls] < RDSD_IB_MR_CACHE) {
+		dev->mr_cache[cls][dev->mr_cached[cls]++] = mr;
+		return;
+	}
+	ib_dereg_mr(mr);
+}
+
+/* Destroy the regions the device keeps; dev->reg_mutex held. */
+static void rdsd_ib_mr_cache_drain(struct rdsd_ib_dev *dev)
+{
+	int c;
+
+	lockdep_assert_held(&dev->reg_mutex);
+	for (c = 0; c < RDSD_IB_MR_CLASSES; c++)
+		while (dev->mr_cached[c])
+			ib_dereg_mr(dev->mr_cache[c][--dev->mr_cached[c]]);
+}
+
+/*
+ * Take @imr off its device: invalidate, unmap, and keep the memory region
+ * for another registration or destroy it.  An invalidation that fails
+ * still ends with the memory region destroyed, which a device refuses to
+ * reach.  dev->reg_mutex held.
  */
 static void rdsd_ib_mr_drop(struct rdsd_ib_mr *imr)
 {
@@ -237,12 +291,14 @@ static void rdsd_ib_mr_drop(struct rdsd_ib_mr *imr)
 	lockdep_assert_held(&dev->reg_mutex);
 	WRITE_ONCE(imr->rkey, 0);	/* given to no peer from now on */
 	if (imr->mr) {
+		bool clean = false;
+
 		if (!list_empty(&imr->item)) {
 			inv.opcode = IB_WR_LOCAL_INV;
 			inv.ex.invalidate_rkey = imr->mr->rkey;
-			rdsd_ib_reg_post(dev, &inv);
+			clean = !rdsd_ib_reg_post(dev, &inv);
 		}
-		ib_dereg_mr(imr->mr);
+		rdsd_ib_mr_recycle(dev, imr->mr, imr->mr_class, clean);
 		imr->mr = NULL;
 	}
 	list_del_init(&imr->item);
@@ -303,7 +359,7 @@ static int rdsd_ib_mr_setup(struct rdsd_ib_mr *imr, struct rdsd_mr *mr,
 	if (ret)
 		return ret;
 	imr->mapped = true;
-	imr->mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, mr->npages);
+	imr->mr = rdsd_ib_mr_alloc(dev, mr->npages, &imr->mr_class);
 	if (IS_ERR(imr->mr)) {
 		ret = PTR_ERR(imr->mr);
 		imr->mr = NULL;
@@ -451,7 +507,7 @@ void rdsd_ib_mr_release(struct rdsd_mr *mr)
  * @dev: the device, marked dying.
  *
  * The regions stay with their sockets, out of the device's reach; the
- * registration queue pair goes too.
+ * memory regions kept for reuse and the registration queue pair go too.
  */
 void rdsd_ib_mr_dev_remove(struct rdsd_ib_dev *dev)
 {
@@ -460,6 +516,7 @@ void rdsd_ib_mr_dev_remove(struct rdsd_ib_dev *dev)
 	mutex_lock(&dev->reg_mutex);
 	list_for_each_entry_safe(imr, tmp, &dev->mrs, item)
 		rdsd_ib_mr_drop(imr);
+	rdsd_ib_mr_cache_drain(dev);
 	rdsd_ib_reg_qp_destroy(dev);
 	mutex_unlock(&dev->reg_mutex);
 }
@@ -646,8 +703,66 @@ out:
 	return ret;
 }
 
+/**
+ * rdsd_ib_mr_grant_ahead - send a cookie's device key ahead of its message
+ * @tp: the connection @msg goes on.
+ * @msg: a message that tells the peer of a region of its sender's
+ *	(RDS_CMSG_RDMA_MAP or RDS_CMSG_RDMA_DEST).
+ *
+ * The peer's socket is told of the region to use it, most often at once,
+ * in the operation of its answer: asking for the key then (MR_REQ) would
+ * cost a round trip, with one request at a time, before the operation.
+ * So the key goes first, in an MR_GRANT: the answer the peer would get for
+ * the socket @msg is addressed to, given by the same rules
+ * (rdsd_ib_mr_grant()), queued on @ctl like an answer and sent before the
+ * message, and followed by any revocation as an answer is.  A region that
+ * may not be granted so (another socket's cookie named by
+ * RDS_CMSG_RDMA_DEST, a region on another device) is left to MR_REQ, and
+ * so is everything while @ctl is half full.  Once per message: a queue
+ * pair that comes after the grant's is asked.  Process or softirq
+ * context, send_lock not held.
+ */
+void rdsd_ib_mr_grant_ahead(struct rdsd_ib_conn *tp, struct rdsd_msg *msg)
+{
+	struct rdsd_conn *conn = tp->conn;
+	const struct rdsd_mr_peer peer = {
+		.saddr = conn->faddr, .sport = msg->dport,
+		.daddr = conn->laddr, .dport = msg->sport,
+	};
+	struct rdsd_wire_info ans = {
+		.type = RDSD_WIRE_MR_GRANT,
+		.rdma_cookie = msg->rdma_dest,
+		.dport = msg->sport,
+	};
+	struct rdsd_mr *mr;
+
+	if (!msg->rdma_dest || !msg->dport ||
+	    test_and_set_bit(RDSD_MSG_GRANTED, &msg->flags))
+		return;
+	mr = rdsd_mr_find(conn->rn, msg->rdma_dest);
+	if (!mr)
+		return;
+	if (rdsd_ib_mr_grant(tp, mr, &peer, &ans)) {
+		spin_lock_bh(&tp->send_lock);
+		if (tp->tx_ready &&
+		    tp->ctl_head - tp->ctl_tail < RDSD_IB_CTL_RING / 2) {
+			/* rdsd_ib_mr_revoke() sees this, or we see it dead */
+			WRITE_ONCE(mr->granted, true);
+			if (!READ_ONCE(mr->dead)) {
+				trace_rdsd_mr_answer(conn, ans.rdma_cookie,
+						     ntohs(ans.dport), true);
+				rdsd_ib_ctl_push(tp, &ans);
+				rdsd_stat_inc(conn->rn, rdma_grant_ahead);
+			}
+		}
+		spin_unlock_bh(&tp->send_lock);
+	}
+	rdsd_mr_put(mr);
+}
+
 /*
- * The peer answered our MR_REQ, or revoked grants: remember, or forget.
+ * The peer answered our MR_REQ, sent a key ahead of a cookie, or revoked
+ * grants: remember, or forget.
  * Returns 0, true in *@kick when an operation waits for the answer, or
  * -EPROTO for an answer nobody asked for.  send_lock held.
  */
@@ -667,6 +782,15 @@ static int rdsd_ib_mr_heard(struct rdsd_ib_conn *tp,
 			g->cookie = 0;
 		return 0;
 	}
+	if (info->type == RDSD_WIRE_MR_GRANT) {
+		/*
+		 * The peer's word on its own region: believed as an answer
+		 * is, and it can only evict another entry of @grants.
+		 */
+		trace_rdsd_mr_answered(tp->conn, info->rdma_cookie,
+				       ntohs(info->dport), info->rdma_key);
+		goto remember;
+	}
 	if (!tp->req_out || info->rdma_cookie != tp->req_cookie ||
 	    info->dport != tp->req_dport)
 		return -EPROTO;
@@ -678,6 +802,7 @@ static int rdsd_ib_mr_heard(struct rdsd_ib_conn *tp,
 		tp->denied = info->rdma_cookie;
 		return 0;
 	}
+remember:
 	g = rdsd_ib_grant_slot(tp, info->rdma_cookie);
 	*g = (struct rdsd_ib_grant) {
 		.cookie = info->rdma_cookie,
@@ -691,8 +816,8 @@ static int rdsd_ib_mr_heard(struct rdsd_ib_conn *tp,
 }
 
 /*
- * An MR_REQ, MR_ANS or MR_REVOKE came; true in *@kick when an operation
- * waited for it.  Returns 0, or -EPROTO when the peer broke the rules.
+ * An MR_REQ, MR_ANS, MR_GRANT or MR_REVOKE came; true in *@kick when an
+ * operation waited for it.  Returns 0, or -EPROTO when the peer broke the rules.
  * Softirq.
  */
 int rdsd_ib_mr_recv(struct rdsd_ib_conn *tp, const struct rdsd_wire_info *info,

@@ -175,6 +175,7 @@ static int rdsd_ib_recv_one(struct rdsd_ib_conn *tp, const void *payload,
 	case RDSD_WIRE_MR_REQ:
 	case RDSD_WIRE_MR_ANS:
 	case RDSD_WIRE_MR_REVOKE:
+	case RDSD_WIRE_MR_GRANT:
 		if (!first)
 			return -EPROTO;
 		sum->mr = *info;

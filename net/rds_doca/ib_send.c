@@ -855,6 +855,7 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	int status, ret;
 	bool post_op;
 
+	rdsd_ib_mr_grant_ahead(tp, msg);
 again:
 	post_op = rdsd_ib_op_pending(msg);
 	rdsd_ib_msg_info(msg, post_op, &info);

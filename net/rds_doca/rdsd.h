@@ -245,6 +245,7 @@ enum {
 	RDSD_MSG_ON_CONN,	/* on conn->send_queue or conn->retrans */
 	RDSD_MSG_SENT,		/* handed to the transport (on conn->retrans) */
 	RDSD_MSG_SILENT,	/* RDS_RDMA_SILENT: counts, is not delivered */
+	RDSD_MSG_GRANTED,	/* its cookie's key went ahead of it (ib_mr.c) */
 };
 
 /**

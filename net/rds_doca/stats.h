@@ -47,6 +47,7 @@ struct rdsd_stats {
 	u64	conn_reset;
 	u64	send_drop_closed;
 	u64	conn_attempt_wait;
+	u64	rdma_grant_ahead;
 	struct {
 		u64	ops;
 		u64	bytes;

@@ -105,7 +105,7 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 	    (i.flags & (RDSD_WIRE_F_RDMA_DEST | RDSD_WIRE_F_RDMA_USED |
 			RDSD_WIRE_F_SILENT)))
 		return -EPROTO;
-	if (i.type != RDSD_WIRE_MR_ANS &&
+	if (i.type != RDSD_WIRE_MR_ANS && i.type != RDSD_WIRE_MR_GRANT &&
 	    (i.flags & (RDSD_WIRE_F_MR_RO | RDSD_WIRE_F_MR_ONCE)))
 		return -EPROTO;
 
@@ -113,6 +113,7 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 	case RDSD_WIRE_MR_REQ:
 	case RDSD_WIRE_MR_ANS:
 	case RDSD_WIRE_MR_REVOKE:
+	case RDSD_WIRE_MR_GRANT:
 		/* one per receive buffer, no payload, no message */
 		if (i.frag_off || i.frag_len)
 			return -EBADMSG;
@@ -132,6 +133,8 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 			break;
 		}
 		/* a grant names the region's length; a refusal nothing */
+		if (i.type == RDSD_WIRE_MR_GRANT && !i.rdma_key)
+			return -EPROTO;
 		if (i.rdma_key ? !i.len || i.len > RDS_DOCA_MAX_MR_SIZE :
 		    i.len || i.sport ||
 		    (i.flags & (RDSD_WIRE_F_MR_RO | RDSD_WIRE_F_MR_ONCE)))

@@ -17,7 +17,7 @@
 #include <linux/types.h>
 
 #define RDSD_WIRE_MAGIC		0x52445344	/* "RDSD" */
-#define RDSD_WIRE_VERSION	3
+#define RDSD_WIRE_VERSION	4
 
 /* rdsd_wire_hdr.type */
 enum rdsd_wire_type {
@@ -29,6 +29,7 @@ enum rdsd_wire_type {
 	RDSD_WIRE_MR_REQ = 6,	/* which device key does a cookie stand for? */
 	RDSD_WIRE_MR_ANS = 7,	/* the answer: a key and the region's rights */
 	RDSD_WIRE_MR_REVOKE = 8, /* forget what a cookie resolved to */
+	RDSD_WIRE_MR_GRANT = 9,	/* an MR_ANS nobody asked for, ahead of a cookie */
 	__RDSD_WIRE_TYPE_MAX,
 };
 
@@ -40,8 +41,8 @@ enum rdsd_wire_type {
 #define RDSD_WIRE_F_RDMA_DEST	0x0010	/* @rdma_cookie names a sender's region */
 #define RDSD_WIRE_F_RDMA_USED	0x0020	/* an operation used region @rdma_key */
 #define RDSD_WIRE_F_SILENT	0x0040	/* counts, but is not delivered */
-#define RDSD_WIRE_F_MR_RO	0x0080	/* MR_ANS: the region is read-only */
-#define RDSD_WIRE_F_MR_ONCE	0x0100	/* MR_ANS: good for one operation */
+#define RDSD_WIRE_F_MR_RO	0x0080	/* MR_ANS, MR_GRANT: region is read-only */
+#define RDSD_WIRE_F_MR_ONCE	0x0100	/* MR_ANS, MR_GRANT: good for one op */
 #define RDSD_WIRE_F_ALL		0x01ff
 
 /**
@@ -55,23 +56,26 @@ enum rdsd_wire_type {
  * @ack: highest sequence number the sender has delivered, valid with
  *	RDSD_WIRE_F_ACK_VALID.
  * @len: total payload length of the message, at most 1 MiB; in a granting
- *	MR_ANS the region's length instead (no payload follows).
+ *	MR_ANS and in MR_GRANT the region's length instead (no payload
+ *	follows).
  * @frag_off: offset of this fragment's payload in the message.
  * @frag_len: payload bytes following this header.
  * @sport: source port; in MR_REQ the port of the socket that asks, in
- *	MR_ANS the only port the grant is good for, 0 for any.
- * @dport: destination port; in MR_REQ and MR_ANS the port the operation
- *	is addressed to, the region owner's.
+ *	MR_ANS and MR_GRANT the only port the grant is good for, 0 for any.
+ * @dport: destination port; in MR_REQ, MR_ANS and MR_GRANT the port the
+ *	operation is addressed to, the region owner's.
  * @credits: receive buffers the sender posted since it last said so.
  * @reserved: zero.
  * @rdma_cookie: DATA: with RDSD_WIRE_F_RDMA_DEST, a cookie of the sender's
  *	the receiver is told of (RDS_CMSG_RDMA_DEST); else zero.  MR_REQ,
- *	MR_ANS: the cookie asked about (never zero).  MR_REVOKE: the cookie
+ *	MR_ANS: the cookie asked about (never zero).  MR_GRANT: the cookie
+ *	a DATA message that follows names (never zero).  MR_REVOKE: the cookie
  *	no longer good, or zero for every cookie the sender granted.
  * @rdma_key: DATA: with RDSD_WIRE_F_RDMA_USED, the cookie key of the
  *	receiver's region an RDMA or atomic operation riding on this message
  *	used before it: a RDS_RDMA_USE_ONCE region is freed on arrival.
  *	MR_ANS: the device's remote key of the region, zero for a refusal.
+ *	MR_GRANT: the device's remote key of the region, never zero.
  *	Else zero.
  * @reserved2: zero.
  */
@@ -122,7 +126,7 @@ enum rdsd_ib_reject {
 	RDSD_IB_REJ_NOTREADY,	/* no connection can be made now */
 };
 
-#define RDSD_IB_CM_VERSION	3
+#define RDSD_IB_CM_VERSION	4
 
 /**
  * struct rdsd_ib_cm_data - rdma_cm private data of REQ, REP and REJ

@@ -172,7 +172,7 @@ static void mr_base(struct rdsd_wire_hdr *h, size_t *rcvd, u8 type)
 	h->seq = 0;
 	*rcvd = sizeof(*h);
 	h->rdma_cookie = cpu_to_be64(0x123456780abcULL);
-	if (type == RDSD_WIRE_MR_ANS) {
+	if (type == RDSD_WIRE_MR_ANS || type == RDSD_WIRE_MR_GRANT) {
 		/* a grant by default */
 		h->rdma_key = htonl(0x4321);
 		h->len = htonl(4096);
@@ -219,6 +219,26 @@ WIRE_MUTATOR(w_mr_grant_no_len, MR_GRANT; h->len = 0)
 WIRE_MUTATOR(w_mr_grant_huge, MR_GRANT; h->len = htonl((1 << 20) + 1))
 WIRE_MUTATOR(w_mr_grant_max, MR_GRANT; h->len = htonl(1 << 20))
 WIRE_MUTATOR(w_mr_grant_no_cookie, MR_GRANT; h->rdma_cookie = 0)
+WIRE_MUTATOR(w_mr_ahead_ok,
+	     MR_BASE(RDSD_WIRE_MR_GRANT); h->flags |= htons(RDSD_WIRE_F_MR_ONCE))
+WIRE_MUTATOR(w_mr_ahead_ro,
+	     MR_BASE(RDSD_WIRE_MR_GRANT); h->flags |= htons(RDSD_WIRE_F_MR_RO))
+WIRE_MUTATOR(w_mr_ahead_no_key, MR_BASE(RDSD_WIRE_MR_GRANT); h->rdma_key = 0)
+WIRE_MUTATOR(w_mr_ahead_refusal,
+	     MR_BASE(RDSD_WIRE_MR_GRANT); h->rdma_key = 0; h->len = 0;
+	     h->sport = 0)
+WIRE_MUTATOR(w_mr_ahead_no_len, MR_BASE(RDSD_WIRE_MR_GRANT); h->len = 0)
+WIRE_MUTATOR(w_mr_ahead_huge,
+	     MR_BASE(RDSD_WIRE_MR_GRANT); h->len = htonl((1 << 20) + 1))
+WIRE_MUTATOR(w_mr_ahead_no_cookie,
+	     MR_BASE(RDSD_WIRE_MR_GRANT); h->rdma_cookie = 0)
+WIRE_MUTATOR(w_mr_ahead_no_dport, MR_BASE(RDSD_WIRE_MR_GRANT); h->dport = 0)
+WIRE_MUTATOR(w_mr_ahead_payload,
+	     MR_BASE(RDSD_WIRE_MR_GRANT); h->frag_len = htonl(8); *rcvd += 8)
+WIRE_MUTATOR(w_mr_ahead_seq,
+	     MR_BASE(RDSD_WIRE_MR_GRANT); h->seq = cpu_to_be64(3))
+WIRE_MUTATOR(w_mr_ahead_type,
+	     MR_BASE(RDSD_WIRE_MR_GRANT); h->type = RDSD_WIRE_MR_GRANT + 1)
 WIRE_MUTATOR(w_mr_deny_ok, MR_DENY)
 WIRE_MUTATOR(w_mr_deny_len, MR_DENY; h->len = htonl(5))
 WIRE_MUTATOR(w_mr_deny_port, MR_DENY; h->sport = htons(7))
@@ -258,6 +278,17 @@ static const struct wire_case wire_cases[] = {
 	{ "grant over 1 MiB", w_mr_grant_huge, -EPROTO },
 	{ "grant of 1 MiB", w_mr_grant_max, 0 },
 	{ "grant without a cookie", w_mr_grant_no_cookie, -EPROTO },
+	{ "key ahead of a cookie", w_mr_ahead_ok, 0 },
+	{ "read-only key ahead", w_mr_ahead_ro, 0 },
+	{ "key ahead without a key", w_mr_ahead_no_key, -EPROTO },
+	{ "refusal ahead of a cookie", w_mr_ahead_refusal, -EPROTO },
+	{ "key ahead of an empty region", w_mr_ahead_no_len, -EPROTO },
+	{ "key ahead of a region over 1 MiB", w_mr_ahead_huge, -EPROTO },
+	{ "key ahead without a cookie", w_mr_ahead_no_cookie, -EPROTO },
+	{ "key ahead for port 0", w_mr_ahead_no_dport, -EPROTO },
+	{ "key ahead with payload", w_mr_ahead_payload, -EBADMSG },
+	{ "key ahead with a sequence number", w_mr_ahead_seq, -EPROTO },
+	{ "type after the last", w_mr_ahead_type, -EPROTO },
 	{ "refusal", w_mr_deny_ok, 0 },
 	{ "refusal with a length", w_mr_deny_len, -EPROTO },
 	{ "refusal naming a port", w_mr_deny_port, -EPROTO },

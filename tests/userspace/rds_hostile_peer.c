@@ -43,8 +43,8 @@
 
 /* The wire protocol, as net/rds_doca/wire.h and ib.h define it. */
 #define WIRE_MAGIC	0x52445344	/* "RDSD" */
-#define WIRE_VERSION	3
-#define CM_VERSION	3
+#define WIRE_VERSION	4
+#define CM_VERSION	4
 #define T_DATA		1
 #define T_ACK		2
 #define T_CONG		3
