@@ -118,6 +118,7 @@
  *	by capacity class (ib_mr.c); @reg_mutex.  Emptied when the device
  *	goes, before its protection domain.
  * @mr_cached: entries of each class of @mr_cache.
+ * @mr_cache_key0: key byte of each cached region's first registration.
  */
 struct rdsd_ib_dev {
 	struct list_head	node;
@@ -137,6 +138,7 @@ struct rdsd_ib_dev {
 	struct list_head	mrs;
 	struct ib_mr		*mr_cache[RDSD_IB_MR_CLASSES][RDSD_IB_MR_CACHE];
 	u8			mr_cached[RDSD_IB_MR_CLASSES];
+	u8			mr_cache_key0[RDSD_IB_MR_CLASSES][RDSD_IB_MR_CACHE];
 };
 
 /**
@@ -145,6 +147,8 @@ struct rdsd_ib_dev {
  * @dev: the device, with a reference.
  * @mr: the fast registration memory region, NULL once invalidated.
  * @mr_class: its capacity class in dev->mr_cache, -1 for none.
+ * @mr_key0: the key byte of @mr's first registration.
+ * @mr_reused: @mr came from dev->mr_cache.
  * @rkey: its remote key, for good.
  * @revoked: peers were told to forget @rkey (dev->reg_mutex).
  * @sgt: the region's pages, mapped for DMA while @mapped.
@@ -159,6 +163,8 @@ struct rdsd_ib_mr {
 	struct rdsd_ib_dev	*dev;
 	struct ib_mr		*mr;
 	s8			mr_class;
+	u8			mr_key0;
+	bool			mr_reused;
 	u32			rkey;
 	bool			revoked;
 	struct sg_table		sgt;

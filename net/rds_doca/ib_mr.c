@@ -30,8 +30,11 @@
  * region tells every peer host that was given the key to forget it
  * (MR_REVOKE), before the key is invalidated.  The low byte of the
  * device key, the part ib_update_fast_reg_key() sets, turns with every
- * registration on the device, so a key a peer still holds does not reach
- * a later region in the same slot of the device's table.
+ * registration of the memory region, so a key a peer still holds does not
+ * reach a later region through the same memory region: a memory region
+ * the device keeps for reuse is destroyed once it went through its 256
+ * key bytes (rdsd_ib_mr_alloc()), and a new one starts at the device's
+ * next byte.
  *
  * Addresses: the device address of the region's byte 0 is the cookie's
  * offset, so a peer's remote address (cookie offset + its address) means
@@ -225,15 +228,19 @@ static int rdsd_ib_reg_post(struct rdsd_ib_dev *dev, struct ib_send_wr *wr)
 }
 
 /*
- * A memory region able to map @npages pages: one the device keeps, else a
- * new one.  Allocating and destroying a region costs more than a
- * registration on some devices (Soft-RoCE) and a region is registered for
- * every RDS_CMSG_RDMA_MAP, so invalidated regions are kept, a few of each
- * power-of-two capacity, and registered again under a new key.
- * dev->reg_mutex held.
+ * A memory region able to map @npages pages for @imr: one the device
+ * keeps, else a new one.  Allocating and destroying a region costs more
+ * than a registration on some devices (Soft-RoCE) and a region is
+ * registered for every RDS_CMSG_RDMA_MAP, so invalidated regions are
+ * kept, a few of each power-of-two capacity, and registered again under
+ * the next key byte of their own (rdsd_ib_mr_post_reg()): a region's
+ * remote key does not come back before its 256 key bytes were used, and
+ * then the region is destroyed rather than kept (rdsd_ib_mr_recycle()),
+ * so a key a peer kept past a free never reaches a later region through
+ * the same memory region.  dev->reg_mutex held.
  */
-static struct ib_mr *rdsd_ib_mr_alloc(struct rdsd_ib_dev *dev, u32 npages,
-				      s8 *cls)
+static struct ib_mr *rdsd_ib_mr_alloc(struct rdsd_ib_dev *dev,
+				      struct rdsd_ib_mr *imr, u32 npages)
 {
 	u32 pages = max_t(u32, roundup_pow_of_two(npages),
 			  RDSD_IB_MR_MIN_PAGES);
@@ -241,26 +248,41 @@ static struct ib_mr *rdsd_ib_mr_alloc(struct rdsd_ib_dev *dev, u32 npages,
 
 	lockdep_assert_held(&dev->reg_mutex);
 	if (c >= RDSD_IB_MR_CLASSES || pages > dev->max_frmr_pages) {
-		*cls = -1;
-		return ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, npages);
+		c = -1;
+		pages = npages;
+	} else if (dev->mr_cached[c]) {
+		u8 n = --dev->mr_cached[c];
+
+		imr->mr_class = c;
+		imr->mr_key0 = dev->mr_cache_key0[c][n];
+		imr->mr_reused = true;
+		return dev->mr_cache[c][n];
 	}
-	*cls = c;
-	if (dev->mr_cached[c])
-		return dev->mr_cache[c][--dev->mr_cached[c]];
+	imr->mr_class = c;
+	imr->mr_key0 = dev->reg_key++;
+	imr->mr_reused = false;
 	return ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, pages);
 }
 
 /*
- * Done with @mr of class @cls: keep it if it was invalidated (@clean) and
- * its class has room, else destroy it.  dev->reg_mutex held.
+ * Done with @imr's memory region: keep it if it was invalidated (@clean),
+ * has a key byte it did not use yet and its class has room, else destroy
+ * it.  dev->reg_mutex held.
  */
-static void rdsd_ib_mr_recycle(struct rdsd_ib_dev *dev, struct ib_mr *mr,
-			       int cls, bool clean)
+static void rdsd_ib_mr_recycle(struct rdsd_ib_dev *dev, struct rdsd_ib_mr *imr,
+			       bool clean)
 {
+	struct ib_mr *mr = imr->mr;
+	int cls = imr->mr_class;
+	u8 n;
+
 	lockdep_assert_held(&dev->reg_mutex);
 	if (clean && cls >= 0 && !READ_ONCE(dev->dying) &&
+	    (u8)(ib_inc_rkey(mr->rkey) & 0xff) != imr->mr_key0 &&
 	    dev->mr_cached[cls] < RDSD_IB_MR_CACHE) {
-		dev->mr_cache[cls][dev->mr_cached[cls]++] = mr;
+		n = dev->mr_cached[cls]++;
+		dev->mr_cache[cls][n] = mr;
+		dev->mr_cache_key0[cls][n] = imr->mr_key0;
 		return;
 	}
 	ib_dereg_mr(mr);
@@ -298,7 +320,7 @@ static void rdsd_ib_mr_drop(struct rdsd_ib_mr *imr)
 			inv.ex.invalidate_rkey = imr->mr->rkey;
 			clean = !rdsd_ib_reg_post(dev, &inv);
 		}
-		rdsd_ib_mr_recycle(dev, imr->mr, imr->mr_class, clean);
+		rdsd_ib_mr_recycle(dev, imr, clean);
 		imr->mr = NULL;
 	}
 	list_del_init(&imr->item);
@@ -334,7 +356,9 @@ static int rdsd_ib_mr_post_reg(struct rdsd_ib_mr *imr, struct rdsd_mr *mr,
 	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
 	if (!(mr->flags & RDSD_MR_READ_ONLY))
 		reg.access |= IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC;
-	ib_update_fast_reg_key(imr->mr, dev->reg_key++);
+	ib_update_fast_reg_key(imr->mr, imr->mr_reused ?
+			       ib_inc_rkey(imr->mr->rkey) & 0xff :
+			       imr->mr_key0);
 	reg.key = imr->mr->rkey;
 	ret = rdsd_ib_reg_post(dev, &reg.wr);
 	if (!ret)
@@ -359,7 +383,7 @@ static int rdsd_ib_mr_setup(struct rdsd_ib_mr *imr, struct rdsd_mr *mr,
 	if (ret)
 		return ret;
 	imr->mapped = true;
-	imr->mr = rdsd_ib_mr_alloc(dev, mr->npages, &imr->mr_class);
+	imr->mr = rdsd_ib_mr_alloc(dev, imr, mr->npages);
 	if (IS_ERR(imr->mr)) {
 		ret = PTR_ERR(imr->mr);
 		imr->mr = NULL;
