@@ -28,6 +28,7 @@
 #include <linux/rds_doca.h>
 #include <linux/sched/clock.h>
 #include <linux/time.h>
+#include <net/busy_poll.h>
 #include <net/sock.h>
 
 #include "rdsd.h"
@@ -184,6 +185,41 @@ static bool rdsd_recv_ready(struct rdsd_sock *rs)
 	       !list_empty_careful(&rs->notify_queue);
 }
 
+/*
+ * Busy polling: with SO_BUSY_POLL (or net.core.busy_read) set, a blocking
+ * recvmsg() that finds its queue empty watches it for up to that many
+ * microseconds before it sleeps, so a message that comes soon is taken
+ * without a wake-up.  The spin yields to anything else that wants the CPU
+ * (cond_resched()) and ends on a signal.  Messages are delivered by the
+ * transport's own context as always (the sender, or the softirq of a
+ * completion), so it is the queue that is watched.  poll() and select()
+ * spin the same way by themselves: the socket layer marks the socket as
+ * able to (POLL_BUSY_LOOP) while SO_BUSY_POLL is set, and with
+ * net.core.busy_poll they call rdsd_poll() again until it reports
+ * something or the time is up.  Returns true when there is something to
+ * receive.
+ */
+static bool rdsd_recv_busy_wait(struct rdsd_sock *rs)
+{
+	struct sock *sk = &rs->sk;
+	unsigned long start;
+
+	if (!sk_can_busy_loop(sk))
+		return false;
+	start = busy_loop_current_time();
+	do {
+		if (rdsd_recv_ready(rs)) {
+			rdsd_stat_inc(rdsd_sk_net(rs), recv_busy_poll);
+			return true;
+		}
+		if (signal_pending(current))
+			return false;
+		cond_resched();
+		cpu_relax();
+	} while (!sk_busy_loop_timeout(sk, start));
+	return false;
+}
+
 /* A copy to the user failed: put @msg back where it was, at the head. */
 static void rdsd_recv_requeue(struct rdsd_sock *rs, struct rdsd_msg *msg)
 {
@@ -320,6 +356,8 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 			break;
 		if (nonblock)
 			return -EAGAIN;
+		if (rdsd_recv_busy_wait(rs))
+			continue;
 		timeo = rdsd_sk_wait_event(sk, EPOLLIN, rdsd_recv_ready(rs),
 					   timeo);
 		if (timeo <= 0)

@@ -48,6 +48,7 @@ struct rdsd_stats {
 	u64	send_drop_closed;
 	u64	conn_attempt_wait;
 	u64	rdma_grant_ahead;
+	u64	recv_busy_poll;
 	struct {
 		u64	ops;
 		u64	bytes;

@@ -94,6 +94,7 @@ void test_recv_peek(void);
 void test_recv_nonblock(void);
 void test_recv_timeout(void);
 void test_recv_eintr(void);
+void test_recv_busy_poll(void);
 void test_recv_trunc(void);
 void test_recv_flags(void);
 void test_recv_timestamp(void);

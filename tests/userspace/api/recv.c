@@ -197,6 +197,81 @@ void test_recv_eintr(void)
 	close(b);
 }
 
+struct send_arg {
+	int from, to, delay_ms;
+};
+
+static void *send_later(void *p)
+{
+	struct send_arg *s = p;
+
+	sleep_ms(s->delay_ms);
+	send_str(s->from, s->to, "spun");
+	return NULL;
+}
+
+/*
+ * SO_BUSY_POLL: a blocking recv spins for that long before it sleeps and
+ * takes a message that comes meanwhile without sleeping, which
+ * recv_busy_poll counts; the spin ends with the receive timeout or a
+ * signal as a sleep would.  Raising it needs CAP_NET_ADMIN, as on any
+ * socket (sk_setsockopt()).
+ */
+void test_recv_busy_poll(void)
+{
+	struct timeval tv = { 5, 0 };
+	struct kill_arg k = { pthread_self(), 20 };
+	struct send_arg s;
+	uint64_t c0 = 0, c1 = 0;
+	pthread_t t;
+	char buf[16];
+	int a, b, v;
+	long long t0;
+
+	if (!make_pair(&a, &b))
+		return;
+	if (geteuid()) {
+		is_err(set_int(b, SOL_SOCKET, SO_BUSY_POLL, 200000), EPERM,
+		       "raising SO_BUSY_POLL unprivileged -> EPERM");
+		close(a);
+		close(b);
+		return;
+	}
+	/* 200 ms of spinning, far longer than the message takes to come */
+	is_ok(set_int(b, SOL_SOCKET, SO_BUSY_POLL, 200000), "SO_BUSY_POLL 200 ms");
+	ok(get_int(b, SOL_SOCKET, SO_BUSY_POLL, &v) == 0 && v == 200000,
+	   "getsockopt SO_BUSY_POLL returns it");
+	setsockopt(b, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	ok(counter_read(b, "recv_busy_poll", &c0), "counter recv_busy_poll");
+	s = (struct send_arg){ a, b, 20 };
+	pthread_create(&t, NULL, send_later, &s);
+	memset(buf, 0, sizeof(buf));
+	ok(recv(b, buf, sizeof(buf), 0) == 4 && !memcmp(buf, "spun", 4),
+	   "a blocking recv gets a message that comes while it spins");
+	pthread_join(t, NULL);
+	ok(counter_read(b, "recv_busy_poll", &c1) && c1 == c0 + 1,
+	   "recv_busy_poll counts it (taken while spinning)");
+
+	/* nothing comes: the receive timeout still ends the wait */
+	tv = (struct timeval){ 0, 50 * 1000 };
+	setsockopt(b, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	t0 = now_ms();
+	is_err(recv(b, buf, sizeof(buf), 0), ETIMEDOUT,
+	       "spinning, then the timeout: ETIMEDOUT");
+	ok(now_ms() - t0 < ARRIVE_MS, "the spin is bounded");
+
+	/* a signal during the spin interrupts it */
+	tv = (struct timeval){ 5, 0 };
+	setsockopt(b, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	install_sigusr1();
+	pthread_create(&t, NULL, kill_later, &k);
+	is_err(recv(b, buf, sizeof(buf), 0), EINTR,
+	       "a signal interrupts a spinning recv with EINTR");
+	pthread_join(t, NULL);
+	close(a);
+	close(b);
+}
+
 void test_recv_trunc(void)
 {
 	char msg[100], buf[200];
