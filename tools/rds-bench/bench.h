@@ -53,6 +53,7 @@
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -72,6 +73,7 @@
 
 #define PROG			"rds-bench"
 #define MAX_THREADS		64
+#define MAX_SOCKETS		64	/* per sender / client (--sockets) */
 #define MAX_MSG			RDS_DOCA_MAX_MSG_SIZE	/* 1 MiB */
 #define HDR_MAGIC		0x52445342u		/* "RDSB" */
 #define NSEC			1000000000ull
@@ -99,9 +101,11 @@ struct config {
 	double duration, warmup, timeout;
 	uint64_t count;
 	int threads;
+	int sockets;			/* stream, pingpong: per thread */
 	const char *json;
 	const char *label;
 	int transport;			/* -1: leave the default */
+	int busy_poll;			/* SO_BUSY_POLL, -1: leave it */
 	uint64_t sndbuf, rcvbuf;
 	uint64_t max_inflight;		/* bytes, all senders; 0: no limit */
 	uint64_t max_inflight_msgs;	/* messages, all senders; 0: no limit */
@@ -183,6 +187,8 @@ struct shared {
 	_Atomic int failed;
 	_Atomic uint64_t heartbeat;	/* measuring end's last sign of life */
 	struct end_stats snd[MAX_THREADS];	/* senders / ping clients */
+	/* stream: the port of every sending socket, a sender's together */
+	uint16_t sock_port[MAX_THREADS * MAX_SOCKETS];
 	struct end_stats srv;			/* echo server */
 	struct rx_seen seen[MAX_THREADS];	/* stream in-flight window */
 	struct rx_result rx;
@@ -212,17 +218,17 @@ struct report {
 enum { PH_FIRST, PH_WARM, PH_MEAS };
 
 struct src_state {
+	bool used;		/* this slot of the table holds a source */
 	uint32_t addr;
 	uint16_t port;
-	int sidx;		/* sender index, -1 if not one of ours */
+	int sidx;		/* sending socket's index, -1 if not one of ours */
 	bool addr_bad;		/* recvmsg reported an address no sender has */
 	uint64_t next;		/* expected sequence number */
-	uint64_t msgs, bytes;	/* everything received from it */
 };
 
 struct active_arg {
 	int idx;
-	int fd;
+	int fds[MAX_SOCKETS];	/* --sockets of them (other modes: one) */
 	struct sockaddr_in dst;
 	/* pingpong results */
 	uint64_t *samples;

@@ -51,6 +51,8 @@ Options:
   --pp-duration S   measured seconds of a pingpong run (default 1.5)
   --warmup S        unmeasured seconds before each run (default 0.3)
   --threads N       stream senders / pingpong clients (default 1)
+  --sockets N       sockets of every sender / client (rds-bench --sockets,
+                    default 1); above 1, stream and pingpong only
   --addr A          local IPv4 address for both ends (default 127.0.0.1)
   --saddr A         address of the sending/client end (default --addr)
   --daddr A         address of the receiving/server end (default --addr)
@@ -68,8 +70,9 @@ Options:
 
 perftest specs take --saddr/--daddr (an RDMA device must hold them),
 --sizes, --duration and --timeout; they have no warm-up and run one QP
-(--threads must be 1).  perftest has nothing like reqresp: its reqresp
-cells are "unsupported", without a run.
+(--threads must be 1; with --sockets above 1 their cells are
+"unsupported", without a run).  perftest has nothing like reqresp: its
+reqresp cells are "unsupported", without a run.
 
 Output in DIR: runs.jsonl (every run, with side/spec/round added),
 summary.json (medians and ratios), summary.txt (the table), medians.tsv
@@ -107,6 +110,7 @@ DURATION=1.5
 PP_DURATION=1.5
 WARMUP=0.3
 THREADS=1
+SOCKETS=1
 ADDR=127.0.0.1
 SADDR=""
 DADDR=""
@@ -133,6 +137,7 @@ while [ $# -gt 0 ]; do
 	--pp-duration) [ $# -ge 2 ] || die_usage "$1 needs a value"; PP_DURATION=$2; shift 2;;
 	--warmup) [ $# -ge 2 ] || die_usage "$1 needs a value"; WARMUP=$2; shift 2;;
 	--threads) [ $# -ge 2 ] || die_usage "$1 needs a value"; THREADS=$2; shift 2;;
+	--sockets) [ $# -ge 2 ] || die_usage "$1 needs a value"; SOCKETS=$2; shift 2;;
 	--addr) [ $# -ge 2 ] || die_usage "$1 needs a value"; ADDR=$2; shift 2;;
 	--saddr) [ $# -ge 2 ] || die_usage "$1 needs a value"; SADDR=$2; shift 2;;
 	--daddr) [ $# -ge 2 ] || die_usage "$1 needs a value"; DADDR=$2; shift 2;;
@@ -160,11 +165,18 @@ done
 
 if ! is_uint "$ROUNDS" || [ "$ROUNDS" -lt 1 ]; then die_usage "invalid --rounds '$ROUNDS'"; fi
 if ! is_uint "$THREADS" || [ "$THREADS" -lt 1 ]; then die_usage "invalid --threads '$THREADS'"; fi
+if ! is_uint "$SOCKETS" || [ "$SOCKETS" -lt 1 ] || [ "$SOCKETS" -gt 64 ]; then
+	die_usage "invalid --sockets '$SOCKETS': expected 1..64"
+fi
 for v in "$DURATION" "$PP_DURATION" "$WARMUP" "$TIMEOUT"; do
 	is_secs "$v" || die_usage "invalid number of seconds '$v'"
 done
 for m in $MODES; do
 	case "$m" in stream|pingpong|rdma-write|rdma-read|atomic|reqresp) ;; *) die_usage "unknown workload '$m'";; esac
+	# rds-bench refuses it: the other workloads run one socket a thread
+	case "$m" in stream|pingpong) ;; *)
+		[ "$SOCKETS" -eq 1 ] || die_usage "--sockets $SOCKETS: only stream and pingpong run more than one socket per thread, not $m";;
+	esac
 done
 if ! is_uint "${RR_SIZE%[kKmM]}"; then
 	die_usage "invalid --rr-size '$RR_SIZE': expected bytes, optionally with k or m (4k)"
@@ -312,7 +324,9 @@ while [ $i -le $NSPEC ]; do
 done
 echo "rds-bench comparison: $all"
 if [ "$SADDR" = "$DADDR" ]; then where="addr $SADDR"; else where="$SADDR -> $DADDR"; fi
-echo "  kernel $(uname -r), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cpus, $where, rounds $ROUNDS, threads $THREADS"
+socks=""
+[ "$SOCKETS" -eq 1 ] || socks=", sockets $SOCKETS"
+echo "  kernel $(uname -r), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cpus, $where, rounds $ROUNDS, threads $THREADS$socks"
 if [ -r /sys/module/rds_doca/parameters/family ]; then
 	echo "  rds_doca loaded, family $(cat /sys/module/rds_doca/parameters/family)"
 fi
@@ -382,7 +396,7 @@ run_one() { # spec-index mode size round
 	if [ "$_fam" = perftest ]; then
 		_more=""
 	else
-		_more="--warmup $WARMUP --threads $THREADS --timeout $TIMEOUT $BENCH_ARGS"
+		_more="--warmup $WARMUP --threads $THREADS --sockets $SOCKETS --timeout $TIMEOUT $BENCH_ARGS"
 	fi
 	if [ "$_fam" = perftest ] && [ "$_mode" = reqresp ]; then
 		# nothing in perftest maps memory per message: no run, and
@@ -391,6 +405,13 @@ run_one() { # spec-index mode size round
 		printf '{"tool":"compare.sh","label":"%s","mode":"reqresp","size":%s,"rdma_size":%s,"ok":false,"supported":false,"reason":"%s"}\n' \
 			"$_side $_spec r$_round" "$(bytes_of "$RR_SIZE")" "$(bytes_of "$_size")" \
 			"perftest has no request/response workload" > "$TMPJ"
+		_rc=4
+	elif [ "$_fam" = perftest ] && [ "$SOCKETS" -gt 1 ]; then
+		# one QP, one connection: nothing to spread over sockets
+		_line=$(printf '%-10s perftest unsupported: perftest runs one QP (no --sockets)' "$_mode")
+		printf '{"tool":"compare.sh","label":"%s","mode":"%s","size":%s,"sockets":%s,"ok":false,"supported":false,"reason":"%s"}\n' \
+			"$_side $_spec r$_round" "$_mode" "$(bytes_of "$_size")" "$SOCKETS" \
+			"perftest runs one QP (no --sockets)" > "$TMPJ"
 		_rc=4
 	else
 		# shellcheck disable=SC2086
@@ -483,7 +504,7 @@ rm -f "$TMPJ" "$RATES"
 # ---------------------------------------------------------------------
 # Medians and ratios.  Every JSON line is flat, one object per line.
 
-awk -v specs="$SPECS" -v rounds="$ROUNDS" \
+awk -v specs="$SPECS" -v rounds="$ROUNDS" -v threads="$THREADS" -v sockets="$SOCKETS" \
     -v modes="$MODES" -v sizes="$SIZES" -v ppsizes="$PP_SIZES" -v rdmasizes="$RDMA_SIZES" \
     -v sumtxt="$OUT/summary.txt" -v sumjson="$OUT/summary.json" \
     -v tsv="$OUT/medians.tsv" -v dat="$OUT/ratios.dat" '
@@ -571,7 +592,7 @@ END {
 	printf "{\"a\":\"%s\",\"b\":\"%s\",\"specs\":{", A, B > sumjson
 	for (sd = 1; sd <= nsd; sd++)
 		printf "%s\"%s\":\"%s\"", (sd > 1 ? "," : ""), tolower(LET[sd]), SPEC[sd] > sumjson
-	print "},\"rounds\":" rounds ",\"results\":[" > sumjson
+	print "},\"rounds\":" rounds ",\"threads\":" threads ",\"sockets\":" sockets ",\"results\":[" > sumjson
 	print "side\tspec\tmode\tsize\truns\tbad_runs\trate\tmb_per_s\trtt_p50_us\trtt_p99_us\tspread_pct\tsize_label\tunsupported" > tsv
 	first = 1; noisy = 0; ndat = 0; every = ""
 	for (mi = 1; mi <= nm; mi++) {
@@ -693,7 +714,7 @@ fi
 
 echo "results: $OUT (runs.jsonl, summary.json, summary.txt, medians.tsv, log.txt)"
 if [ $unsupported -gt 0 ]; then
-	echo "compare.sh: $unsupported of $total runs unsupported (no RDMA on that family or transport; not counted as failures)"
+	echo "compare.sh: $unsupported of $total runs unsupported (no RDMA on that family or transport, or nothing like it in perftest; not counted as failures)"
 fi
 if [ $missing -gt 0 ]; then
 	echo "compare.sh: $missing of $total reference runs missing: they failed twice or the reference did not work (not counted as failures; details in $LOG)"

@@ -160,7 +160,7 @@ static bool collect_reports(struct end *e, int want, uint16_t *port)
 		if (!r.ok && !r.who && atomic_load(&shm->unsupported)) {
 			ok = false;	/* reported as "unsupported" */
 		} else if (!r.ok) {
-			if (r.who && cfg.threads > 1)
+			if (r.who && cfg.threads * cfg.sockets > 1)
 				fprintf(stderr, PROG ": %s end, socket %d: %s\n",
 					e->name, r.idx, r.msg);
 			else
@@ -195,14 +195,28 @@ static void json_common(FILE *f, const char *mode)
 		(long long)time(NULL));
 	json_str(f, cfg.label);
 	fprintf(f, ",\"mode\":\"%s\",\"family\":%d,\"saddr\":\"%s\",\"daddr\":\"%s\","
-		"\"size\":%u,\"threads\":%d,\"inproc\":%s,\"blocking\":%s,"
-		"\"transport\":%d,\"duration_s\":%.3f,\"warmup_s\":%.3f,"
+		"\"size\":%u,\"threads\":%d,\"sockets\":%d,\"inproc\":%s,\"blocking\":%s,"
+		"\"transport\":%d,\"busy_poll_us\":%d,\"duration_s\":%.3f,"
+		"\"warmup_s\":%.3f,"
 		"\"count\":%" PRIu64 ",\"sndbuf\":%" PRIu64 ",\"rcvbuf\":%" PRIu64
 		",\"max_inflight\":%" PRIu64 ",\"max_inflight_msgs\":%" PRIu64,
 		mode, cfg.family, cfg.saddr_s, cfg.daddr_s, cfg.size, cfg.threads,
-		cfg.inproc ? "true" : "false", cfg.blocking ? "true" : "false",
-		cfg.transport, cfg.duration, cfg.warmup, cfg.count, cfg.sndbuf,
+		cfg.sockets, cfg.inproc ? "true" : "false", cfg.blocking ? "true" : "false",
+		cfg.transport, cfg.busy_poll, cfg.duration, cfg.warmup, cfg.count,
+		cfg.sndbuf,
 		cfg.rcvbuf, cfg.max_inflight, cfg.max_inflight_msgs);
+}
+
+/*
+ * "thr 2" for the result line of stream and pingpong, and with --sockets
+ * "thr 2  socks 8", so that runs with more sockets stand apart.
+ */
+static void thr_text(char *out, size_t len)
+{
+	if (cfg.sockets > 1)
+		snprintf(out, len, "thr %-2d socks %-2d", cfg.threads, cfg.sockets);
+	else
+		snprintf(out, len, "thr %-2d", cfg.threads);
 }
 
 /* Append the text of one JSON line with a single write (O_APPEND). */
@@ -225,7 +239,7 @@ static int report_stream(void)
 	struct rx_result *rx = &shm->rx;
 	uint64_t sent = 0, enobufs = 0, eagain = 0, waits = 0;
 	double rate, mbps;
-	char lbl[300] = "";
+	char lbl[300] = "", thr[40];
 	int i, errs;
 	char *text = NULL;
 	size_t len = 0;
@@ -247,11 +261,12 @@ static int report_stream(void)
 	       rx->bad_addr;
 	if (cfg.label[0])
 		snprintf(lbl, sizeof(lbl), "  [%s]", cfg.label);
-	printf("stream   fam %-2d size %-7u thr %-2d %12.0f msgs/s %10.2f MB/s | "
+	thr_text(thr, sizeof(thr));
+	printf("stream   fam %-2d size %-7u %s %12.0f msgs/s %10.2f MB/s | "
 	       "rx %" PRIu64 " msgs in %.3f s, tx %" PRIu64 ", ENOBUFS %" PRIu64
 	       ", EAGAIN %" PRIu64 ", window %" PRIu64 ", bad len %" PRIu64
 	       " data %" PRIu64 " seq %" PRIu64 "%s\n",
-	       cfg.family, cfg.size, cfg.threads, rate, mbps, rx->msgs, rx->elapsed,
+	       cfg.family, cfg.size, thr, rate, mbps, rx->msgs, rx->elapsed,
 	       sent, enobufs, eagain, waits, rx->bad_len,
 	       rx->bad_data + rx->unknown_src, rx->seq_err, lbl);
 	fflush(stdout);
@@ -289,7 +304,7 @@ static int report_pingpong(void)
 {
 	struct pp_result *pp = &shm->pp;
 	uint64_t enobufs = 0, eagain = 0;
-	char lbl[300] = "";
+	char lbl[300] = "", thr[40];
 	char *text = NULL;
 	size_t len = 0;
 	int i, errs;
@@ -308,11 +323,12 @@ static int report_pingpong(void)
 	errs = pp->bad_len || pp->bad_data || pp->lost;
 	if (cfg.label[0])
 		snprintf(lbl, sizeof(lbl), "  [%s]", cfg.label);
-	printf("pingpong fam %-2d size %-7u thr %-2d %12.0f rt/s   p50 %.1f p99 %.1f "
+	thr_text(thr, sizeof(thr));
+	printf("pingpong fam %-2d size %-7u %s %12.0f rt/s   p50 %.1f p99 %.1f "
 	       "p999 %.1f us | n %" PRIu64 " in %.3f s, min %.1f mean %.1f max %.1f us,"
 	       " lost %" PRIu64 ", stale %" PRIu64 ", bad %" PRIu64 ", ENOBUFS %"
 	       PRIu64 ", EAGAIN %" PRIu64 "%s\n",
-	       cfg.family, cfg.size, cfg.threads, pp->rate, pp->p50, pp->p99,
+	       cfg.family, cfg.size, thr, pp->rate, pp->p50, pp->p99,
 	       pp->p999, pp->rtts, pp->elapsed, pp->min, pp->mean, pp->max,
 	       pp->lost, pp->stale, pp->bad_len + pp->bad_data, enobufs, eagain, lbl);
 	fflush(stdout);
@@ -656,6 +672,43 @@ out:
 	return rc;
 }
 
+/*
+ * The active end holds every sending socket open at once (--inproc: with
+ * the passive end's, in one process): raise the soft open-file limit if
+ * that takes more, or say why the run cannot be made.  Returns 0 or 1.
+ */
+static int check_nofile(void)
+{
+	/* stdio, the pipes, the passive socket, the JSON file, a margin */
+	const rlim_t spare = 32;
+	rlim_t need = (rlim_t)cfg.threads * (rlim_t)cfg.sockets + spare;
+	struct rlimit rl;
+	char hard[24];
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 ||
+	    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) {
+		struct rlimit up = { need, rl.rlim_max };
+
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			return 0;
+	}
+	if (rl.rlim_max == RLIM_INFINITY)
+		snprintf(hard, sizeof(hard), "unlimited");
+	else
+		snprintf(hard, sizeof(hard), "%llu",
+			 (unsigned long long)rl.rlim_max);
+	fprintf(stderr, PROG ": --threads %d x --sockets %d: %llu sockets and "
+		"about %llu other files need an open-file limit of %llu, above "
+		"RLIMIT_NOFILE's %llu (hard limit %s): raise it (ulimit -n %llu) "
+		"or use fewer sockets\n", cfg.threads, cfg.sockets,
+		(unsigned long long)(need - spare), (unsigned long long)spare,
+		(unsigned long long)need, (unsigned long long)rl.rlim_cur, hard,
+		(unsigned long long)need);
+	return 1;
+}
+
 int run_bench(void)
 {
 	bool stream = cfg.mode == M_STREAM;
@@ -671,7 +724,7 @@ int run_bench(void)
 	uint64_t stall = sec2ns(cfg.timeout) + 5 * NSEC;
 	int rc = 0;
 
-	if (preflight(true))
+	if (check_nofile() || preflight(true))
 		return 1;
 	if (pipe(go_pipe) < 0 || pipe(report_pipe) < 0) {
 		fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));

@@ -44,35 +44,46 @@ void run_passive(void)
 
 /*
  * Active end: cfg.threads senders (stream), clients (pingpong, reqresp) or
- * initiators (RDMA modes), each with its own socket.  While they run, this
- * thread forwards the end of the run to them as SIGUSR1 so that blocked
- * sends give up.
+ * initiators (RDMA modes), each with its own socket (stream and pingpong:
+ * cfg.sockets of them).  While they run, this thread forwards the end of
+ * the run to them as SIGUSR1 so that blocked sends give up.
  */
 void run_active(uint16_t dport)
 {
 	struct active_arg *args = calloc((size_t)cfg.threads, sizeof(*args));
 	pthread_t *th = calloc((size_t)cfg.threads, sizeof(*th));
 	bool *started = calloc((size_t)cfg.threads, sizeof(*started));
-	int i, nopen = 0;
+	int i, k, nopen = 0;
 
 	if (!args || !th || !started) {
 		send_report(1, 0, 0, 0, "out of memory");
 		return;
 	}
 	for (i = 0; i < cfg.threads; i++) {
+		args[i].idx = i;
+		for (k = 0; k < MAX_SOCKETS; k++)
+			args[i].fds[k] = -1;
+	}
+	/* one report per thread: its first socket that failed, or its port */
+	for (i = 0; i < cfg.threads; i++) {
 		char err[400];
 		uint16_t port = 0;
 
-		args[i].idx = i;
-		args[i].fd = open_sock(cfg.saddr, &port, err, sizeof(err), NULL, NULL);
-		if (args[i].fd < 0) {
-			send_report(1, i, 0, 0, err);
+		for (k = 0; k < cfg.sockets; k++) {
+			args[i].fds[k] = open_sock(cfg.saddr, &port, err, sizeof(err),
+						   NULL, NULL);
+			if (args[i].fds[k] < 0)
+				break;
+			shm->sock_port[i * cfg.sockets + k] = port;
+		}
+		if (k < cfg.sockets) {
+			send_report(1, i * cfg.sockets + k, 0, 0, err);
 			continue;
 		}
 		nopen++;
-		shm->snd[i].port = port;
+		shm->snd[i].port = shm->sock_port[i * cfg.sockets];
 		sock_dst(&args[i].dst, cfg.daddr, dport);
-		send_report(1, i, 1, port, NULL);
+		send_report(1, i, 1, shm->snd[i].port, NULL);
 	}
 	if (nopen == cfg.threads) {
 		for (i = 0; i < cfg.threads; i++) {
@@ -116,8 +127,9 @@ void run_active(uint16_t dport)
 			rr_summarize(args, cfg.threads);
 	}
 	for (i = 0; i < cfg.threads; i++) {
-		if (args[i].fd >= 0)
-			close(args[i].fd);
+		for (k = 0; k < cfg.sockets; k++)
+			if (args[i].fds[k] >= 0)
+				close(args[i].fds[k]);
 		free(args[i].samples);
 	}
 	free(args);

@@ -12,6 +12,9 @@
  * dropping.
  *
  * FAKE_RDS_DROP=N drops every Nth message sent (to test loss detection).
+ * FAKE_RDS_SENT=FILE: closing a socket that sent messages with sendto()
+ * appends "PORT COUNT" to FILE, its bound port and how many it sent (to
+ * test how senders spread over their sockets).
  *
  * RDMA, enough for rds-bench's RDMA modes and reqresp: RDS_GET_MR records
  * a region of this process, and so does an RDS_CMSG_RDMA_MAP on sendmsg(),
@@ -39,6 +42,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,6 +58,7 @@ static unsigned char fake[MAXFD];
 static unsigned char fam_of[MAXFD];
 static struct sockaddr_in bound[MAXFD];
 static atomic_ulong sent_count;
+static atomic_ulong fd_sent[MAXFD];	/* sendto() calls that succeeded */
 
 /* is domain in the list s (one family or a comma-separated list)? */
 static int in_list(const char *s, int domain)
@@ -129,11 +134,32 @@ int socket(int domain, int type, int protocol)
 		fake[fd] = 1;
 		fam_of[fd] = (unsigned char)domain;
 		memset(&bound[fd], 0, sizeof(bound[fd]));
+		atomic_store(&fd_sent[fd], 0);
 	}
 	return fd;
 }
 
 static void regions_close(int fd);
+
+/* FAKE_RDS_SENT: one line for a socket that sent, as it is closed */
+static void log_sent(int fd, int (*real_close)(int))
+{
+	const char *f = getenv("FAKE_RDS_SENT");
+	unsigned long n = atomic_exchange(&fd_sent[fd], 0);
+	char line[64];
+	int lf, len;
+
+	if (!f || !n)
+		return;
+	lf = open(f, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (lf < 0)
+		return;
+	len = snprintf(line, sizeof(line), "%u %lu\n",
+		       ntohs(bound[fd].sin_port), n);
+	if (write(lf, line, (size_t)len) != len)
+		perror("fake-rds: FAKE_RDS_SENT");
+	real_close(lf);
+}
 
 int close(int fd)
 {
@@ -141,8 +167,10 @@ int close(int fd)
 
 	if (!real)
 		real = (int (*)(int))dlsym(RTLD_NEXT, "close");
-	if (is_fake(fd))
+	if (is_fake(fd)) {
 		regions_close(fd);
+		log_sent(fd, real);
+	}
 	if (fd >= 0 && fd < MAXFD)
 		fake[fd] = 0;
 	return real(fd);
@@ -715,6 +743,7 @@ ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 			       const struct sockaddr *, socklen_t);
 	struct sockaddr_un un;
 	const char *d;
+	ssize_t r;
 
 	if (!real)
 		real = (ssize_t (*)(int, const void *, size_t, int,
@@ -728,10 +757,15 @@ ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 	}
 	d = getenv("FAKE_RDS_DROP");
 	if (d && atoi(d) > 0 &&
-	    (atomic_fetch_add(&sent_count, 1) + 1) % (unsigned long)atoi(d) == 0)
+	    (atomic_fetch_add(&sent_count, 1) + 1) % (unsigned long)atoi(d) == 0) {
+		atomic_fetch_add(&fd_sent[fd], 1);
 		return (ssize_t)n;	/* "sent", never delivered */
-	return real(fd, buf, n, flags, (struct sockaddr *)&un,
-		    to_un((const struct sockaddr_in *)sa, &un));
+	}
+	r = real(fd, buf, n, flags, (struct sockaddr *)&un,
+		 to_un((const struct sockaddr_in *)sa, &un));
+	if (r >= 0)
+		atomic_fetch_add(&fd_sent[fd], 1);
+	return r;
 }
 
 ssize_t recvmsg(int fd, struct msghdr *mh, int flags)

@@ -22,8 +22,10 @@ struct config cfg = {
 	.warmup = 0.5,
 	.timeout = 10.0,
 	.threads = 1,
+	.sockets = 1,
 	.label = "",
 	.transport = -1,
+	.busy_poll = -1,
 	.sndbuf = 16u << 20,
 	.rcvbuf = 16u << 20,
 	.max_inflight_msgs = 65536,
@@ -80,12 +82,20 @@ static void usage(FILE *f)
 "  -t, --threads N     senders (stream), clients (pingpong, reqresp) or\n"
 "                      initiators, each with its own socket, 1..%d\n"
 "                      (default 1)\n"
+"      --sockets N     stream, pingpong: sockets of every sender / client,\n"
+"                      1..%d (default 1); a sender sends on them in turn,\n"
+"                      one message each; a client keeps a ping outstanding\n"
+"                      on each\n"
 "  -j, --json FILE     append one JSON object per result to FILE\n"
 "  -l, --label TEXT    free text stored with the result\n"
 "  -T, --transport N   setsockopt(SO_RDS_TRANSPORT, N) before bind\n"
 "                      (Linux RDS: 0 IB, 2 TCP)\n"
 "      --sndbuf BYTES  SO_SNDBUF for every socket (default 16m)\n"
 "      --rcvbuf BYTES  SO_RCVBUF for every socket (default 16m)\n"
+"      --busy-poll US  SO_BUSY_POLL for every socket: a blocking receive\n"
+"                      spins that many microseconds before it sleeps\n"
+"                      (0..1000000; default: leave it, net.core.busy_read;\n"
+"                      raising it needs CAP_NET_ADMIN)\n"
 "      --timeout T     give up when the first message, an echo or further\n"
 "                      traffic has not come for T seconds (default 10)\n"
 "      --retry-us N    longest wait before retrying a send that failed with\n"
@@ -123,7 +133,7 @@ static void usage(FILE *f)
 "were seen (lost, damaged or out of sequence) or RDMA moved wrong data,\n"
 "4 RDMA mode unsupported: the family or its transport has no RDMA (a result\n"
 "line says so).\n",
-		AF_INET_OFFLOAD, MAX_WINDOW, MAX_THREADS);
+		AF_INET_OFFLOAD, MAX_WINDOW, MAX_THREADS, MAX_SOCKETS);
 }
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -241,9 +251,9 @@ static void default_family(void)
 }
 
 enum {
-	O_SADDR = 256, O_DADDR, O_SNDBUF, O_RCVBUF, O_TIMEOUT, O_RETRY,
+	O_SADDR = 256, O_DADDR, O_SNDBUF, O_RCVBUF, O_BUSY_POLL, O_TIMEOUT, O_RETRY,
 	O_BLOCKING, O_INPROC, O_VERIFY, O_SILENT, O_INFLIGHT, O_INFLIGHT_MSGS,
-	O_RDMA_SIZE, O_ACK_SIZE, O_RR_OP, O_NOTIFY,
+	O_RDMA_SIZE, O_ACK_SIZE, O_RR_OP, O_NOTIFY, O_SOCKETS,
 };
 
 static const struct {
@@ -275,12 +285,14 @@ static void parse_args(int argc, char **argv)
 		{ "count",	required_argument, NULL, 'n' },
 		{ "warmup",	required_argument, NULL, 'w' },
 		{ "threads",	required_argument, NULL, 't' },
+		{ "sockets",	required_argument, NULL, O_SOCKETS },
 		{ "window",	required_argument, NULL, 'W' },
 		{ "json",	required_argument, NULL, 'j' },
 		{ "label",	required_argument, NULL, 'l' },
 		{ "transport",	required_argument, NULL, 'T' },
 		{ "sndbuf",	required_argument, NULL, O_SNDBUF },
 		{ "rcvbuf",	required_argument, NULL, O_RCVBUF },
+		{ "busy-poll",	required_argument, NULL, O_BUSY_POLL },
 		{ "timeout",	required_argument, NULL, O_TIMEOUT },
 		{ "retry-us",	required_argument, NULL, O_RETRY },
 		{ "max-inflight", required_argument, NULL, O_INFLIGHT },
@@ -357,6 +369,12 @@ static void parse_args(int argc, char **argv)
 					    optarg, MAX_THREADS);
 			cfg.threads = (int)v;
 			break;
+		case O_SOCKETS:
+			if (!parse_u64(optarg, &v) || v < 1 || v > MAX_SOCKETS)
+				usage_error("invalid --sockets '%s': expected 1..%d",
+					    optarg, MAX_SOCKETS);
+			cfg.sockets = (int)v;
+			break;
 		case 'W':
 			if (!parse_u64(optarg, &v) || v < 1 || v > MAX_WINDOW)
 				usage_error("invalid --window '%s': expected 1..%d "
@@ -388,6 +406,12 @@ static void parse_args(int argc, char **argv)
 				cfg.sndbuf = v;
 			else
 				cfg.rcvbuf = v;
+			break;
+		case O_BUSY_POLL:
+			if (!parse_u64(optarg, &v) || v > 1000000)
+				usage_error("invalid --busy-poll '%s': expected "
+					    "0..1000000 microseconds", optarg);
+			cfg.busy_poll = (int)v;
 			break;
 		case O_TIMEOUT:
 			if (!parse_secs(optarg, &cfg.timeout) || cfg.timeout < 0.01)
@@ -474,6 +498,11 @@ static void parse_args(int argc, char **argv)
 			cfg.mode = modes[c].mode;
 	if (cfg.mode == M_NONE)
 		usage_error("unknown mode '%s': expected " MODE_LIST, argv[optind]);
+	/* the other modes tell their peers apart by one socket each */
+	if (cfg.sockets > 1 && cfg.mode != M_STREAM && cfg.mode != M_PINGPONG)
+		usage_error("--sockets %d: only stream and pingpong run more than "
+			    "one socket per thread, %s runs one", cfg.sockets,
+			    argv[optind]);
 	if (cfg.mode == M_ATOMIC) {
 		if (cfg.size_set && cfg.size != sizeof(uint64_t))
 			usage_error("atomic works on 8-byte words: --size %u is not 8",

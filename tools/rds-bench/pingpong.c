@@ -54,11 +54,61 @@ void add_sample(struct active_arg *a, uint64_t v)
 	a->samples[a->nsamples++] = v;
 }
 
+/* "client 2", or with --sockets "client 2, socket 5" */
+static void client_name(char *w, size_t len, int idx, int k)
+{
+	if (cfg.sockets > 1)
+		snprintf(w, len, "client %d, socket %d", idx, k);
+	else
+		snprintf(w, len, "client %d", idx);
+}
+
+/* One socket of a client and its ping outstanding. */
+struct ping_slot {
+	uint64_t seq;		/* the ping's sequence number */
+	uint64_t t0;		/* when it was sent */
+	uint64_t deadline;	/* when its echo counts as lost */
+};
+
 /*
- * One client: send, wait for the echo, repeat.  The first round trip
- * (connection setup) and `warmup` seconds after it are not measured.  A
- * reply that doesn't come within --timeout counts as lost; the client then
- * moves on (a late echo with an old sequence number counts as stale).
+ * Send socket @k's next ping.  A send that is still refused at its
+ * deadline (or at @t_end, if set) gives up: the ping then counts as lost,
+ * or the window has closed.  Returns -1 after reporting a send error.
+ */
+static int ping_send(struct active_arg *a, int k, struct ping_slot *ps,
+		     uint8_t *buf, uint64_t *enobufs, uint64_t *eagain,
+		     uint64_t t_end)
+{
+	uint64_t deadline;
+	int r;
+
+	ps->seq++;
+	put_hdr(buf, ps->seq, (uint32_t)a->idx);
+	ps->t0 = now_ns();
+	ps->deadline = ps->t0 + sec2ns(cfg.timeout);
+	deadline = t_end && t_end < ps->deadline ? t_end : ps->deadline;
+	r = send_msg(a->fds[k], buf, cfg.size, &a->dst, &shm->snd[a->idx],
+		     enobufs, eagain, deadline);
+	if (r < 0) {
+		char m[400], w[64], c[40];
+
+		client_name(c, sizeof(c), a->idx, k);
+		snprintf(w, sizeof(w), "%s: sendto(%u bytes)", c, cfg.size);
+		describe(m, sizeof(m), w, -r, send_hint(-r));
+		fail("%s", m);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * One client: every one of its cfg.sockets sockets sends a ping and waits
+ * for the echo, over and over, so that cfg.sockets round trips are in
+ * flight; the client takes whichever echo comes (poll over them all) and
+ * sends that socket's next ping.  The first round trip (connection setup)
+ * and `warmup` seconds after it are not measured.  A reply that doesn't
+ * come within --timeout counts as lost; the socket then moves on (a late
+ * echo with an old sequence number counts as stale).
  */
 void *ping_client(void *argp)
 {
@@ -66,49 +116,60 @@ void *ping_client(void *argp)
 	struct end_stats *st = &shm->snd[a->idx];
 	uint8_t *buf = xmalloc(cfg.size);
 	uint8_t *rbuf = xmalloc((size_t)cfg.size + 1);
-	uint64_t seq = 0, enobufs = 0, eagain = 0, done_rt = 0;
-	uint64_t timeout = sec2ns(cfg.timeout);
-	uint64_t warm_end = 0, t_end = 0;
-	int phase = PH_FIRST, lost_row = 0;
+	struct ping_slot ps[MAX_SOCKETS];
+	struct pollfd pfd[MAX_SOCKETS];
+	uint64_t enobufs = 0, eagain = 0, done_rt = 0, sent = 0;
+	/* send_end: the window's end once it is open (with --count, none):
+	 * a send still refused then gives up */
+	uint64_t warm_end = 0, t_end = 0, send_end = 0;
+	int phase = PH_FIRST, lost_row = 0, k;
 
 	memcpy(buf, pattern, cfg.size);
+	memset(ps, 0, sizeof(ps));
+	for (k = 0; k < cfg.sockets; k++) {
+		pfd[k].fd = a->fds[k];
+		pfd[k].events = POLLIN;
+	}
 	if (!wait_go())
 		goto out;
 	beat(now_ns());
+	for (k = 0; k < cfg.sockets; k++)
+		if (ping_send(a, k, &ps[k], buf, &enobufs, &eagain, 0) < 0)
+			goto out;
 	while (!stopping()) {
-		uint64_t t0, t1 = 0, deadline;
-		bool got = false;
-		int r;
+		uint64_t now, wake, ns;
+		struct timespec ts;
 
-		seq++;
-		put_hdr(buf, seq, (uint32_t)a->idx);
-		t0 = now_ns();
-		deadline = t0 + timeout;
-		if (phase == PH_MEAS && !cfg.count && t_end < deadline)
-			deadline = t_end;
-		r = send_msg(a->fd, buf, cfg.size, &a->dst, st, &enobufs,
-			     &eagain, deadline);
-		if (r < 0) {
-			char m[400], w[64];
-
-			snprintf(w, sizeof(w), "client %d: sendto(%u bytes)", a->idx,
-				 cfg.size);
-			describe(m, sizeof(m), w, -r, send_hint(-r));
-			fail("%s", m);
-			break;
-		}
-		while (r == 0) {
-			struct sockaddr_in from = { 0 };
-			int mflags;
-			ssize_t n = recv_one(a->fd, rbuf, (size_t)cfg.size + 1,
-					     &from, &mflags);
-			uint64_t now;
-
-			if (n >= 0) {
-				uint64_t rs = 0;
+		/*
+		 * Take every echo queued.  Right after a socket's next ping
+		 * is sent its echo is looked for at once, as a lone client
+		 * always did, before waiting.
+		 */
+		for (k = 0; k < cfg.sockets; k++) {
+			for (;;) {
+				struct sockaddr_in from = { 0 };
+				int mflags, v;
+				ssize_t n = recv_one(a->fds[k], rbuf,
+						     (size_t)cfg.size + 1, &from,
+						     &mflags);
+				uint64_t rs = 0, t1;
 				bool has_seq;
-				int v = check_msg(rbuf, n, mflags, &rs, &has_seq);
 
+				if (n < 0) {
+					char m[300], w[64], c[40];
+					int e = errno;
+
+					if (e == EINTR)
+						continue;
+					if (e == EAGAIN || e == EWOULDBLOCK)
+						break;
+					client_name(c, sizeof(c), a->idx, k);
+					snprintf(w, sizeof(w), "%s: recvmsg", c);
+					describe(m, sizeof(m), w, e, NULL);
+					fail("%s", m);
+					goto out;
+				}
+				v = check_msg(rbuf, n, mflags, &rs, &has_seq);
 				if (v == V_LEN) {
 					a->bad_len++;
 					continue;
@@ -117,87 +178,95 @@ void *ping_client(void *argp)
 					a->bad_data++;
 					continue;
 				}
-				if (has_seq && rs != seq) {
+				if (has_seq && rs != ps[k].seq) {
 					a->stale++;
 					continue;
 				}
 				t1 = now_ns();
-				got = true;
-				break;
+				lost_row = 0;
+				beat(t1);
+				switch (phase) {
+				case PH_FIRST:
+					phase = PH_WARM;
+					warm_end = t1 + sec2ns(cfg.warmup);
+					if (t1 >= warm_end) {
+						phase = PH_MEAS;
+						a->t_start = t1;
+						t_end = t1 + sec2ns(cfg.duration);
+						send_end = cfg.count ? 0 : t_end;
+					}
+					break;
+				case PH_WARM:
+					if (t1 >= warm_end) {
+						phase = PH_MEAS;
+						a->t_start = t1;
+						t_end = t1 + sec2ns(cfg.duration);
+						send_end = cfg.count ? 0 : t_end;
+					}
+					break;
+				case PH_MEAS:
+					if (!cfg.count && t1 >= t_end) {
+						a->t_stop = t1;
+						a->measured = true;
+						goto out;
+					}
+					add_sample(a, t1 - ps[k].t0);
+					done_rt++;
+					if (cfg.count && done_rt >= cfg.count) {
+						a->t_stop = t1;
+						a->measured = true;
+						goto out;
+					}
+					break;
+				}
+				if (stopping())
+					goto out;
+				if (ping_send(a, k, &ps[k], buf, &enobufs, &eagain,
+					      send_end) < 0)
+					goto out;
 			}
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK) {
-				char m[300], w[64];
-
-				snprintf(w, sizeof(w), "client %d: recvmsg", a->idx);
-				describe(m, sizeof(m), w, errno, NULL);
-				fail("%s", m);
-				goto out;
-			}
-			now = now_ns();
-			beat(now);
-			if (now >= deadline || stopping())
-				break;
-			wait_fd(a->fd, POLLIN,
-				deadline - now < IDLE_SLICE ? deadline - now : IDLE_SLICE);
 		}
+		now = now_ns();
+		beat(now);
 		if (stopping())
 			break;
-		if (!got) {
-			uint64_t now = now_ns();
+		if (phase == PH_MEAS && !cfg.count && now >= t_end) {
+			a->t_stop = now;	/* window closed while waiting */
+			a->measured = true;
+			break;
+		}
+		wake = now + IDLE_SLICE;
+		for (k = 0; k < cfg.sockets; k++) {
+			if (now >= ps[k].deadline) {
+				char c[40];
 
-			if (phase == PH_MEAS && !cfg.count && now >= t_end) {
-				a->t_stop = now;	/* window closed while waiting */
-				a->measured = true;
-				break;
+				a->lost++;
+				if (++lost_row >= 3 || phase == PH_FIRST) {
+					client_name(c, sizeof(c), a->idx, k);
+					fail("%s: no echo within %.1f s (%d in a row%s)",
+					     c, cfg.timeout, lost_row,
+					     phase == PH_FIRST ? ", first message" : "");
+					goto out;
+				}
+				if (ping_send(a, k, &ps[k], buf, &enobufs, &eagain,
+					      send_end) < 0)
+					goto out;
 			}
-			a->lost++;
-			if (++lost_row >= 3 || phase == PH_FIRST) {
-				fail("client %d: no echo within %.1f s (%d in a row%s)",
-				     a->idx, cfg.timeout, lost_row,
-				     phase == PH_FIRST ? ", first message" : "");
-				break;
-			}
-			continue;
+			if (ps[k].deadline < wake)
+				wake = ps[k].deadline;
 		}
-		lost_row = 0;
-		beat(t1);
-		switch (phase) {
-		case PH_FIRST:
-			phase = PH_WARM;
-			warm_end = t1 + sec2ns(cfg.warmup);
-			if (t1 >= warm_end) {
-				phase = PH_MEAS;
-				a->t_start = t1;
-				t_end = t1 + sec2ns(cfg.duration);
-			}
-			break;
-		case PH_WARM:
-			if (t1 >= warm_end) {
-				phase = PH_MEAS;
-				a->t_start = t1;
-				t_end = t1 + sec2ns(cfg.duration);
-			}
-			break;
-		case PH_MEAS:
-			if (!cfg.count && t1 >= t_end) {
-				a->t_stop = t1;
-				a->measured = true;
-				goto out;
-			}
-			add_sample(a, t1 - t0);
-			done_rt++;
-			if (cfg.count && done_rt >= cfg.count) {
-				a->t_stop = t1;
-				a->measured = true;
-				goto out;
-			}
-			break;
-		}
+		if (send_end && send_end < wake)
+			wake = send_end;
+		now = now_ns();
+		ns = wake > now ? wake - now : 0;
+		ts.tv_sec = (time_t)(ns / NSEC);
+		ts.tv_nsec = (long)(ns % NSEC);
+		ppoll(pfd, (nfds_t)cfg.sockets, &ts, NULL);
 	}
 out:
-	atomic_store_explicit(&st->msgs, seq, memory_order_relaxed);
+	for (k = 0; k < cfg.sockets; k++)
+		sent += ps[k].seq;
+	atomic_store_explicit(&st->msgs, sent, memory_order_relaxed);
 	atomic_store(&st->done, 1);
 	free(buf);
 	free(rbuf);

@@ -255,7 +255,7 @@ static bool rdma_hello_wait(struct active_arg *a, struct rdma_hello *h)
 	while (!stopping()) {
 		struct sockaddr_in from = { 0 };
 		int mflags = 0;
-		ssize_t n = recv_one(a->fd, buf, sizeof(buf), &from, &mflags);
+		ssize_t n = recv_one(a->fds[0], buf, sizeof(buf), &from, &mflags);
 		uint64_t now;
 
 		if (n >= 0) {
@@ -286,7 +286,7 @@ static bool rdma_hello_wait(struct active_arg *a, struct rdma_hello *h)
 			     "%.1f s", a->idx, cfg.timeout);
 			return false;
 		}
-		wait_fd(a->fd, POLLIN,
+		wait_fd(a->fds[0], POLLIN,
 			deadline - now < IDLE_SLICE ? deadline - now : IDLE_SLICE);
 	}
 	return false;
@@ -352,7 +352,7 @@ static int rdma_post(struct active_arg *a, const struct rdma_hello *h,
 		memcpy(CMSG_DATA(cm), &ra, sizeof(ra));
 		mh.msg_controllen = CMSG_SPACE(sizeof(ra));
 	}
-	n = sendmsg(a->fd, &mh, cfg.blocking ? 0 : MSG_DONTWAIT);
+	n = sendmsg(a->fds[0], &mh, cfg.blocking ? 0 : MSG_DONTWAIT);
 	if (n == (ssize_t)len)
 		return 0;
 	if (n >= 0)
@@ -540,7 +540,7 @@ void *rdma_initiator(void *argp)
 		atomic_store_explicit(&st->msgs, seq, memory_order_relaxed);
 
 		/* collect what completed */
-		k = rdma_notices(a->fd, nv, &stray);
+		k = rdma_notices(a->fds[0], nv, &stray);
 		now = now_ns();
 		if (k < 0 && k != -EAGAIN) {
 			char m[300], w[64];
@@ -612,7 +612,7 @@ void *rdma_initiator(void *argp)
 			wait_ns = t_end - now;
 		if (inflight && last_done + timeout - now < wait_ns)
 			wait_ns = last_done + timeout - now;
-		wait_fd(a->fd, wait_for, wait_ns);
+		wait_fd(a->fds[0], wait_for, wait_ns);
 	}
 	/* every read fetched the target's pattern */
 	if (cfg.mode == M_RDMA_READ && closing && !inflight && a->completed &&

@@ -553,7 +553,7 @@ static int rr_request(struct active_arg *a, uint8_t *req, struct rr_slot *s,
 	cm->cmsg_type = RDS_CMSG_RDMA_MAP;
 	cm->cmsg_len = CMSG_LEN(sizeof(mr));
 	memcpy(CMSG_DATA(cm), &mr, sizeof(mr));
-	n = sendmsg(a->fd, &mh, cfg.blocking ? 0 : MSG_DONTWAIT);
+	n = sendmsg(a->fds[0], &mh, cfg.blocking ? 0 : MSG_DONTWAIT);
 	if (n == (ssize_t)cfg.size)
 		return 0;
 	if (n >= 0)
@@ -706,7 +706,7 @@ void *rr_client(void *argp)
 		while (got < cfg.window) {
 			struct sockaddr_in from = { 0 };
 			int mflags = 0;
-			ssize_t n = recv_one(a->fd, rbuf, (size_t)cfg.ack_size + 1,
+			ssize_t n = recv_one(a->fds[0], rbuf, (size_t)cfg.ack_size + 1,
 					     &from, &mflags);
 			struct rr_slot *s;
 			struct rr_hdr h;
@@ -795,7 +795,7 @@ void *rr_client(void *argp)
 			wait_ns = t_end - now;
 		if (inflight && last_done + timeout - now < wait_ns)
 			wait_ns = last_done + timeout - now;
-		wait_fd(a->fd, wait_for, wait_ns);
+		wait_fd(a->fds[0], wait_for, wait_ns);
 	}
 	if (stray)
 		fprintf(stderr, PROG ": client %d: %" PRIu64 " messages other "

@@ -7,8 +7,9 @@
 # maps made-up families, 250 and 251, to AF_UNIX datagram sockets) to
 # exercise the processes, port exchange, stop handling, message checks,
 # JSON output, the RDMA modes and reqresp (fake-rds.so runs the
-# operations) and compare.sh, and fake-perftest.sh (standing in for perftest, rdma and
-# ip) to exercise perftest-bench.sh and ib-compare.sh.
+# operations), compare.sh and scaling.sh, and fake-perftest.sh (standing in
+# for perftest, rdma and ip) to exercise perftest-bench.sh and
+# ib-compare.sh; bench-vm.sh only as far as it goes without root.
 # Prints TAP; ends with "N passed, N failed".
 
 set -u
@@ -53,7 +54,11 @@ for bad in "" "bogus" "stream pingpong" "--size 4x stream" "--size 2m stream" \
 	   "--window 4097 rdma-read" "--window x atomic" "--size 16 atomic" \
 	   "--size 2m rdma-write" "--size 15 reqresp" "--ack-size 15 reqresp" \
 	   "--ack-size 2m reqresp" "--rdma-size 0 reqresp" "--rdma-size 2m reqresp" \
-	   "--rr-op send reqresp" "reqresp --rr-op" "--sndbuf 1k --ack-size 4k reqresp"; do
+	   "--rr-op send reqresp" "reqresp --rr-op" "--sndbuf 1k --ack-size 4k reqresp" \
+	   "--sockets 0 stream" "--sockets 65 stream" "--sockets x pingpong" \
+	   "--sockets 2 reqresp" "--sockets 2 rdma-write" "--sockets 2 atomic" \
+	   "--sockets 2 probe" "--busy-poll 1000001 pingpong" \
+	   "--busy-poll -1 pingpong" "--busy-poll x stream"; do
 	# shellcheck disable=SC2086
 	expect 2 "rejects: '$bad'" -- "$B" $bad
 	grep_out "Try 'rds-bench --help'" "explains: '$bad'"
@@ -64,7 +69,8 @@ for good in "64" "4k" "64K" "1m" "1M" "4KiB" "1048576"; do
 done
 for good in "rdma-write" "--size 1m rdma-read" "--window 4096 atomic" "--size 8 atomic" \
 	    "reqresp" "--size 16 --ack-size 16 --rdma-size 1 reqresp" \
-	    "--rr-op read --notify --rdma-size 1m reqresp"; do
+	    "--rr-op read --notify --rdma-size 1m reqresp" "--sockets 64 stream" \
+	    "--sockets 1 reqresp" "--sockets 2 --threads 3 pingpong"; do
 	# shellcheck disable=SC2086
 	expect 1 "accepts '$good'" -- "$B" --family $FAM $good
 done
@@ -90,6 +96,7 @@ expect 0 "probe 1m" -- run probe --size 1m
 
 expect 0 "stream" -- run stream -d 0.3 -w 0.1 --json "$J" --label 'a "quoted" label'
 grep_out "msgs/s" "stream line"
+grep_out "^stream   fam 250 size 64      thr 1  *[0-9][0-9]* msgs/s" "stream line: one socket, no socket count"
 expect 0 "stream 4 senders, verify" -- run stream -d 0.3 -w 0.1 -t 4 -s 4k --verify --json "$J"
 expect 0 "stream inproc" -- run stream -d 0.3 -w 0.1 -t 2 --inproc --json "$J"
 expect 0 "stream blocking" -- run stream -d 0.3 -w 0.1 -t 2 --blocking --json "$J"
@@ -105,6 +112,82 @@ expect 0 "pingpong 3 clients inproc" -- run pingpong -d 0.3 -w 0.1 -t 3 --inproc
 expect 0 "pingpong 1m blocking" -- run pingpong -d 0.3 -w 0.1 -s 1m --blocking
 expect 0 "pingpong count" -- run pingpong -n 500 -w 0
 grep_out "n 500 in" "pingpong count honoured"
+if grep -q "socks" "$T/out"; then nok "pingpong line: one socket, no socket count"; else ok "pingpong line: one socket, no socket count"; fi
+
+# --sockets: every sender (client) spreads over several sockets
+SJ=$T/sockets.jsonl
+expect 0 "stream, 2 senders x 4 sockets" -- run stream -d 0.3 -w 0.1 -t 2 --sockets 4 --json "$SJ"
+grep_out "^stream   fam 250 size 64      thr 2  socks 4  *[0-9][0-9]* msgs/s" "stream line gives the sockets"
+grep_out "bad len 0 data 0 seq 0" "... every socket's sequence checks out"
+# sent() FILE N: N sockets sent, each sender's in turn (counts within one)
+sent() {
+	awk -v want="$2" 'NF == 2 { n++; if (min == "" || $2 < min) min = $2; if ($2 > max) max = $2 }
+		END { exit !(n == want && min > 0 && max - min <= 1) }' "$1"
+}
+rm -f "$T/sent"
+expect 0 "stream, 1 sender x 4 sockets" -- env FAKE_RDS_SENT="$T/sent" LD_PRELOAD="$FAKE" \
+	FAKE_RDS_FAMILY=$FAM "$B" --family $FAM stream -d 0.3 -w 0.1 --sockets 4
+if sent "$T/sent" 4; then ok "... the sender sends on its 4 sockets in turn"; else nok "... the sender sends on its 4 sockets in turn"; sed 's/^/# /' "$T/sent"; fi
+rm -f "$T/sent"
+expect 0 "stream, 3 senders x 5 sockets, inproc" -- env FAKE_RDS_SENT="$T/sent" LD_PRELOAD="$FAKE" \
+	FAKE_RDS_FAMILY=$FAM "$B" --family $FAM stream -d 0.3 -w 0.1 -t 3 --sockets 5 --inproc
+if [ "$(awk '$2 > 0' "$T/sent" | wc -l)" -eq 15 ]; then ok "... all 15 sockets sent"; else nok "... all 15 sockets sent"; sed 's/^/# /' "$T/sent"; fi
+expect 0 "stream, 64 sockets, --verify, inproc" -- run stream -d 0.3 -w 0.1 --sockets 64 -s 4k \
+	--verify --inproc --json "$SJ"
+grep_out "thr 1  socks 64 .* bad len 0 data 0 seq 0" "... with every byte checked"
+rm -f "$T/sent"
+expect 0 "pingpong, 3 sockets" -- env FAKE_RDS_SENT="$T/sent" LD_PRELOAD="$FAKE" FAKE_RDS_FAMILY=$FAM \
+	"$B" --family $FAM pingpong -d 0.3 -w 0.1 --sockets 3 --json "$SJ"
+grep_out "^pingpong fam 250 size 64      thr 1  socks 3  *[0-9][0-9]* rt/s   p50 " "pingpong line gives the sockets"
+grep_out "lost 0, stale 0, bad 0," "... and every echo came"
+if [ "$(awk '$2 > 100' "$T/sent" | wc -l)" -eq 4 ]; then
+	ok "... the client pings on its 3 sockets, the server echoes on its one"
+else
+	nok "... the client pings on its 3 sockets, the server echoes on its one"; sed 's/^/# /' "$T/sent"
+fi
+rm -f "$T/bp.json"
+expect 0 "pingpong --busy-poll 0" -- run pingpong -n 50 -w 0 --busy-poll 0 --json "$T/bp.json"
+if grep -q '"busy_poll_us":0,' "$T/bp.json" && grep -q '"busy_poll_us":-1,' "$SJ"; then
+	ok "... the JSON records SO_BUSY_POLL, and -1 when it was left alone"
+else
+	nok "... the JSON records SO_BUSY_POLL, and -1 when it was left alone"
+fi
+expect 0 "pingpong count, 2 clients x 3 sockets, inproc" -- run pingpong -n 600 -w 0 -t 2 --sockets 3 --inproc
+grep_out "n 1200 in" "... --count round trips per client, over its sockets"
+DROP=500
+expect 3 "stream with losses over 5 sockets exits 3" -- run stream -d 0.3 -w 0.1 -t 2 --sockets 5
+grep_out "sequence [1-9]" "... reported as sequence errors"
+DROP=300
+expect 3 "pingpong with losses over 3 sockets exits 3" -- run pingpong -d 0.5 -w 0.1 --timeout 0.05 --sockets 3
+grep_out "lost [1-9]" "... lost echoes reported"
+DROP=1
+expect 1 "pingpong over 3 sockets: no echo" -- run pingpong -d 0.3 --timeout 1 --sockets 3
+grep_out "client 0, socket [0-2]: no echo within 1.0 s" "... says which socket"
+DROP=0
+if command -v python3 >/dev/null 2>&1; then
+	if python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert [(x["mode"], x["threads"], x["sockets"]) for x in r] == [("stream", 2, 4), ("stream", 1, 64), ("pingpong", 1, 3)]
+for x in r:
+    assert x["ok"] is True and x["msgs_per_s"] > 0
+assert r[0]["seq_errors"] == r[1]["seq_errors"] == r[1]["bad_data"] == 0
+assert r[2]["lost"] == 0 and 0 < r[2]["rtt_p50_us"] <= r[2]["rtt_p99_us"] and r[2]["rt_per_s"] > 0
+' "$SJ"; then ok "--sockets JSON content"; else nok "--sockets JSON content"; fi
+fi
+# open files: the soft limit is raised as far as needed, the hard one is not
+# shellcheck disable=SC3045 # dash and bash have ulimit -H
+hard=$(ulimit -Hn)
+if [ "$hard" = unlimited ] || [ "$hard" -ge 200 ]; then
+	expect 0 "--sockets above the soft open-file limit: raised" -- sh -c 'ulimit -S -n 64 && exec "$@"' sh \
+		env LD_PRELOAD="$FAKE" FAKE_RDS_FAMILY=$FAM "$B" --family $FAM stream -d 0.2 -w 0.05 -t 2 --sockets 64
+else
+	ok "# SKIP hard open-file limit below 200"
+fi
+expect 1 "--sockets above the hard open-file limit: refused" -- sh -c 'ulimit -n 64 && exec "$@"' sh \
+	env LD_PRELOAD="$FAKE" FAKE_RDS_FAMILY=$FAM "$B" --family $FAM stream -d 0.2 -t 2 --sockets 64
+grep_out "128 sockets and about 32 other files need an open-file limit of 160, above RLIMIT_NOFILE's 64" \
+	"... and says why"
 
 # RDMA modes: the stand-in runs the operations in the target process
 RJ=$T/rdma.jsonl
@@ -233,6 +316,7 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 assert rows[0]["label"] == "a \"quoted\" label"
 for r in rows:
     assert r["tool"] == "rds-bench" and r["family"] == 250 and r["ok"] is True
+    assert r["sockets"] == 1
     if r["mode"] == "stream":
         assert r["msgs"] > 0 and r["msgs_per_s"] > 0 and r["seq_errors"] == 0
     else:
@@ -434,6 +518,68 @@ else
 	nok "... without running perftest"
 fi
 
+# --sockets reaches every rds-bench run; perftest's cells are unsupported
+: > "$FD/args"
+LD_PRELOAD=$FAKE FAKE_RDS_FAMILY=$FAM PATH=$FB:$PATH FAKE_PERFTEST_DIR=$FD expect 0 \
+	"compare.sh --sockets 3 against perftest" -- "$HERE/compare.sh" --bench "$B" --rounds 1 \
+	--sizes 64 --sockets 3 --duration 0.2 --pp-duration 0.2 --warmup 0.05 \
+	--saddr 192.0.2.2 --daddr 192.0.2.1 --out "$T/c7" x:$FAM v:perftest
+grep_out "threads 1, sockets 3$" "compare.sh names the sockets"
+grep_out "^stream     64  *[0-9][0-9]* .* -  *-  *-  .* (unsupported: B)" "the perftest stream cell is unsupported"
+grep_out "^pingpong   64  *[0-9][0-9]* .* -  *-  *-  .* (unsupported: B)" "the perftest pingpong cell is unsupported"
+grep_out "2 of 4 runs unsupported" "... counted as such, not as failures"
+if [ "$(grep -c '"spec":"x:[0-9]*".*"sockets":3,' "$T/c7/runs.jsonl")" -eq 2 ] &&
+   [ "$(grep -c '"spec":"v:perftest".*"sockets":3,.*"supported":false,"reason":"perftest runs one QP (no --sockets)"' "$T/c7/runs.jsonl")" -eq 2 ] &&
+   grep -q '"threads":1,"sockets":3,' "$T/c7/summary.json" &&
+   [ "$(grep -c "^ib_send" "$FD/args")" -eq 1 ] && grep -q "^ib_send_lat .*-n 5 " "$FD/args"; then
+	ok "... rds-bench ran with --sockets 3, perftest only for its probe"
+else
+	nok "... rds-bench ran with --sockets 3, perftest only for its probe"; sed 's/^/# /' "$FD/args"
+fi
+expect 2 "compare.sh: --sockets 0" -- "$HERE/compare.sh" --sockets 0 x:$FAM y:251
+expect 2 "compare.sh: --sockets 65" -- "$HERE/compare.sh" --sockets 65 x:$FAM y:251
+expect 2 "compare.sh: --sockets 2 with reqresp" -- "$HERE/compare.sh" --sockets 2 --modes "stream reqresp" x:$FAM y:251
+grep_out "only stream and pingpong run more than one socket per thread, not reqresp" "... says why"
+
+# --- scaling.sh: a compare.sh run per (sockets, threads) ---------------
+LD_PRELOAD=$FAKE FAKE_RDS_FAMILY=$FAM,251 expect 0 "scaling.sh" -- "$HERE/scaling.sh" \
+	--bench "$B" --threads "1 2" --sockets "1 3" --rounds 1 --duration 0.2 --warmup 0.05 \
+	--out "$T/s1" --subject x x:$FAM y:251
+grep_out "^threads sockets  *x  *y$" "scaling.sh table, a column per spec"
+grep_out "^      2       3  *[0-9][0-9]*  *[0-9][0-9]*$" "... a row per pair"
+grep_out "^2 senders vs 1 (1 socket each) on [0-9?]* cpus: x [0-9]*\.[0-9][0-9], y [0-9]*\.[0-9][0-9]$" \
+	"scaling.sh: 2 senders vs 1 for every spec"
+if command -v python3 >/dev/null 2>&1; then
+	if python3 -c '
+import json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/scaling.json"))
+c = {(x["threads"], x["sockets"], x["spec"]): x for x in s["cells"]}
+assert len(c) == 8 and all(x["msgs_per_s"] > 0 and x["runs"] == 1 for x in c.values())
+# compare.sh medians.tsv: side spec mode size runs bad_runs rate ...
+med = {}
+for t in (1, 2):
+    for k in (1, 3):
+        r = [json.loads(l) for l in open("%s/t%d-s%d/runs.jsonl" % (d, t, k))]
+        assert len(r) == 2 and all(x["threads"] == t and x["sockets"] == k and x["size"] == 64 for x in r)
+        for l in list(open("%s/t%d-s%d/medians.tsv" % (d, t, k)))[1:]:
+            f = l.split("\t")
+            med[(t, k, f[1])] = float(f[6])
+assert sorted(med) == sorted(c)
+for key, x in c.items():
+    assert abs(x["msgs_per_s"] - med[key]) < 1e-3 * med[key]
+for n, spec in (("x", "x:250"), ("y", "y:251")):
+    want = med[(2, 1, spec)] / med[(1, 1, spec)]
+    assert abs(s["two_vs_one"][n] - want) < 1e-3 * want
+' "$T/s1"; then ok "scaling.sh: every pair run as asked, the ratio of its medians"; else nok "scaling.sh: every pair run as asked, the ratio of its medians"; fi
+fi
+expect 2 "scaling.sh: one spec" -- "$HERE/scaling.sh" x:$FAM
+expect 2 "scaling.sh: a perftest spec" -- "$HERE/scaling.sh" x:$FAM v:perftest
+expect 2 "scaling.sh: --sockets 65" -- "$HERE/scaling.sh" --sockets "1 65" x:$FAM y:251
+expect 2 "scaling.sh: a spec that does not work stops it" -- "$HERE/scaling.sh" --bench "$B" \
+	--threads "1 2" --out "$T/s2" x:249 y:248
+if [ ! -d "$T/s2/t2-s1" ]; then ok "... at once"; else nok "... at once"; fi
+
 # --- ib-compare.sh: four specs through compare.sh ----------------------
 # like Soft-RoCE: Linux RDS (250) has no RDMA on it
 NORDMA=250
@@ -531,6 +677,35 @@ LD_PRELOAD=$FAKE FAKE_RDS_FAMILY=$FAM FAKE_RDS_DROP=3 expect 0 "compare.sh: only
 	--warmup 0.05 --out "$T/c4" --subject none x:$FAM y:$FAM
 grep_out "2 of 2 reference runs missing" "... both reported missing after a retry"
 expect 2 "compare.sh: --subject must name a spec" -- "$HERE/compare.sh" --subject z x:$FAM y:$FAM
+
+# --- bench-vm.sh, as far as it goes without root ------------------------
+# Every tool that would change the system is a stub that logs and fails,
+# so nothing is loaded even if a check below fails (or runs as root).
+if command -v bash >/dev/null 2>&1; then
+	if bash -n "$HERE/bench-vm.sh"; then ok "bench-vm.sh: bash -n"; else nok "bench-vm.sh: bash -n"; fi
+	VB=$T/vmbin
+	mkdir -p "$VB"
+	for n in modprobe insmod rmmod ip rdma; do
+		printf '#!/bin/sh\necho "%s $*" >> "%s/vm-called"\nexit 1\n' "$n" "$T" > "$VB/$n"
+		chmod +x "$VB/$n"
+	done
+	vm() { PATH=$VB:$PATH RDSD_BENCH_OUT=$T/bo RDSD_BENCH_MTU=$1 bash "$HERE/bench-vm.sh" "$T/none.ko"; }
+	expect 2 "bench-vm.sh: RDSD_BENCH_MTU=1234 refused" -- vm 1234
+	grep_out "RDSD_BENCH_MTU=1234: expected 1500 or 9000" "... and says why"
+	if [ ! -e "$T/vm-called" ] && [ ! -e "$T/bo" ]; then
+		ok "... before anything runs"
+	else
+		nok "... before anything runs"
+	fi
+	expect 1 "bench-vm.sh: RDSD_BENCH_MTU=9000 accepted" -- vm 9000
+	if [ "$(head -n 1 "$T/vm-called" 2>/dev/null)" = "modprobe rdma_cm" ]; then
+		ok "... it goes on to load the modules (stubbed)"
+	else
+		nok "... it goes on to load the modules (stubbed)"
+	fi
+else
+	ok "# SKIP no bash for bench-vm.sh"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

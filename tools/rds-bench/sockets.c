@@ -54,6 +54,18 @@ int open_sock(struct in_addr addr, uint16_t *port, char *err,
 
 		(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	}
+	if (cfg.busy_poll >= 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &cfg.busy_poll,
+		       sizeof(cfg.busy_poll)) < 0) {
+		int e = errno;
+
+		snprintf(what, sizeof(what),
+			 "setsockopt(SOL_SOCKET, SO_BUSY_POLL, %d)", cfg.busy_poll);
+		describe(err, errlen, what, e,
+			 e == EPERM ? "raising it needs CAP_NET_ADMIN" : NULL);
+		close(fd);
+		return -1;
+	}
 	if (cfg.transport >= 0 &&
 	    setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &cfg.transport,
 		       sizeof(cfg.transport)) < 0) {

@@ -6,28 +6,87 @@
 
 
 /*
- * Which of our senders has this source address (-1: none).  If the
- * address is not one of theirs but the header names a sender, trust the
- * header (so the run goes on) and flag the address as wrong.
+ * Which of our sending sockets has this source address (-1: none); socket
+ * k of sender i is number i * cfg.sockets + k.  If the address is not one
+ * of theirs but the header names a socket, trust the header (so the run
+ * goes on) and flag the address as wrong.
  */
 static int sender_of(const struct sockaddr_in *from, const uint8_t *buf,
 		     ssize_t n, bool *addr_bad)
 {
+	int k, nsock = cfg.threads * cfg.sockets;
 	struct msg_hdr h;
-	int k;
 
 	*addr_bad = false;
 	if (from->sin_addr.s_addr == cfg.saddr.s_addr)
-		for (k = 0; k < cfg.threads; k++)
-			if (shm->snd[k].port == ntohs(from->sin_port))
+		for (k = 0; k < nsock; k++)
+			if (shm->sock_port[k] == ntohs(from->sin_port))
 				return k;
 	*addr_bad = true;
 	if (n >= (ssize_t)sizeof(h)) {
 		memcpy(&h, buf, sizeof(h));
-		if (h.magic == HDR_MAGIC && h.idx < (uint32_t)cfg.threads)
+		if (h.magic == HDR_MAGIC && h.idx < (uint32_t)nsock)
 			return (int)h.idx;
 	}
 	return -1;
+}
+
+/*
+ * The sources the receiver has seen, by address and port.  With --sockets
+ * there may be thousands of them, and every message looks its source up:
+ * an open-addressed table, at most half full, keeps that one probe or two
+ * where a linear search would cost more than receiving the message.
+ */
+struct src_table {
+	struct src_state *slot;
+	uint32_t mask;		/* slots - 1, slots a power of two */
+	int n, max;		/* sources held, and at most */
+};
+
+static void src_init(struct src_table *t)
+{
+	/* every sending socket twice over (strays too), and never less
+	 * than the 2 x MAX_THREADS there was room for before --sockets */
+	int max = 2 * (cfg.threads * cfg.sockets > MAX_THREADS ?
+		       cfg.threads * cfg.sockets : MAX_THREADS);
+	uint32_t slots = 16;
+
+	while (slots < 2u * (uint32_t)max)
+		slots *= 2;
+	t->slot = xmalloc(slots * sizeof(*t->slot));
+	memset(t->slot, 0, slots * sizeof(*t->slot));
+	t->mask = slots - 1;
+	t->n = 0;
+	t->max = max;
+}
+
+/* The source of a message, added if new; NULL when the table is full. */
+static struct src_state *src_find(struct src_table *t,
+				  const struct sockaddr_in *from,
+				  const uint8_t *buf, ssize_t n)
+{
+	uint32_t h = ((uint32_t)ntohs(from->sin_port) * 0x9e3779b1u) ^
+		     ntohl(from->sin_addr.s_addr);
+	uint32_t i = (h ^ (h >> 16)) & t->mask;
+	struct src_state *sp;
+
+	for (;; i = (i + 1) & t->mask) {
+		sp = &t->slot[i];
+		if (!sp->used)
+			break;
+		if (sp->port == from->sin_port &&
+		    sp->addr == from->sin_addr.s_addr)
+			return sp;
+	}
+	if (t->n >= t->max)
+		return NULL;
+	t->n++;
+	sp->used = true;
+	sp->addr = from->sin_addr.s_addr;
+	sp->port = from->sin_port;
+	sp->sidx = sender_of(from, buf, n, &sp->addr_bad);
+	sp->next = 0;
+	return sp;
 }
 
 /*
@@ -39,8 +98,9 @@ static int sender_of(const struct sockaddr_in *from, const uint8_t *buf,
 void stream_receiver(int fd)
 {
 	uint8_t *buf = xmalloc((size_t)cfg.size + 1);
-	struct src_state src[2 * MAX_THREADS];
-	int nsrc = 0;
+	struct src_table src;
+	/* what came from each sender, all its sockets together */
+	uint64_t got_m[MAX_THREADS] = { 0 }, got_b[MAX_THREADS] = { 0 };
 	struct rx_result res = { 0 };
 	uint64_t t0 = now_ns();
 	uint64_t first_deadline = t0 + sec2ns(cfg.timeout);
@@ -49,6 +109,7 @@ void stream_receiver(int fd)
 	int phase = PH_FIRST;
 	bool done = false;
 
+	src_init(&src);
 	beat(t0);
 	while (!done) {
 		struct sockaddr_in from = { 0 };
@@ -64,35 +125,21 @@ void stream_receiver(int fd)
 			uint64_t seq = 0;
 			bool has_seq;
 			int v = check_msg(buf, n, mflags, &seq, &has_seq);
-
-			struct src_state *sp = NULL;
-			int i;
+			struct src_state *sp = src_find(&src, &from, buf, n);
 
 			last_rx = now;
-			for (i = 0; i < nsrc; i++)
-				if (src[i].port == from.sin_port &&
-				    src[i].addr == from.sin_addr.s_addr)
-					break;
-			if (i == nsrc && nsrc < (int)(sizeof(src) / sizeof(src[0]))) {
-				memset(&src[i], 0, sizeof(src[i]));
-				src[i].addr = from.sin_addr.s_addr;
-				src[i].port = from.sin_port;
-				src[i].sidx = sender_of(&from, buf, n, &src[i].addr_bad);
-				nsrc++;
-			}
-			if (i < nsrc)
-				sp = &src[i];
 			if (sp && sp->addr_bad)
 				res.bad_addr++;
 			if (sp && sp->sidx >= 0) {
 				/* feeds the senders' in-flight window */
-				struct rx_seen *rs = &shm->seen[sp->sidx];
+				int th = sp->sidx / cfg.sockets;
+				struct rx_seen *rs = &shm->seen[th];
 
-				sp->msgs++;
-				sp->bytes += cfg.size;
-				atomic_store_explicit(&rs->msgs, sp->msgs,
+				got_m[th]++;
+				got_b[th] += cfg.size;
+				atomic_store_explicit(&rs->msgs, got_m[th],
 						      memory_order_relaxed);
-				atomic_store_explicit(&rs->bytes, sp->bytes,
+				atomic_store_explicit(&rs->bytes, got_b[th],
 						      memory_order_relaxed);
 			}
 			if (!sp || sp->sidx < 0) {
@@ -196,6 +243,7 @@ void stream_receiver(int fd)
 	}
 	shm->rx = res;
 	atomic_store(&shm->stop, 1);	/* tell the senders */
+	free(src.slot);
 	free(buf);
 }
 
@@ -238,45 +286,58 @@ static bool window_full(int idx, uint64_t sent, uint64_t sent_bytes,
 	return true;
 }
 
+/*
+ * One sender: its cfg.sockets sockets take turns, one message each, every
+ * socket with its own sequence; the in-flight window counts them together.
+ */
 void *stream_sender(void *argp)
 {
 	struct active_arg *a = argp;
 	struct end_stats *st = &shm->snd[a->idx];
 	uint8_t *buf = xmalloc(cfg.size);
-	uint64_t seq = 0, bytes = 0, enobufs = 0, eagain = 0, waits = 0;
+	uint64_t seq[MAX_SOCKETS] = { 0 };
+	uint64_t sent = 0, bytes = 0, enobufs = 0, eagain = 0, waits = 0;
 	uint64_t rx_m = 0, rx_b = 0;
+	int k = 0;
 
 	memcpy(buf, pattern, cfg.size);
 	if (wait_go()) {
 		while (!stopping()) {
 			int r;
 
-			if (window_full(a->idx, seq, bytes, &rx_m, &rx_b)) {
+			if (window_full(a->idx, sent, bytes, &rx_m, &rx_b)) {
 				atomic_store_explicit(&st->waits, ++waits,
 						      memory_order_relaxed);
 				do
 					sleep_ns(20000);
 				while (!stopping() &&
-				       window_full(a->idx, seq, bytes, &rx_m, &rx_b));
+				       window_full(a->idx, sent, bytes, &rx_m, &rx_b));
 				continue;
 			}
-			put_hdr(buf, seq, (uint32_t)a->idx);
-			r = send_msg(a->fd, buf, cfg.size, &a->dst, st,
+			put_hdr(buf, seq[k], (uint32_t)(a->idx * cfg.sockets + k));
+			r = send_msg(a->fds[k], buf, cfg.size, &a->dst, st,
 				     &enobufs, &eagain, 0);
 			if (r > 0)
 				break;
 			if (r < 0) {
 				char m[400], w[64];
 
-				snprintf(w, sizeof(w), "sender %d: sendto(%u bytes)",
-					 a->idx, cfg.size);
+				if (cfg.sockets > 1)
+					snprintf(w, sizeof(w), "sender %d, socket %d: "
+						 "sendto(%u bytes)", a->idx, k, cfg.size);
+				else
+					snprintf(w, sizeof(w), "sender %d: sendto(%u bytes)",
+						 a->idx, cfg.size);
 				describe(m, sizeof(m), w, -r, send_hint(-r));
 				fail("%s", m);
 				break;
 			}
-			seq++;
+			seq[k]++;
+			if (++k == cfg.sockets)
+				k = 0;
+			sent++;
 			bytes += cfg.size;
-			atomic_store_explicit(&st->msgs, seq, memory_order_relaxed);
+			atomic_store_explicit(&st->msgs, sent, memory_order_relaxed);
 			atomic_store_explicit(&st->bytes, bytes, memory_order_relaxed);
 		}
 	}
