@@ -8,11 +8,14 @@
 # Every round loads each build in turn (rmmod, insmod), runs every cell
 # with rds-bench, and unloads it; the order of the builds is reversed in
 # every other round, so a drift of the machine's speed during the run
-# favours neither.  References (--ref NAME:FAMILY[:TRANSPORT], Linux RDS
-# for example) run once a round, with whatever build is not loaded.  The
-# table gives each cell's median over the rounds, every build's median
-# divided by the first build's, the rounds in which it beat the first
-# build, and its ratio to each reference.  Run as root, in the machine
+# favours neither.  References (--ref NAME:FAMILY[:TRANSPORT], Linux RDS for
+# example) run once a round, with whatever build is not loaded.  The
+# table gives each cell's median over the rounds; and, since the
+# machine's speed drifts between rounds far more than between two runs
+# in a row, every comparison pairs the runs of one round: each build's
+# run divided by the first build's run of the same round, the median of
+# those ratios, and the rounds in which the build did better; the same
+# median of per-round ratios against each reference.  Run as root, in the machine
 # or VM under test, with the modules the builds need (rdma_cm) and the
 # references' modules loaded.  See README ("A/B of builds").
 
@@ -225,20 +228,24 @@ END {
 			printf " %12.0f", m[i]
 		}
 		for (i = 2; i <= nb; i++) {
-			w = 0; n = 0
+			w = 0; n = 0; q = ""
 			for (r = 1; r <= nr; r++)
-				if (((r, b[i], c[j]) in by) && ((r, b[1], c[j]) in by)) {
+				if (((r, b[i], c[j]) in by) && by[r, b[1], c[j]] > 0) {
 					n++
+					q = q " " by[r, b[i], c[j]] / by[r, b[1], c[j]]
 					if (by[r, b[i], c[j]] + 0 > by[r, b[1], c[j]] + 0)
 						w++
 				}
-			printf "  %5.2f %d/%d", m[1] ? m[i] / m[1] : 0, w, n
+			printf "  %5.2f %d/%d", n ? median(q) : 0, w, n
 		}
-		for (k = 1; k <= nf; k++) {
-			mf = median(v[f[k], c[j]])
-			for (i = 1; i <= nb; i++)
-				printf "  %5.2f", mf ? m[i] / mf : 0
-		}
+		for (k = 1; k <= nf; k++)
+			for (i = 1; i <= nb; i++) {
+				q = ""
+				for (r = 1; r <= nr; r++)
+					if (((r, b[i], c[j]) in by) && by[r, f[k], c[j]] > 0)
+						q = q " " by[r, b[i], c[j]] / by[r, f[k], c[j]]
+				printf "  %5.2f", q != "" ? median(q) : 0
+			}
 		printf "\n"
 	}
 }' "$RUNS" | tee "$OUT/summary.txt"
