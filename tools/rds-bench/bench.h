@@ -329,6 +329,9 @@ void *stream_sender(void *argp);
 void echo_server(int fd);
 void *ping_client(void *argp);
 void add_sample(struct active_arg *a, uint64_t v);
+void op_account(struct active_arg *a, int *phase, uint64_t now, bool sample,
+		uint64_t rtt, uint64_t bytes, uint64_t *warm_end,
+		uint64_t *t_end, bool *closing);
 void ping_summarize(struct active_arg *args, int n);
 
 /* rdma.c: rdma and atomic operations */

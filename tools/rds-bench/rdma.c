@@ -400,9 +400,14 @@ static int rdma_notices(int fd, struct rds_rdma_notify *nv, uint64_t *stray)
 	return k;
 }
 
-/* Count one successful completion at time now into the measurement. */
-static void rdma_account(struct active_arg *a, int *phase, uint64_t now,
-			 uint64_t *warm_end, uint64_t *t_end, bool *closing)
+/*
+ * Count one operation of @bytes that completed at time @now into the
+ * measurement, with its round trip @rtt if @sample (reqresp): the phases
+ * first, warm-up, measured, shared by the RDMA modes and reqresp.
+ */
+void op_account(struct active_arg *a, int *phase, uint64_t now, bool sample,
+		uint64_t rtt, uint64_t bytes, uint64_t *warm_end,
+		uint64_t *t_end, bool *closing)
 {
 	switch (*phase) {
 	case PH_FIRST:
@@ -427,8 +432,10 @@ static void rdma_account(struct active_arg *a, int *phase, uint64_t now,
 			*closing = true;
 			break;
 		}
+		if (sample)
+			add_sample(a, rtt);
 		a->ops++;
-		a->op_bytes += cfg.size;
+		a->op_bytes += bytes;
 		if (cfg.count && a->ops >= cfg.count) {
 			a->t_stop = now;
 			a->measured = true;
@@ -570,7 +577,8 @@ void *rdma_initiator(void *argp)
 				     nv[j].status, rds_doca_status_name(nv[j].status));
 				goto out;
 			}
-			rdma_account(a, &phase, now, &warm_end, &t_end, &closing);
+			op_account(a, &phase, now, false, 0, cfg.size,
+				   &warm_end, &t_end, &closing);
 		}
 		if (k > 0) {
 			last_done = now;

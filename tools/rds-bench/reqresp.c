@@ -561,46 +561,6 @@ static int rr_request(struct active_arg *a, uint8_t *req, struct rr_slot *s,
 	return errno == ETIMEDOUT ? -EAGAIN : -errno;
 }
 
-/* Count one transaction, over at time now after rtt, into the measurement. */
-static void rr_account(struct active_arg *a, int *phase, uint64_t now,
-		       uint64_t rtt, uint64_t *warm_end, uint64_t *t_end,
-		       bool *closing)
-{
-	switch (*phase) {
-	case PH_FIRST:
-		*phase = PH_WARM;
-		*warm_end = now + sec2ns(cfg.warmup);
-		if (now < *warm_end)
-			break;
-		/* fall through */
-	case PH_WARM:
-		if (now >= *warm_end) {
-			*phase = PH_MEAS;
-			a->t_start = now;
-			*t_end = now + sec2ns(cfg.duration);
-		}
-		break;
-	case PH_MEAS:
-		if (*closing)
-			break;
-		if (!cfg.count && now >= *t_end) {
-			a->t_stop = now;
-			a->measured = true;
-			*closing = true;
-			break;
-		}
-		add_sample(a, rtt);
-		a->ops++;
-		a->op_bytes += cfg.rdma_size;
-		if (cfg.count && a->ops >= cfg.count) {
-			a->t_stop = now;
-			a->measured = true;
-			*closing = true;
-		}
-		break;
-	}
-}
-
 /*
  * One client: keep the window of requests full until its measurement is
  * over, then wait for the responses still outstanding.  Slot buffers are
@@ -757,8 +717,8 @@ void *rr_client(void *argp)
 			inflight--;
 			a->completed++;
 			last_done = now;
-			rr_account(a, &phase, now, now - s->t0, &warm_end, &t_end,
-				   &closing);
+			op_account(a, &phase, now, true, now - s->t0,
+				   cfg.rdma_size, &warm_end, &t_end, &closing);
 		}
 		now = now_ns();
 		if (now - last_beat >= 20 * MSEC || got) {
