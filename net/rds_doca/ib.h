@@ -83,6 +83,9 @@
  * when nobody answers), in all and of the connections one user's sends
  * made; beyond either an attempt waits for its next turn.
  */
+#define RDSD_IB_MAX_ATTEMPTS	64
+#define RDSD_IB_USER_ATTEMPTS	16
+
 /*
  * Memory regions a device keeps for reuse once invalidated, by capacity:
  * RDSD_IB_MR_CACHE of each power of two from RDSD_IB_MR_MIN_PAGES pages
@@ -91,9 +94,6 @@
 #define RDSD_IB_MR_MIN_PAGES	16
 #define RDSD_IB_MR_CLASSES	6
 #define RDSD_IB_MR_CACHE	8
-
-#define RDSD_IB_MAX_ATTEMPTS	64
-#define RDSD_IB_USER_ATTEMPTS	16
 
 /**
  * struct rdsd_ib_dev - one RDMA device the transport uses
@@ -148,7 +148,6 @@ struct rdsd_ib_dev {
  * @mr: the fast registration memory region, NULL once invalidated.
  * @mr_class: its capacity class in dev->mr_cache, -1 for none.
  * @mr_key0: the key byte of @mr's first registration.
- * @mr_reused: @mr came from dev->mr_cache.
  * @rkey: its remote key, for good.
  * @revoked: peers were told to forget @rkey (dev->reg_mutex).
  * @sgt: the region's pages, mapped for DMA while @mapped.
@@ -164,7 +163,6 @@ struct rdsd_ib_mr {
 	struct ib_mr		*mr;
 	s8			mr_class;
 	u8			mr_key0;
-	bool			mr_reused;
 	u32			rkey;
 	bool			revoked;
 	struct sg_table		sgt;

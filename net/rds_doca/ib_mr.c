@@ -245,6 +245,7 @@ static struct ib_mr *rdsd_ib_mr_alloc(struct rdsd_ib_dev *dev,
 	u32 pages = max_t(u32, roundup_pow_of_two(npages),
 			  RDSD_IB_MR_MIN_PAGES);
 	int c = ilog2(pages) - ilog2(RDSD_IB_MR_MIN_PAGES);
+	struct ib_mr *mr;
 
 	lockdep_assert_held(&dev->reg_mutex);
 	if (c >= RDSD_IB_MR_CLASSES || pages > dev->max_frmr_pages) {
@@ -255,13 +256,15 @@ static struct ib_mr *rdsd_ib_mr_alloc(struct rdsd_ib_dev *dev,
 
 		imr->mr_class = c;
 		imr->mr_key0 = dev->mr_cache_key0[c][n];
-		imr->mr_reused = true;
 		return dev->mr_cache[c][n];
 	}
 	imr->mr_class = c;
 	imr->mr_key0 = dev->reg_key++;
-	imr->mr_reused = false;
-	return ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, pages);
+	mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, pages);
+	/* the byte before the first: every registration takes the next */
+	if (!IS_ERR(mr))
+		ib_update_fast_reg_key(mr, (u8)(imr->mr_key0 - 1));
+	return mr;
 }
 
 /*
@@ -356,9 +359,7 @@ static int rdsd_ib_mr_post_reg(struct rdsd_ib_mr *imr, struct rdsd_mr *mr,
 	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
 	if (!(mr->flags & RDSD_MR_READ_ONLY))
 		reg.access |= IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC;
-	ib_update_fast_reg_key(imr->mr, imr->mr_reused ?
-			       ib_inc_rkey(imr->mr->rkey) & 0xff :
-			       imr->mr_key0);
+	ib_update_fast_reg_key(imr->mr, ib_inc_rkey(imr->mr->rkey) & 0xff);
 	reg.key = imr->mr->rkey;
 	ret = rdsd_ib_reg_post(dev, &reg.wr);
 	if (!ret)
@@ -841,8 +842,8 @@ remember:
 
 /*
  * An MR_REQ, MR_ANS, MR_GRANT or MR_REVOKE came; true in *@kick when an
- * operation waited for it.  Returns 0, or -EPROTO when the peer broke the rules.
- * Softirq.
+ * operation waited for it.  Returns 0, or -EPROTO when the peer broke the
+ * rules.  Softirq.
  */
 int rdsd_ib_mr_recv(struct rdsd_ib_conn *tp, const struct rdsd_wire_info *info,
 		    bool *kick)
