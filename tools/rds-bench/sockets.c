@@ -62,7 +62,8 @@ int open_sock(struct in_addr addr, uint16_t *port, char *err,
 		snprintf(what, sizeof(what),
 			 "setsockopt(SOL_SOCKET, SO_BUSY_POLL, %d)", cfg.busy_poll);
 		describe(err, errlen, what, e,
-			 e == EPERM ? "raising it needs CAP_NET_ADMIN" : NULL);
+			 e == EPERM ? "this kernel lets only CAP_NET_ADMIN raise it" :
+			 NULL);
 		close(fd);
 		return -1;
 	}
