@@ -329,6 +329,8 @@ void *stream_sender(void *argp);
 void echo_server(int fd);
 void *ping_client(void *argp);
 void add_sample(struct active_arg *a, uint64_t v);
+bool op_clock(struct active_arg *a, int *phase, uint64_t now,
+	      uint64_t warm_end, uint64_t *t_end, bool *closing);
 void op_account(struct active_arg *a, int *phase, uint64_t now, bool sample,
 		uint64_t rtt, uint64_t bytes, uint64_t *warm_end,
 		uint64_t *t_end, bool *closing);

@@ -189,13 +189,7 @@ void *ping_client(void *argp)
 				case PH_FIRST:
 					phase = PH_WARM;
 					warm_end = t1 + sec2ns(cfg.warmup);
-					if (t1 >= warm_end) {
-						phase = PH_MEAS;
-						a->t_start = t1;
-						t_end = t1 + sec2ns(cfg.duration);
-						send_end = cfg.count ? 0 : t_end;
-					}
-					break;
+					/* fall through */
 				case PH_WARM:
 					if (t1 >= warm_end) {
 						phase = PH_MEAS;

@@ -401,6 +401,28 @@ static int rdma_notices(int fd, struct rds_rdma_notify *nv, uint64_t *stray)
 }
 
 /*
+ * No completion came: let time alone end the warm-up at @warm_end and,
+ * without --count, the measurement.  True when the measurement just
+ * ended.
+ */
+bool op_clock(struct active_arg *a, int *phase, uint64_t now,
+	      uint64_t warm_end, uint64_t *t_end, bool *closing)
+{
+	if (*phase == PH_WARM && now >= warm_end) {
+		*phase = PH_MEAS;
+		a->t_start = now;
+		*t_end = now + sec2ns(cfg.duration);
+	}
+	if (*phase == PH_MEAS && !cfg.count && !*closing && now >= *t_end) {
+		a->t_stop = now;
+		a->measured = true;
+		*closing = true;
+		return true;
+	}
+	return false;
+}
+
+/*
  * Count one operation of @bytes that completed at time @now into the
  * measurement, with its round trip @rtt if @sample (reqresp): the phases
  * first, warm-up, measured, shared by the RDMA modes and reqresp.
@@ -596,17 +618,8 @@ void *rdma_initiator(void *argp)
 			continue;
 
 		/* nothing to do: move the clock on, then wait */
-		if (phase == PH_WARM && now >= warm_end) {
-			phase = PH_MEAS;
-			a->t_start = now;
-			t_end = now + sec2ns(cfg.duration);
-		}
-		if (phase == PH_MEAS && !cfg.count && !closing && now >= t_end) {
-			a->t_stop = now;
-			a->measured = true;
-			closing = true;
+		if (op_clock(a, &phase, now, warm_end, &t_end, &closing))
 			continue;
-		}
 		if (inflight && now - last_done >= timeout) {
 			fail("initiator %d: no operation completed for %.1f s "
 			     "(%" PRIu64 " outstanding, %" PRIu64 " completed%s)",

@@ -731,17 +731,8 @@ void *rr_client(void *argp)
 			continue;
 
 		/* nothing to do: move the clock on, then wait */
-		if (phase == PH_WARM && now >= warm_end) {
-			phase = PH_MEAS;
-			a->t_start = now;
-			t_end = now + sec2ns(cfg.duration);
-		}
-		if (phase == PH_MEAS && !cfg.count && !closing && now >= t_end) {
-			a->t_stop = now;
-			a->measured = true;
-			closing = true;
+		if (op_clock(a, &phase, now, warm_end, &t_end, &closing))
 			continue;
-		}
 		if (inflight && now - last_done >= timeout) {
 			fail("client %d: no response for %.1f s (%" PRIu64
 			     " requests outstanding, %" PRIu64 " answered%s)",
