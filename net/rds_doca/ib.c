@@ -166,9 +166,8 @@ static int rdsd_ib_add_one(struct ib_device *ibdev)
 		if (rdma_cap_ib_cm(ibdev, port))
 			cm = true;
 	if (!cm || a->max_send_sge < RDSD_IB_MIN_SEND_SGE ||
-	    a->max_recv_sge < 2 || a->max_qp_wr <= RDSD_IB_SEND_RING ||
-	    a->max_qp_wr <= RDSD_IB_RECV_RING ||
-	    a->max_cqe <= RDSD_IB_SEND_RING || a->max_cqe <= RDSD_IB_RECV_RING)
+	    a->max_recv_sge < 2 || a->max_qp_wr < RDSD_IB_QUEUE_WRS ||
+	    a->max_cqe < RDSD_IB_QUEUE_WRS)
 		return -EOPNOTSUPP;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);

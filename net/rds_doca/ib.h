@@ -32,9 +32,26 @@
 #define RDSD_IB_FRAG_SIZE	SZ_16K
 /* Fragments of the largest message. */
 #define RDSD_IB_MAX_FRAGS	(RDSD_MAX_MSG_SIZE / RDSD_IB_FRAG_SIZE)
-/* Work requests on each ring; powers of two. */
+/*
+ * Slots of each ring, indexed modulo a power of two.  The queue pair and
+ * its completion queues are made one entry short of it, the entry
+ * ib_drain_qp() posts included: a device rounds a queue up to a power of
+ * two counting one entry more than asked (Soft-RoCE keeps one empty), so
+ * 256 entries would cost it twice the memory of 255.
+ */
 #define RDSD_IB_SEND_RING	256
 #define RDSD_IB_RECV_RING	256
+#define RDSD_IB_QUEUE_WRS	(RDSD_IB_SEND_RING - 1)
+/* Work requests in flight on each: all but the drain's. */
+#define RDSD_IB_SEND_SLOTS	(RDSD_IB_SEND_RING - 2)
+#define RDSD_IB_RECV_MAX	(RDSD_IB_RECV_RING - 2)
+/*
+ * Receive buffers a connection posts when it comes up.  The ring doubles,
+ * up to RDSD_IB_RECV_MAX, each time the peer says it was short of
+ * credits (RDSD_WIRE_F_MORE_BUFS): an idle connection holds
+ * RDSD_IB_RECV_INIT buffers, a busy one what its traffic needed.
+ */
+#define RDSD_IB_RECV_INIT	4
 /* Scatter/gather entries of a send: the header and a fragment's pages. */
 #define RDSD_IB_SEND_SGE	8
 /* Header slots are cache-line aligned, so DMA never shares a line. */
@@ -47,6 +64,8 @@
  */
 #define RDSD_IB_PACK_MAX	512
 #define RDSD_IB_PACKS		16
+/* Pack buffers made with the rings; more come when all are in flight. */
+#define RDSD_IB_PACKS_INIT	1
 /* Small messages waiting for the completion of their operation. */
 #define RDSD_IB_OP_WAIT		64
 /*
@@ -248,8 +267,13 @@ struct rdsd_ib_recv {
  * struct rdsd_ib_credits - send credits of one connection
  * @avail: receive buffers of the peer we may send into; at most @max.
  * @adv: receive buffers we posted and have not told the peer about.
- * @max: receive buffers the peer posted for the current queue pair, as
- *	its connection private data said.
+ * @max: receive buffers the peer may grow its ring to, as its connection
+ *	private data said (recv_max).
+ * @peer_bufs: receive buffers the peer said it posted in all, in its
+ *	private data and then in every header (bufs).
+ * @asked: @peer_bufs when we last asked for more: one request per size,
+ *	0 for none.
+ * @want: ask for more buffers (RDSD_WIRE_F_MORE_BUFS) on the next header.
  *
  * All under rdsd_ib_conn.send_lock.
  */
@@ -257,6 +281,9 @@ struct rdsd_ib_credits {
 	u32	avail;
 	u32	adv;
 	u32	max;
+	u32	peer_bufs;
+	u32	asked;
+	bool	want;
 };
 
 /**
@@ -303,6 +330,9 @@ struct rdsd_ib_credits {
  *	(@tail_refs).
  * @cong_work: sends the local congestion map after a change: a change
  *	comes under rs->recv_lock, which nests inside @send_lock (rdsd.h).
+ * @grow_work: posts more receive buffers (@grow, RDSD_IB_GROW_RECV) or
+ *	makes another pack buffer (RDSD_IB_GROW_PACK), in process context.
+ * @grow: what @grow_work is to do (atomic bits).
  * @backoff_ms: next reconnect delay.
  * @attempts: connection attempts made.
  * @incarnation: ours, see struct rdsd_ib_cm_data.
@@ -337,6 +367,7 @@ struct rdsd_ib_credits {
  *	is @pack_hdr.
  * @pack_msgs: messages in it.
  * @pack_busy: pack buffers in use (bit per buffer).
+ * @pack_nr: pack buffers made, the first @pack_nr of @pack_buf.
  * @pack_buf: pack buffers, RDSD_IB_FRAG_SIZE bytes each.
  * @pack_dma: their mappings.
  * @op_wait: small messages whose operations were posted, oldest first,
@@ -368,7 +399,10 @@ struct rdsd_ib_credits {
  * @send_hdrs: header of every send slot, mapped at @send_hdrs_dma.
  * @cong_buf: snapshot of the local congestion map being sent.
  * @cong_dma: its mapping.
- * @recvs: receive ring.
+ * @recvs: receive ring, RDSD_IB_RECV_RING slots (RDSD_IB_RECV_MAX used).
+ * @recv_nr: slots with a buffer, the first @recv_nr; each is posted but
+ *	while its completion is handled.  Grows only, by @grow_work under
+ *	cm_mutex and send_lock; read locklessly by receive completions.
  * @recv_hdrs: header of every receive slot, mapped at @recv_hdrs_dma.
  * @rx_msg: message being reassembled, NULL while @rx_skip or idle.
  * @rx_active: a message's fragments are arriving.
@@ -401,6 +435,8 @@ struct rdsd_ib_conn {
 	struct delayed_work	reap_work;
 	struct delayed_work	ack_work;
 	struct work_struct	cong_work;
+	struct delayed_work	grow_work;
+	unsigned long		grow;
 	unsigned int		backoff_ms;
 	u32			attempts;
 	u64			incarnation;
@@ -427,6 +463,7 @@ struct rdsd_ib_conn {
 	int			pack_last;
 	u32			pack_msgs;
 	unsigned long		pack_busy;
+	u32			pack_nr;
 	void			*pack_buf[RDSD_IB_PACKS];
 	u64			pack_dma[RDSD_IB_PACKS];
 	struct {
@@ -451,6 +488,7 @@ struct rdsd_ib_conn {
 	u64			cong_dma;
 
 	struct rdsd_ib_recv	*recvs;
+	u32			recv_nr;
 	void			*recv_hdrs;
 	u64			recv_hdrs_dma;
 	struct rdsd_msg		*rx_msg;
@@ -472,6 +510,8 @@ struct rdsd_ib_conn {
  * @ack_valid: an acknowledgment came.
  * @ack_req: the peer asked for an ack.
  * @delivered: whole messages received.
+ * @bufs: receive buffers the peer posted in all, as its last header said.
+ * @more_bufs: the peer asks for more receive buffers.
  * @mr: an MR_REQ, MR_ANS or MR_REVOKE that came, or type 0.
  */
 struct rdsd_ib_rx_sum {
@@ -480,7 +520,15 @@ struct rdsd_ib_rx_sum {
 	bool			ack_valid;
 	bool			ack_req;
 	u32			delivered;
+	u32			bufs;
+	bool			more_bufs;
 	struct rdsd_wire_info	mr;
+};
+
+/* rdsd_ib_conn.grow bits */
+enum {
+	RDSD_IB_GROW_RECV,
+	RDSD_IB_GROW_PACK,
 };
 
 #define RDSD_IB_SEND_MASK	(RDSD_IB_SEND_RING - 1)
@@ -495,7 +543,7 @@ static inline struct rdsd_ib_send *rdsd_ib_slot(struct rdsd_ib_conn *tp, u32 i)
 /* Send slots not holding a work request. */
 static inline u32 rdsd_ib_send_free(const struct rdsd_ib_conn *tp)
 {
-	return RDSD_IB_SEND_RING - (tp->send_head - tp->send_tail);
+	return RDSD_IB_SEND_SLOTS - (tp->send_head - tp->send_tail);
 }
 
 /* Header of send slot @i. */
@@ -550,6 +598,8 @@ void rdsd_ib_rings_free(struct rdsd_ib_conn *tp);
 int rdsd_ib_bufs_alloc(struct rdsd_ib_conn *tp);
 int rdsd_ib_recv_post_all(struct rdsd_ib_conn *tp);
 int rdsd_ib_recv_post(struct rdsd_ib_conn *tp, struct rdsd_ib_recv *r);
+void rdsd_ib_grow(struct rdsd_ib_conn *tp, int what);
+void rdsd_ib_grow_worker(struct work_struct *work);
 void rdsd_ib_slot_prep(struct rdsd_ib_send *s);
 void rdsd_ib_hdr_set(struct rdsd_ib_conn *tp, u32 i);
 void rdsd_ib_hdr_prep(struct rdsd_ib_conn *tp, u32 i,
@@ -563,8 +613,11 @@ bool rdsd_ib_tail_stuck(const struct rdsd_ib_conn *tp);
 void rdsd_ib_tail_check(struct rdsd_ib_conn *tp);
 
 /* ib_send.c */
-void rdsd_ib_tx_start(struct rdsd_ib_conn *tp, u32 credits);
-void rdsd_ib_tx_arm(struct rdsd_ib_conn *tp, u32 credits);
+void rdsd_ib_tx_start(struct rdsd_ib_conn *tp,
+		      const struct rdsd_ib_cm_data *peer);
+void rdsd_ib_tx_arm(struct rdsd_ib_conn *tp,
+		    const struct rdsd_ib_cm_data *peer);
+void rdsd_ib_bufs_posted(struct rdsd_ib_conn *tp, u32 n);
 void rdsd_ib_tx_stop(struct rdsd_ib_conn *tp);
 int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -603,6 +656,8 @@ int rdsd_ib_mr_recv(struct rdsd_ib_conn *tp, const struct rdsd_wire_info *info,
 bool rdsd_ib_credits_ok(const struct rdsd_ib_credits *c, u32 n);
 void rdsd_ib_credits_take(struct rdsd_ib_credits *c, u32 n, u32 *adv);
 void rdsd_ib_credits_add(struct rdsd_ib_credits *c, u32 n);
+void rdsd_ib_credits_short(struct rdsd_ib_credits *c);
+u32 rdsd_ib_ack_credits(u32 recv_nr);
 bool rdsd_ib_lower_wins(__be32 laddr, __be32 faddr);
 int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len);
 int rdsd_ib_op_status(enum ib_wc_status status);

@@ -81,10 +81,15 @@ int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len)
 		return -EPROTO;
 	if (d->version != RDSD_IB_CM_VERSION)
 		return -EPROTONOSUPPORT;
-	if (d->flags || d->reserved || !d->incarnation)
+	if (d->flags || !d->incarnation)
 		return -EPROTO;
-	/* room for the largest message and an ack; our fragments fit */
-	if (be32_to_cpu(d->credits) < RDSD_IB_MAX_FRAGS + 2 ||
+	/*
+	 * A message and an ack now, a ring that grows to hold the largest
+	 * message and an ack; our fragments fit.
+	 */
+	if (be32_to_cpu(d->credits) < 2 ||
+	    be32_to_cpu(d->recv_max) < be32_to_cpu(d->credits) ||
+	    be32_to_cpu(d->recv_max) < RDSD_IB_MAX_FRAGS + 2 ||
 	    be32_to_cpu(d->frag_size) < RDSD_IB_FRAG_SIZE ||
 	    be32_to_cpu(d->max_msg) < RDSD_MAX_MSG_SIZE)
 		return -ERANGE;
@@ -112,7 +117,8 @@ static void rdsd_ib_cm_data_fill(struct rdsd_ib_conn *tp,
 	d->magic = cpu_to_be32(RDSD_WIRE_MAGIC);
 	d->version = RDSD_IB_CM_VERSION;
 	d->reason = reason;
-	d->credits = cpu_to_be32(RDSD_IB_RECV_RING);
+	d->credits = cpu_to_be32(RDSD_IB_RECV_INIT);
+	d->recv_max = cpu_to_be32(RDSD_IB_RECV_MAX);
 	d->frag_size = cpu_to_be32(RDSD_IB_FRAG_SIZE);
 	d->max_msg = cpu_to_be32(RDSD_MAX_MSG_SIZE);
 	if (!tp)
@@ -303,12 +309,12 @@ static int rdsd_ib_setup(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
 	tp->peer_local = inet_addr_type(&init_net, tp->conn->faddr) ==
 			 RTN_LOCAL;
 
-	cq = ib_alloc_cq_any(id->device, tp, RDSD_IB_SEND_RING + 1,
+	cq = ib_alloc_cq_any(id->device, tp, RDSD_IB_QUEUE_WRS,
 			     IB_POLL_SOFTIRQ);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	tp->send_cq = cq;
-	cq = ib_alloc_cq_any(id->device, tp, RDSD_IB_RECV_RING + 1,
+	cq = ib_alloc_cq_any(id->device, tp, RDSD_IB_QUEUE_WRS,
 			     IB_POLL_SOFTIRQ);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
@@ -323,8 +329,8 @@ static int rdsd_ib_setup(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
 	attr.send_cq = tp->send_cq;
 	attr.recv_cq = tp->recv_cq;
 	/* one more of each for ib_drain_qp() */
-	attr.cap.max_send_wr = RDSD_IB_SEND_RING + 1;
-	attr.cap.max_recv_wr = RDSD_IB_RECV_RING + 1;
+	attr.cap.max_send_wr = RDSD_IB_QUEUE_WRS;
+	attr.cap.max_recv_wr = RDSD_IB_QUEUE_WRS;
 	attr.cap.max_send_sge = tp->dev->max_send_sge;
 	attr.cap.max_recv_sge = 2;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
@@ -600,7 +606,7 @@ static int rdsd_ib_established(struct rdsd_ib_conn *tp)
 		if (ret)
 			return ret;
 		rdsd_ib_attempt_put(tp);
-		rdsd_ib_tx_start(tp, be32_to_cpu(tp->peer.credits));
+		rdsd_ib_tx_start(tp, &tp->peer);
 	}
 	tp->state = RDSD_IB_UP;
 	tp->backoff_ms = 0;
@@ -705,7 +711,7 @@ static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (!ret) {
 		rdsd_ib_peer_learn(tp, d);
 		/* sends wait until the peer speaks: then it is ready */
-		rdsd_ib_tx_arm(tp, be32_to_cpu(d->credits));
+		rdsd_ib_tx_arm(tp, d);
 		rdsd_ib_cm_data_fill(tp, &data, RDSD_IB_REJ_NONE);
 		rdsd_ib_conn_param(tp, &p, &data);
 		p.responder_resources = min(p.responder_resources,
@@ -857,6 +863,7 @@ int rdsd_ib_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
 	INIT_DELAYED_WORK(&tp->reap_work, rdsd_ib_reap_worker);
 	INIT_DELAYED_WORK(&tp->ack_work, rdsd_ib_ack_worker);
 	INIT_WORK(&tp->cong_work, rdsd_ib_cong_worker);
+	INIT_DELAYED_WORK(&tp->grow_work, rdsd_ib_grow_worker);
 	tp->incarnation = get_random_u64() | 1;
 	spin_lock_init(&tp->send_lock);
 	conn->tp = tp;
@@ -902,6 +909,7 @@ void rdsd_ib_conn_shutdown(struct rdsd_conn *conn)
 	cancel_delayed_work_sync(&tp->connect_work);
 	cancel_work_sync(&tp->reset_work);
 	cancel_delayed_work_sync(&tp->ack_work);
+	cancel_delayed_work_sync(&tp->grow_work);
 	cancel_delayed_work_sync(&tp->reap_work);
 	rdsd_ib_reap(tp);	/* dead: every id goes */
 }
@@ -921,8 +929,10 @@ void rdsd_ib_conn_info(struct rdsd_conn *conn, struct rdsd_conn_info *ci)
 		union ib_gid sgid, dgid;
 
 		ci->qpn = tp->qp->qp_num;
-		ci->max_send_wr = RDSD_IB_SEND_RING;
-		ci->max_recv_wr = RDSD_IB_RECV_RING;
+		ci->max_send_wr = RDSD_IB_SEND_SLOTS;
+		ci->max_recv_wr = RDSD_IB_RECV_MAX;
+		ci->recv_bufs = tp->recv_nr;
+		ci->has_recv_bufs = true;
 		ci->max_send_sge = tp->dev->max_send_sge;
 		ci->mr_max = tp->dev->ibdev->attrs.max_mr;
 		ci->mr_size = tp->dev->max_frmr_pages;

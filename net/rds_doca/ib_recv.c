@@ -187,6 +187,9 @@ static int rdsd_ib_recv_one(struct rdsd_ib_conn *tp, const void *payload,
 		break;
 	}
 	sum->credits += info->credits;
+	sum->bufs = info->bufs;
+	if (info->flags & RDSD_WIRE_F_MORE_BUFS)
+		sum->more_bufs = true;
 	/*
 	 * A correct peer's acks only grow, so the highest is the last; take
 	 * the highest, so that rdsd_send_acked() checks every ack received.
@@ -318,6 +321,8 @@ void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ret = rdsd_ib_recv_post(tp, r);
 	kick = rdsd_ib_tx_after_rx(tp, &sum, !ret, kick);
+	if (unlikely(sum.more_bufs))
+		rdsd_ib_grow(tp, RDSD_IB_GROW_RECV);
 
 	if (unlikely(ret)) {
 		pr_info_ratelimited("%pI4->%pI4: post receive failed: %d\n",

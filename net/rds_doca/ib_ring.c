@@ -9,9 +9,14 @@
  * holds one work request: a SEND of its 64-byte header (struct
  * rdsd_wire_hdr, from the slot's header buffer) and up to
  * RDSD_IB_FRAG_SIZE payload bytes straight from a message's pages, or
- * one piece of an RDMA operation.  The receive ring holds
- * RDSD_IB_RECV_RING buffers, each a header slot and a payload buffer of
- * RDSD_IB_FRAG_SIZE bytes, reposted after every completion.
+ * one piece of an RDMA operation.  The receive ring has RDSD_IB_RECV_MAX
+ * slots, each a header slot and a payload buffer of RDSD_IB_FRAG_SIZE
+ * bytes, reposted after every completion.  A connection starts with
+ * buffers in RDSD_IB_RECV_INIT slots and RDSD_IB_PACKS_INIT pack buffers;
+ * the ring doubles when the peer asks (ib_send.c), and another pack
+ * buffer comes when every one is in flight, from a work item
+ * (rdsd_ib_grow_worker()).  Neither shrinks before the attempt ends: a
+ * posted buffer is the peer's to use until the queue pair goes.
  *
  * Only every RDSD_IB_SIGNAL_EVERY-th send (and every send when the ring
  * runs low) asks for a completion; a completion retires every older slot
@@ -35,13 +40,15 @@
 
 #include "ib.h"
 #include "message.h"
+#include "stats.h"
 #include "transport.h"
 
 static_assert((RDSD_IB_SEND_RING & (RDSD_IB_SEND_RING - 1)) == 0);
 static_assert((RDSD_IB_RECV_RING & (RDSD_IB_RECV_RING - 1)) == 0);
 /* a largest message, plus the slot kept for an ack, fits the rings */
-static_assert(RDSD_IB_MAX_FRAGS + 1 < RDSD_IB_SEND_RING);
-static_assert(RDSD_IB_MAX_FRAGS + 1 < RDSD_IB_RECV_RING);
+static_assert(RDSD_IB_SEND_RING == RDSD_IB_RECV_RING);	/* one queue size */
+static_assert(RDSD_IB_MAX_FRAGS + 1 < RDSD_IB_SEND_SLOTS);
+static_assert(RDSD_IB_MAX_FRAGS + 2 <= RDSD_IB_RECV_MAX);
 static_assert(RDSD_IB_CONG_BYTES <= RDSD_IB_FRAG_SIZE);
 
 /*
@@ -243,7 +250,7 @@ int rdsd_ib_recv_post_all(struct rdsd_ib_conn *tp)
 	u32 i;
 	int ret;
 
-	for (i = 0; i < RDSD_IB_RECV_RING; i++) {
+	for (i = 0; i < tp->recv_nr; i++) {
 		ret = rdsd_ib_recv_post(tp, &tp->recvs[i]);
 		if (ret)
 			return ret;
@@ -326,6 +333,8 @@ int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
 	tp->sig_inflight = 0;
 	tp->pack_open = false;
 	tp->pack_busy = 0;
+	tp->pack_nr = 0;
+	tp->recv_nr = 0;
 	tp->op_wait_head = 0;
 	tp->op_wait_tail = 0;
 	tp->tx_since_req = 0;
@@ -335,6 +344,14 @@ int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
 	tp->cong_pending = false;
 	spin_unlock_bh(&tp->send_lock);
 	return 0;
+}
+
+static void rdsd_ib_unmap(struct ib_device *ibdev, u64 *dma, size_t len,
+			  enum dma_data_direction dir)
+{
+	if (*dma)
+		ib_dma_unmap_single(ibdev, *dma, len, dir);
+	*dma = 0;
 }
 
 /* Allocate and map one RDSD_IB_FRAG_SIZE buffer, charged as the caller set. */
@@ -348,15 +365,15 @@ static int rdsd_ib_buf_alloc(struct ib_device *ibdev, void **buf, u64 *dma,
 }
 
 /**
- * rdsd_ib_bufs_alloc - the receive and pack buffers of an attempt
+ * rdsd_ib_bufs_alloc - the first receive and pack buffers of an attempt
  * @tp: connection whose rings rdsd_ib_rings_alloc() made.
  *
- * RDSD_IB_RECV_RING + RDSD_IB_PACKS buffers of RDSD_IB_FRAG_SIZE bytes,
- * the bulk of a connection's memory: made when the peer is known to be
- * there (our side accepts its request, or its answer to ours arrives),
- * so that an attempt nobody answers does not hold them.  Charged to
- * @tp->memcg.  Process context; on failure what was allocated is left
- * for rdsd_ib_rings_free().
+ * RDSD_IB_RECV_INIT + RDSD_IB_PACKS_INIT buffers of RDSD_IB_FRAG_SIZE
+ * bytes, the bulk of an idle connection's memory: made when the peer is
+ * known to be there (our side accepts its request, or its answer to ours
+ * arrives), so that an attempt nobody answers does not hold them.
+ * Charged to @tp->memcg.  Process context; on failure what was allocated
+ * is left for rdsd_ib_rings_free().
  */
 int rdsd_ib_bufs_alloc(struct rdsd_ib_conn *tp)
 {
@@ -365,22 +382,133 @@ int rdsd_ib_bufs_alloc(struct rdsd_ib_conn *tp)
 	int ret = 0;
 	u32 i;
 
-	for (i = 0; i < RDSD_IB_PACKS && !ret; i++)
+	for (i = 0; i < RDSD_IB_PACKS_INIT && !ret; i++)
 		ret = rdsd_ib_buf_alloc(ibdev, &tp->pack_buf[i],
 					&tp->pack_dma[i], DMA_TO_DEVICE);
-	for (i = 0; i < RDSD_IB_RECV_RING && !ret; i++)
+	for (i = 0; i < RDSD_IB_RECV_INIT && !ret; i++)
 		ret = rdsd_ib_buf_alloc(ibdev, &tp->recvs[i].buf,
 					&tp->recvs[i].dma, DMA_FROM_DEVICE);
 	set_active_memcg(old);
-	return ret;
+	if (ret)
+		return ret;
+	/* no completion or send looks at them yet */
+	tp->pack_nr = RDSD_IB_PACKS_INIT;
+	tp->recv_nr = RDSD_IB_RECV_INIT;
+	return 0;
 }
 
-static void rdsd_ib_unmap(struct ib_device *ibdev, u64 *dma, size_t len,
-			  enum dma_data_direction dir)
+/*
+ * Double the receive ring, up to RDSD_IB_RECV_MAX: make and post the
+ * buffers, then return them to the peer as credits.  cm_mutex held, the
+ * queue pair up.  Returns 0, or -ENOMEM when not even one buffer came
+ * (what came is posted).
+ */
+static int rdsd_ib_recv_grow(struct rdsd_ib_conn *tp)
 {
-	if (*dma)
-		ib_dma_unmap_single(ibdev, *dma, len, dir);
-	*dma = 0;
+	struct ib_device *ibdev = tp->dev->ibdev;
+	u32 nr = tp->recv_nr, end = min(2 * nr, RDSD_IB_RECV_MAX), i;
+	struct mem_cgroup *old;
+	int ret = 0;
+
+	old = set_active_memcg(tp->memcg);
+	for (i = nr; i < end; i++) {
+		struct rdsd_ib_recv *r = &tp->recvs[i];
+
+		ret = rdsd_ib_buf_alloc(ibdev, &r->buf, &r->dma,
+					DMA_FROM_DEVICE);
+		if (!ret)
+			ret = rdsd_ib_recv_post(tp, r);
+		if (ret) {
+			/* a failed post: the queue pair is going away */
+			rdsd_ib_unmap(ibdev, &r->dma, RDSD_IB_FRAG_SIZE,
+				      DMA_FROM_DEVICE);
+			kfree(r->buf);
+			r->buf = NULL;
+			break;
+		}
+	}
+	set_active_memcg(old);
+	if (i > nr) {
+		rdsd_ib_bufs_posted(tp, i - nr);
+		rdsd_stat_inc(tp->conn->rn, ib_recv_grow);
+	}
+	return i > nr || ret != -ENOMEM ? 0 : -ENOMEM;
+}
+
+/* Make one more pack buffer.  cm_mutex held, the queue pair up. */
+static int rdsd_ib_pack_grow(struct rdsd_ib_conn *tp)
+{
+	struct mem_cgroup *old;
+	u32 i = tp->pack_nr;	/* only we change it, under cm_mutex */
+	void *buf;
+	u64 dma;
+	int ret;
+
+	if (i >= RDSD_IB_PACKS)
+		return 0;
+	old = set_active_memcg(tp->memcg);
+	ret = rdsd_ib_buf_alloc(tp->dev->ibdev, &buf, &dma, DMA_TO_DEVICE);
+	set_active_memcg(old);
+	if (ret) {
+		kfree(buf);	/* not mapped */
+		return ret;
+	}
+	spin_lock_bh(&tp->send_lock);
+	tp->pack_buf[i] = buf;
+	tp->pack_dma[i] = dma;
+	tp->pack_nr = i + 1;
+	spin_unlock_bh(&tp->send_lock);
+	return 0;
+}
+
+/**
+ * rdsd_ib_grow - have the rings grow
+ * @tp: connection.
+ * @what: RDSD_IB_GROW_RECV (the peer asked for more buffers) or
+ *	RDSD_IB_GROW_PACK (every pack buffer is in flight).
+ *
+ * Any context.
+ */
+void rdsd_ib_grow(struct rdsd_ib_conn *tp, int what)
+{
+	if (!test_and_set_bit(what, &tp->grow))
+		queue_delayed_work(rdsd_wq, &tp->grow_work, 0);
+}
+
+/**
+ * rdsd_ib_grow_worker - grow the rings as rdsd_ib_grow() asked
+ * @work: rdsd_ib_conn.grow_work.
+ *
+ * Under cm_mutex, so the rings and the queue pair stay; a request that
+ * comes for an attempt already gone grows the next one, if up.  When
+ * memory is short it tries again a second later: a peer may be waiting
+ * for the ring to hold its largest message.
+ */
+void rdsd_ib_grow_worker(struct work_struct *work)
+{
+	struct rdsd_ib_conn *tp = container_of(to_delayed_work(work),
+					       struct rdsd_ib_conn, grow_work);
+	bool recv = test_and_clear_bit(RDSD_IB_GROW_RECV, &tp->grow);
+	bool pack = test_and_clear_bit(RDSD_IB_GROW_PACK, &tp->grow);
+	int ret = 0;
+
+	mutex_lock(&tp->cm_mutex);
+	if (!tp->dead && tp->qp && tp->recv_nr &&
+	    (tp->state == RDSD_IB_UP || tp->state == RDSD_IB_PASSIVE)) {
+		if (recv && tp->recv_nr < RDSD_IB_RECV_MAX)
+			ret = rdsd_ib_recv_grow(tp);
+		if (ret) {
+			set_bit(RDSD_IB_GROW_RECV, &tp->grow);
+			ret = 0;
+		}
+		if (pack)
+			ret = rdsd_ib_pack_grow(tp);
+		if (ret)
+			set_bit(RDSD_IB_GROW_PACK, &tp->grow);
+		if (READ_ONCE(tp->grow))
+			queue_delayed_work(rdsd_wq, &tp->grow_work, HZ);
+	}
+	mutex_unlock(&tp->cm_mutex);
 }
 
 /**

@@ -16,6 +16,13 @@
  * that returns credits itself, so two ends never wait for each other, and
  * no send ever meets a receive queue that is not ready.  Credits a peer
  * returns beyond what it posted are clamped away (rdsd_ib_credits_add()).
+ * A receive ring starts small (RDSD_IB_RECV_INIT buffers): a sender short
+ * of credits asks for more with RDSD_WIRE_F_MORE_BUFS, once for each ring
+ * size the peer announces (every header says it, in bufs), and the peer
+ * doubles its ring (ib_ring.c) and returns the new buffers as credits.
+ * So a message needing more fragments than the ring holds waits for the
+ * ring to grow, never forever: the peer's private data promised a ring of
+ * at least the largest message.
  *
  * Acknowledgments ride on every header (the highest sequence number
  * delivered).  An explicit ACK goes out when the peer asks for one (it
@@ -89,11 +96,49 @@ void rdsd_ib_credits_add(struct rdsd_ib_credits *c, u32 n)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_credits_add);
 
-/* Fill in the acknowledgment every header carries; send_lock held. */
+/**
+ * rdsd_ib_credits_short - a send found too few credits
+ * @c: the connection's credits.
+ *
+ * Asks the peer for more receive buffers (@c->want) unless its ring is as
+ * large as it said it grows, or we asked at its present size already.
+ */
+void rdsd_ib_credits_short(struct rdsd_ib_credits *c)
+{
+	if (c->peer_bufs >= c->max || c->asked == c->peer_bufs)
+		return;
+	c->want = true;
+	c->asked = c->peer_bufs;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_credits_short);
+
+/**
+ * rdsd_ib_ack_credits - credits to return without waiting for traffic
+ * @recv_nr: receive buffers posted.
+ *
+ * A quarter of the ring, but never one at a time: a ping-pong returns its
+ * credit with each answer.
+ */
+u32 rdsd_ib_ack_credits(u32 recv_nr)
+{
+	return max(recv_nr / 4, 2U);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_ack_credits);
+
+/*
+ * Fill in what every header carries: the acknowledgment, our receive
+ * ring's size and a request for more buffers.  send_lock held.
+ */
 static void rdsd_ib_fill_ack(struct rdsd_ib_conn *tp,
 			     struct rdsd_wire_info *info)
 {
 	u64 next = READ_ONCE(tp->conn->next_rx_seq);
+
+	info->bufs = tp->recv_nr;
+	if (tp->credits.want) {
+		info->flags |= RDSD_WIRE_F_MORE_BUFS;
+		tp->credits.want = false;
+	}
 
 	if (next) {
 		info->flags |= RDSD_WIRE_F_ACK_VALID;
@@ -212,9 +257,12 @@ static int rdsd_ib_pack_add(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 		if (!rdsd_ib_credits_ok(&tp->credits, 1) ||
 		    rdsd_ib_send_free(tp) < 2)
 			return -EAGAIN;
-		idx = find_first_zero_bit(&tp->pack_busy, RDSD_IB_PACKS);
-		if (idx >= RDSD_IB_PACKS)
+		idx = find_first_zero_bit(&tp->pack_busy, tp->pack_nr);
+		if (idx >= tp->pack_nr) {
+			if (tp->pack_nr < RDSD_IB_PACKS)
+				rdsd_ib_grow(tp, RDSD_IB_GROW_PACK);
 			return -ENOSPC;
+		}
 		rdsd_ib_credits_take(&tp->credits, 1, &adv);
 		rdsd_ib_fill_ack(tp, info);
 		info->credits = adv;
@@ -716,7 +764,7 @@ static int rdsd_ib_xmit_check(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 	 * message goes on without it.
 	 */
 	if (post_op && rdsd_ib_op_wrs(tp, op, op->nents) + nfrags + 1 >
-		       RDSD_IB_SEND_RING) {
+		       RDSD_IB_SEND_SLOTS) {
 		rdsd_stat_inc(tp->conn->rn, rdma_refused);
 		*status = RDS_RDMA_OTHER_ERROR;
 		return -ECANCELED;
@@ -924,6 +972,13 @@ again:
 	if (ret == -ENOMEM)
 		goto out_nomap;
 out:
+	/* short of credits: ask for a larger ring, at once if an ACK can go */
+	if (ret == -EAGAIN && tp->tx_ready &&
+	    !rdsd_ib_credits_ok(&tp->credits, nfrags)) {
+		rdsd_ib_credits_short(&tp->credits);
+		if (tp->credits.want)
+			rdsd_ib_post_ctl(tp, RDSD_WIRE_ACK);
+	}
 	spin_unlock_bh(&tp->send_lock);
 	return ret;
 
@@ -1022,12 +1077,14 @@ bool rdsd_ib_tx_after_rx(struct rdsd_ib_conn *tp,
 		kick = true;
 	}
 	rdsd_ib_credits_add(&tp->credits, credits);
+	if (sum->bufs)
+		tp->credits.peer_bufs = sum->bufs;
 	if (reposted)
 		tp->credits.adv++;
 	tp->rx_unacked += sum->delivered;
 	now = sum->ack_req ||
 	      tp->rx_unacked >= RDSD_IB_ACK_EVERY ||
-	      tp->credits.adv >= RDSD_IB_RECV_RING / 4;
+	      tp->credits.adv >= rdsd_ib_ack_credits(tp->recv_nr);
 	if (now && (tp->rx_unacked || tp->credits.adv))
 		rdsd_ib_post_ctl(tp, RDSD_WIRE_ACK);
 	if (tp->rx_unacked && tp->tx_ready)
@@ -1077,20 +1134,50 @@ void rdsd_ib_ack_worker(struct work_struct *work)
 		rdsd_conn_kick(tp->conn);
 }
 
+/* Take the credits the peer's private data offers; send_lock held. */
+static void rdsd_ib_credits_init(struct rdsd_ib_conn *tp,
+				 const struct rdsd_ib_cm_data *peer)
+{
+	struct rdsd_ib_credits *c = &tp->credits;
+
+	c->max = be32_to_cpu(peer->recv_max);
+	c->peer_bufs = be32_to_cpu(peer->credits);
+	c->asked = 0;
+	c->want = false;
+	rdsd_ib_credits_add(c, c->peer_bufs);
+}
+
+/**
+ * rdsd_ib_bufs_posted - receive buffers were added to the ring
+ * @tp: connection.
+ * @n: buffers, posted already.
+ *
+ * They are returned to the peer as credits at once, with the ring's new
+ * size.  Process context.
+ */
+void rdsd_ib_bufs_posted(struct rdsd_ib_conn *tp, u32 n)
+{
+	spin_lock_bh(&tp->send_lock);
+	tp->recv_nr += n;
+	tp->credits.adv += n;
+	rdsd_ib_post_ctl(tp, RDSD_WIRE_ACK);
+	spin_unlock_bh(&tp->send_lock);
+}
+
 /**
  * rdsd_ib_tx_start - our request was accepted: let sends go
  * @tp: connection.
- * @credits: receive buffers the peer posted.
+ * @peer: the peer's private data, checked.
  *
  * The first message (an ack, if nothing else is queued) tells the peer we
  * are ready to receive.
  */
-void rdsd_ib_tx_start(struct rdsd_ib_conn *tp, u32 credits)
+void rdsd_ib_tx_start(struct rdsd_ib_conn *tp,
+		      const struct rdsd_ib_cm_data *peer)
 {
 	spin_lock_bh(&tp->send_lock);
 	rdsd_ib_ctl_reset(tp);
-	tp->credits.max = credits;
-	rdsd_ib_credits_add(&tp->credits, credits);
+	rdsd_ib_credits_init(tp, peer);
 	tp->cong_pending = !tp->peer_local;
 	tp->tx_ready = true;
 	rdsd_ib_send_cong(tp);
@@ -1102,17 +1189,17 @@ void rdsd_ib_tx_start(struct rdsd_ib_conn *tp, u32 credits)
 /**
  * rdsd_ib_tx_arm - we accepted the peer's request
  * @tp: connection.
- * @credits: receive buffers the peer posted.
+ * @peer: the peer's private data, checked.
  *
  * Sends start with the peer's first message: only then is it sure to
  * have learnt who we are (see rdsd_ib_peer_learn()).
  */
-void rdsd_ib_tx_arm(struct rdsd_ib_conn *tp, u32 credits)
+void rdsd_ib_tx_arm(struct rdsd_ib_conn *tp,
+		    const struct rdsd_ib_cm_data *peer)
 {
 	spin_lock_bh(&tp->send_lock);
 	rdsd_ib_ctl_reset(tp);
-	tp->credits.max = credits;
-	rdsd_ib_credits_add(&tp->credits, credits);
+	rdsd_ib_credits_init(tp, peer);
 	tp->tx_wait_hello = true;
 	spin_unlock_bh(&tp->send_lock);
 }

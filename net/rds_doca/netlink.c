@@ -178,7 +178,9 @@ int rdsd_nl_conn_fill(struct sk_buff *skb, struct rdsd_conn *conn,
 	    (ci->port && nla_put_u8(skb, RDS_DOCA_A_CONN_PORT, ci->port)) ||
 	    (ci->qpn && nla_put_u32(skb, RDS_DOCA_A_CONN_QPN, ci->qpn)) ||
 	    (ci->has_credits &&
-	     nla_put_u32(skb, RDS_DOCA_A_CONN_CREDITS, ci->credits)))
+	     nla_put_u32(skb, RDS_DOCA_A_CONN_CREDITS, ci->credits)) ||
+	    (ci->has_recv_bufs &&
+	     nla_put_u32(skb, RDS_DOCA_A_CONN_RECV_BUFS, ci->recv_bufs)))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -46,6 +46,7 @@ const struct rdsd_stat_desc rdsd_stat_descs[] = {
 	RDSD_STAT(conn_attempt_wait),
 	RDSD_STAT(rdma_grant_ahead),
 	RDSD_STAT(recv_busy_poll),
+	RDSD_STAT(ib_recv_grow),
 	/* copy_<send|recv|rdma>_<engine|cpu|fallback>_<ops|bytes> */
 	RDSD_COPY_STAT("send_engine", RDSD_COPY_SEND, RDSD_COPY_ENGINE, ops),
 	RDSD_COPY_STAT("send_engine", RDSD_COPY_SEND, RDSD_COPY_ENGINE, bytes),

@@ -49,6 +49,7 @@ struct rdsd_stats {
 	u64	conn_attempt_wait;
 	u64	rdma_grant_ahead;
 	u64	recv_busy_poll;
+	u64	ib_recv_grow;
 	struct {
 		u64	ops;
 		u64	bytes;

@@ -178,6 +178,8 @@ enum rdsd_reset_why {
  * @max_send_sge: scatter/gather entries per send.
  * @mr_max: regions the device can register.
  * @mr_size: pages one registration maps.
+ * @recv_bufs: receive buffers posted, with @has_recv_bufs.
+ * @has_recv_bufs: @recv_bufs means something.
  *
  * The fields after @has_credits are those of RDS_INFO_IB_CONNECTIONS;
  * they stay zero while the path has no queue pair.
@@ -196,6 +198,8 @@ struct rdsd_conn_info {
 	u32	max_send_sge;
 	u32	mr_max;
 	u32	mr_size;
+	u32	recv_bufs;
+	bool	has_recv_bufs;
 };
 
 /**

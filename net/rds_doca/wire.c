@@ -23,7 +23,8 @@
 static_assert(sizeof(struct rdsd_wire_hdr) == 64);
 static_assert(offsetof(struct rdsd_wire_hdr, seq) == 8);
 static_assert(offsetof(struct rdsd_wire_hdr, frag_len) == 36);
-static_assert(offsetof(struct rdsd_wire_hdr, reserved) == 42);
+static_assert(offsetof(struct rdsd_wire_hdr, bufs) == 42);
+static_assert(offsetof(struct rdsd_wire_hdr, reserved) == 44);
 static_assert(offsetof(struct rdsd_wire_hdr, rdma_cookie) == 48);
 static_assert(sizeof(struct rdsd_ib_cm_data) == 48);
 
@@ -48,6 +49,7 @@ void rdsd_wire_encode(struct rdsd_wire_hdr *hdr,
 	hdr->sport = info->sport;
 	hdr->dport = info->dport;
 	hdr->credits = cpu_to_be16(info->credits);
+	hdr->bufs = cpu_to_be16(info->bufs);
 	hdr->rdma_cookie = cpu_to_be64(info->rdma_cookie);
 	hdr->rdma_key = cpu_to_be32(info->rdma_key);
 }
@@ -92,6 +94,7 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 	i.sport = hdr->sport;
 	i.dport = hdr->dport;
 	i.credits = be16_to_cpu(hdr->credits);
+	i.bufs = be16_to_cpu(hdr->bufs);
 	i.rdma_cookie = be64_to_cpu(hdr->rdma_cookie);
 	i.rdma_key = be32_to_cpu(hdr->rdma_key);
 

@@ -17,7 +17,7 @@
 #include <linux/types.h>
 
 #define RDSD_WIRE_MAGIC		0x52445344	/* "RDSD" */
-#define RDSD_WIRE_VERSION	4
+#define RDSD_WIRE_VERSION	5
 
 /* rdsd_wire_hdr.type */
 enum rdsd_wire_type {
@@ -43,7 +43,8 @@ enum rdsd_wire_type {
 #define RDSD_WIRE_F_SILENT	0x0040	/* counts, but is not delivered */
 #define RDSD_WIRE_F_MR_RO	0x0080	/* MR_ANS, MR_GRANT: region is read-only */
 #define RDSD_WIRE_F_MR_ONCE	0x0100	/* MR_ANS, MR_GRANT: good for one op */
-#define RDSD_WIRE_F_ALL		0x01ff
+#define RDSD_WIRE_F_MORE_BUFS	0x0200	/* short of credits: post more buffers */
+#define RDSD_WIRE_F_ALL		0x03ff
 
 /**
  * struct rdsd_wire_hdr - header of every message fragment (64 bytes)
@@ -65,6 +66,8 @@ enum rdsd_wire_type {
  * @dport: destination port; in MR_REQ, MR_ANS and MR_GRANT the port the
  *	operation is addressed to, the region owner's.
  * @credits: receive buffers the sender posted since it last said so.
+ * @bufs: receive buffers the sender has posted in all (its receive ring,
+ *	which grows when the peer asks with RDSD_WIRE_F_MORE_BUFS).
  * @reserved: zero.
  * @rdma_cookie: DATA: with RDSD_WIRE_F_RDMA_DEST, a cookie of the sender's
  *	the receiver is told of (RDS_CMSG_RDMA_DEST); else zero.  MR_REQ,
@@ -92,7 +95,8 @@ struct rdsd_wire_hdr {
 	__be16	dport;
 	__be32	frag_len;
 	__be16	credits;
-	__u8	reserved[6];
+	__be16	bufs;
+	__u8	reserved[4];
 	__be64	rdma_cookie;
 	__be32	rdma_key;
 	__be32	reserved2;
@@ -112,6 +116,7 @@ struct rdsd_wire_info {
 	__be16	sport;
 	__be16	dport;
 	u16	credits;
+	u16	bufs;
 	u64	rdma_cookie;
 	u32	rdma_key;
 };
@@ -126,7 +131,7 @@ enum rdsd_ib_reject {
 	RDSD_IB_REJ_NOTREADY,	/* no connection can be made now */
 };
 
-#define RDSD_IB_CM_VERSION	4
+#define RDSD_IB_CM_VERSION	5
 
 /**
  * struct rdsd_ib_cm_data - rdma_cm private data of REQ, REP and REJ
@@ -137,7 +142,7 @@ enum rdsd_ib_reject {
  * @credits: receive buffers the sender posted for this connection.
  * @frag_size: largest fragment payload the sender accepts.
  * @max_msg: largest message the sender accepts.
- * @reserved: zero.
+ * @recv_max: receive buffers the sender may grow its ring to.
  * @incarnation: identity of the sender's side of the connection, new
  *	every time it is created (module load, namespace).
  * @peer_incarnation: the peer incarnation @rx_next refers to, 0 if none.
@@ -154,7 +159,7 @@ struct rdsd_ib_cm_data {
 	__be32	credits;
 	__be32	frag_size;
 	__be32	max_msg;
-	__be32	reserved;
+	__be32	recv_max;
 	__be64	incarnation;
 	__be64	peer_incarnation;
 	__be64	rx_next;

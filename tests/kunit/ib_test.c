@@ -42,10 +42,10 @@ static const struct credits_ok_case credits_ok_cases[] = {
 	{ "fragments would take the last credit", 4, 0, 4, false },
 	{ "fragments take the last credit returning credits", 4, 2, 4, true },
 	{ "more fragments than credits", 4, 2, 5, false },
-	{ "largest message into a fresh ring", RDSD_IB_RECV_RING, 0,
+	{ "largest message into a full ring", RDSD_IB_RECV_MAX, 0,
 	  RDSD_IB_MAX_FRAGS, true },
-	{ "whole ring, nothing to return", RDSD_IB_RECV_RING, 0,
-	  RDSD_IB_RECV_RING, false },
+	{ "whole ring, nothing to return", RDSD_IB_RECV_MAX, 0,
+	  RDSD_IB_RECV_MAX, false },
 };
 
 static void credits_ok_desc(const struct credits_ok_case *c, char *desc)
@@ -171,23 +171,71 @@ static void rdsd_ib_credits_add_clamps_to_posted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cr.max, c->max);
 }
 
+/* One request for more buffers for each ring size the peer announces. */
+static void rdsd_ib_credits_short_asks_once_per_size(struct kunit *test)
+{
+	struct rdsd_ib_credits c = {
+		.avail = 1, .max = RDSD_IB_RECV_MAX,
+		.peer_bufs = RDSD_IB_RECV_INIT,
+	};
+
+	rdsd_ib_credits_short(&c);
+	KUNIT_EXPECT_TRUE(test, c.want);
+	KUNIT_EXPECT_EQ(test, c.asked, (u32)RDSD_IB_RECV_INIT);
+
+	c.want = false;			/* the request went */
+	rdsd_ib_credits_short(&c);
+	KUNIT_EXPECT_FALSE(test, c.want);
+
+	c.peer_bufs = 2 * RDSD_IB_RECV_INIT;	/* the ring grew */
+	rdsd_ib_credits_short(&c);
+	KUNIT_EXPECT_TRUE(test, c.want);
+	KUNIT_EXPECT_EQ(test, c.asked, 2U * RDSD_IB_RECV_INIT);
+
+	c.want = false;
+	c.peer_bufs = RDSD_IB_RECV_MAX;	/* as large as it goes */
+	rdsd_ib_credits_short(&c);
+	KUNIT_EXPECT_FALSE(test, c.want);
+
+	c.peer_bufs = RDSD_IB_RECV_MAX + 5;	/* a peer saying too much */
+	rdsd_ib_credits_short(&c);
+	KUNIT_EXPECT_FALSE(test, c.want);
+}
+
+static void rdsd_ib_ack_credits_quarter_but_two(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rdsd_ib_ack_credits(RDSD_IB_RECV_MAX),
+			(u32)RDSD_IB_RECV_MAX / 4);
+	KUNIT_EXPECT_EQ(test, rdsd_ib_ack_credits(16), 4U);
+	KUNIT_EXPECT_EQ(test, rdsd_ib_ack_credits(RDSD_IB_RECV_INIT), 2U);
+	KUNIT_EXPECT_EQ(test, rdsd_ib_ack_credits(2), 2U);
+}
+
 /*
- * The exchange model.  Each end has a ring of @ring receive buffers, all
- * posted at first, and learns the peer's ring size as its first credits
- * (rdsd_ib_tx_start()/rdsd_ib_tx_arm()).  A message is one packet per
+ * The exchange model.  Each end has a ring of @init receive buffers,
+ * which grows to @ring, and learns the peer's as its first credits
+ * (rdsd_ib_tx_start()/rdsd_ib_tx_arm()).  An end whose next message finds
+ * too few credits asks for more buffers (rdsd_ib_credits_short()) on its
+ * next packet, an ack at once if it may send one (rdsd_ib_xmit()); the
+ * peer doubles its ring some time later (rdsd_ib_grow_worker()) and
+ * returns the new buffers in an ack.  Every packet says the size of its
+ * sender's ring.  A message is one packet per
  * fragment (a SEND each); the first carries the credits
  * rdsd_ib_credits_take() returned.  An arrival completes a posted
  * receive and adds the credits it carries; a repost, some time later,
  * makes the buffer a credit to return (rdsd_ib_recv_done()), and an ack
- * goes out when a quarter of the ring waits to be returned.  When nothing
- * else can happen, an end with credits to return sends an ack (the ack
- * timer).  The largest message has ring - 2 fragments, the least credits
- * rdsd_ib_cm_data_check() accepts for RDSD_IB_MAX_FRAGS.
+ * goes out when a quarter of the ring waits to be returned
+ * (rdsd_ib_ack_credits()).  When nothing else can happen, an end with
+ * credits to return sends an ack (the ack timer).  The largest message
+ * has @ring - 2 fragments, the least rdsd_ib_cm_data_check() accepts for
+ * RDSD_IB_MAX_FRAGS.
  */
 enum sim_action {
 	SIM_SEND,	/* the next data message, if the credits allow */
 	SIM_ARRIVE,	/* the oldest packet on the way reaches the peer */
 	SIM_REPOST,	/* a completed receive buffer is posted again */
+	SIM_ASK,	/* the next message is short: ask for buffers */
+	SIM_GROW,	/* the ring grows as the peer asked */
 	SIM_NR_ACTIONS,
 };
 
@@ -204,12 +252,16 @@ enum sim_result {
 
 struct sim_pkt {
 	u32	credits;
+	u32	bufs;		/* its sender's ring */
+	bool	more;		/* asks for more buffers */
 	bool	last;		/* last fragment of a data message */
 };
 
 /**
  * struct sim_end - one end of the modelled connection
  * @c: its credits, as rdsd_ib_conn.credits.
+ * @posted: its receive ring, as rdsd_ib_conn.recv_nr.
+ * @grow: the peer asked for more buffers.
  * @consumed: receive buffers completed and not yet posted again.
  * @to_send: data messages left to send.
  * @frags: fragments of the next one.
@@ -221,6 +273,8 @@ struct sim_pkt {
  */
 struct sim_end {
 	struct rdsd_ib_credits	c;
+	u32			posted;
+	bool			grow;
 	u32			consumed;
 	u32			to_send;
 	u32			frags;
@@ -234,7 +288,6 @@ struct sim_end {
 struct sim {
 	bool			(*ok)(const struct rdsd_ib_credits *c, u32 n);
 	u32			ring;
-	u32			ack_at;
 	u32			weight[2][SIM_NR_ACTIONS];
 	struct rnd_state	rnd;
 	struct sim_end		end[2];
@@ -261,16 +314,19 @@ static bool sim_post(struct sim *s, int i, u32 n, bool data)
 	u32 adv, k;
 
 	/* every packet on the way needs a receive posted at the peer */
-	if (e->q_len + n > s->ring - peer->consumed)
+	if (e->q_len + n > peer->posted - peer->consumed)
 		return false;
 	rdsd_ib_credits_take(&e->c, n, &adv);
 	for (k = 0; k < n; k++) {
 		struct sim_pkt *p = &e->q[(e->q_head + e->q_len) % s->ring];
 
 		p->credits = k ? 0 : adv;
+		p->bufs = e->posted;
+		p->more = !k && e->c.want;
 		p->last = data && k + 1 == n;
 		e->q_len++;
 	}
+	e->c.want = false;
 	e->q_credits += adv;
 	return true;
 }
@@ -287,8 +343,17 @@ static void sim_arrive(struct sim *s, int i)
 	peer->consumed++;
 	/* as ib_send.c: a correct peer is never clamped, which is checked */
 	rdsd_ib_credits_add(&peer->c, p.credits);
+	peer->c.peer_bufs = p.bufs;
+	if (p.more)
+		peer->grow = true;
 	if (p.last)
 		peer->delivered++;
+}
+
+/* An end may send an ack now: credits to return, or one to spare. */
+static bool sim_may_ack(struct sim *s, int i)
+{
+	return s->ok(&s->end[i].c, 1);
 }
 
 /*
@@ -306,7 +371,7 @@ static bool sim_conserved(const struct sim *s)
 		u64 sum = (u64)e->c.avail + e->q_len + peer->consumed +
 			  peer->c.adv + peer->q_credits;
 
-		if (sum != s->ring)
+		if (sum != peer->posted)
 			return false;
 	}
 	return true;
@@ -329,6 +394,7 @@ static enum sim_result sim_idle(struct sim *s)
 static enum sim_result sim_step(struct sim *s, int i, enum sim_action a)
 {
 	struct sim_end *e = &s->end[i];
+	u32 n;
 
 	switch (a) {
 	case SIM_SEND:
@@ -341,11 +407,24 @@ static enum sim_result sim_step(struct sim *s, int i, enum sim_action a)
 		sim_arrive(s, i);
 		break;
 	case SIM_REPOST:
-	default:
 		e->consumed--;
 		e->c.adv++;
-		if (e->c.adv >= s->ack_at && s->ok(&e->c, 1) &&
-		    !sim_post(s, i, 1, false))
+		if (e->c.adv >= rdsd_ib_ack_credits(e->posted) &&
+		    sim_may_ack(s, i) && !sim_post(s, i, 1, false))
+			return SIM_OVERRUN;
+		break;
+	case SIM_ASK:
+		rdsd_ib_credits_short(&e->c);
+		if (!sim_post(s, i, 1, false))
+			return SIM_OVERRUN;
+		break;
+	case SIM_GROW:
+	default:
+		e->grow = false;
+		n = min(2 * e->posted, s->ring) - e->posted;
+		e->posted += n;
+		e->c.adv += n;
+		if (n && sim_may_ack(s, i) && !sim_post(s, i, 1, false))
 			return SIM_OVERRUN;
 		break;
 	}
@@ -362,8 +441,18 @@ static bool sim_enabled(struct sim *s, int i, enum sim_action a)
 	case SIM_ARRIVE:
 		return e->q_len;
 	case SIM_REPOST:
-	default:
 		return e->consumed;
+	case SIM_ASK: {
+		/* what rdsd_ib_credits_short() would ask, or asked already */
+		bool asks = e->c.want || (e->c.peer_bufs < e->c.max &&
+					  e->c.asked != e->c.peer_bufs);
+
+		return e->to_send && !s->ok(&e->c, e->frags) && asks &&
+		       sim_may_ack(s, i);
+	}
+	case SIM_GROW:
+	default:
+		return e->grow;
 	}
 }
 
@@ -415,7 +504,7 @@ static enum sim_result sim_run(struct sim *s)
 	return SIM_TOO_LONG;
 }
 
-static void sim_init(struct kunit *test, struct sim *s, u32 ring,
+static void sim_init(struct kunit *test, struct sim *s, u32 init, u32 ring,
 		     const u32 *msgs, u64 seed,
 		     bool (*ok)(const struct rdsd_ib_credits *c, u32 n))
 {
@@ -424,7 +513,6 @@ static void sim_init(struct kunit *test, struct sim *s, u32 ring,
 	memset(s, 0, sizeof(*s));
 	s->ok = ok;
 	s->ring = ring;
-	s->ack_at = max(ring / 4, 2U);	/* an ack for each ack: no end */
 	prandom_seed_state(&s->rnd, seed);
 	/* each seed favours some actions: bursts, slow reposts, ... */
 	for (i = 0; i < 2; i++)
@@ -433,7 +521,9 @@ static void sim_init(struct kunit *test, struct sim *s, u32 ring,
 	for (i = 0; i < 2; i++) {
 		struct sim_end *e = &s->end[i];
 
-		e->c.avail = ring;
+		e->posted = init;
+		e->c.avail = init;
+		e->c.peer_bufs = init;
 		e->c.max = ring;
 		e->to_send = msgs[i];
 		e->frags = sim_next_frags(s);
@@ -444,22 +534,29 @@ static void sim_init(struct kunit *test, struct sim *s, u32 ring,
 
 struct sim_case {
 	const char	*name;
+	u32		init;
 	u32		ring;
 	u32		msgs[2];
 	u32		seeds;
 };
 
 static const struct sim_case sim_cases[] = {
-	{ "ring of 3, both ways", 3, { 200, 200 }, 30 },
-	{ "ring of 3, one way", 3, { 300, 0 }, 30 },
-	{ "ring of 4, both ways", 4, { 200, 200 }, 30 },
-	{ "ring of 4, one way", 4, { 300, 0 }, 30 },
-	{ "ring of 8, both ways", 8, { 200, 200 }, 30 },
-	{ "ring of 16, both ways", 16, { 200, 200 }, 20 },
-	{ "ring of 16, one way", 16, { 0, 300 }, 20 },
-	{ "ring of 64, both ways", 64, { 200, 200 }, 10 },
-	{ "transport's ring, both ways", RDSD_IB_RECV_RING, { 100, 100 }, 4 },
-	{ "transport's ring, one way", RDSD_IB_RECV_RING, { 150, 0 }, 4 },
+	{ "ring of 3, both ways", 3, 3, { 200, 200 }, 30 },
+	{ "ring of 3, one way", 3, 3, { 300, 0 }, 30 },
+	{ "ring of 4, both ways", 4, 4, { 200, 200 }, 30 },
+	{ "ring of 4, one way", 4, 4, { 300, 0 }, 30 },
+	{ "ring of 8, both ways", 8, 8, { 200, 200 }, 30 },
+	{ "ring of 16, both ways", 16, 16, { 200, 200 }, 20 },
+	{ "ring of 16, one way", 16, 16, { 0, 300 }, 20 },
+	{ "ring of 64, both ways", 64, 64, { 200, 200 }, 10 },
+	{ "2 growing to 16, both ways", 2, 16, { 200, 200 }, 30 },
+	{ "2 growing to 16, one way", 2, 16, { 300, 0 }, 30 },
+	{ "3 growing to 64, both ways", 3, 64, { 200, 200 }, 20 },
+	{ "4 growing to 66, one way", 4, 66, { 0, 200 }, 20 },
+	{ "transport's ring, both ways", RDSD_IB_RECV_INIT, RDSD_IB_RECV_MAX,
+	  { 100, 100 }, 4 },
+	{ "transport's ring, one way", RDSD_IB_RECV_INIT, RDSD_IB_RECV_MAX,
+	  { 150, 0 }, 4 },
 };
 
 static void sim_desc(const struct sim_case *c, char *desc)
@@ -489,7 +586,8 @@ static void rdsd_ib_credits_exchange_never_overruns_or_deadlocks(struct kunit *t
 		enum sim_result r;
 
 		/* Arrange */
-		sim_init(test, s, c->ring, c->msgs, seed, rdsd_ib_credits_ok);
+		sim_init(test, s, c->init, c->ring, c->msgs, seed,
+			 rdsd_ib_credits_ok);
 
 		/* Act */
 		r = sim_run(s);
@@ -523,7 +621,7 @@ static void rdsd_ib_credits_exchange_catches_spending_last_credit(struct kunit *
 	for (seed = 1; seed <= 30; seed++) {
 		enum sim_result r;
 
-		sim_init(test, s, 4, msgs, seed, naive_credits_ok);
+		sim_init(test, s, 4, 4, msgs, seed, naive_credits_ok);
 		r = sim_run(s);
 		if (r == SIM_DEADLOCK)
 			deadlocks++;
@@ -542,6 +640,8 @@ static struct kunit_case rdsd_ib_credits_cases[] = {
 	KUNIT_CASE_PARAM(rdsd_ib_credits_take_caps_returned,
 			 credits_take_gen_params),
 	KUNIT_CASE(rdsd_ib_credits_take_returns_all_over_several_headers),
+	KUNIT_CASE(rdsd_ib_credits_short_asks_once_per_size),
+	KUNIT_CASE(rdsd_ib_ack_credits_quarter_but_two),
 	KUNIT_CASE_PARAM(rdsd_ib_credits_add_clamps_to_posted,
 			 credits_add_gen_params),
 	KUNIT_CASE_PARAM(rdsd_ib_credits_exchange_never_overruns_or_deadlocks,
@@ -678,7 +778,8 @@ static void good_cm_data(struct rdsd_ib_cm_data *d)
 	memset(d, 0, sizeof(*d));
 	d->magic = cpu_to_be32(RDSD_WIRE_MAGIC);
 	d->version = RDSD_IB_CM_VERSION;
-	d->credits = cpu_to_be32(RDSD_IB_RECV_RING);
+	d->credits = cpu_to_be32(RDSD_IB_RECV_INIT);
+	d->recv_max = cpu_to_be32(RDSD_IB_RECV_MAX);
 	d->frag_size = cpu_to_be32(RDSD_IB_FRAG_SIZE);
 	d->max_msg = cpu_to_be32(RDSD_MAX_MSG_SIZE);
 	d->incarnation = cpu_to_be64(0x0123456789abcdefULL);
@@ -706,15 +807,20 @@ CM_MUTATOR(cm_version255, d->version = 255)
 CM_MUTATOR(cm_foreign, d->magic = 0; d->version = 2)
 CM_MUTATOR(cm_flags, d->flags = htons(1))
 CM_MUTATOR(cm_flags_top, d->flags = htons(0x8000))
-CM_MUTATOR(cm_reserved, d->reserved = htonl(0x80000000))
 CM_MUTATOR(cm_no_incarnation, d->incarnation = 0)
 CM_MUTATOR(cm_delivery_state,
 	   d->peer_incarnation = cpu_to_be64(7);
 	   d->rx_next = cpu_to_be64(U64_MAX))
-CM_MUTATOR(cm_credits_min, d->credits = htonl(RDSD_IB_MAX_FRAGS + 2))
-CM_MUTATOR(cm_credits_short, d->credits = htonl(RDSD_IB_MAX_FRAGS + 1))
+CM_MUTATOR(cm_credits_min, d->credits = htonl(2))
+CM_MUTATOR(cm_credits_short, d->credits = htonl(1))
 CM_MUTATOR(cm_credits_zero, d->credits = 0)
-CM_MUTATOR(cm_credits_huge, d->credits = htonl(U32_MAX))
+CM_MUTATOR(cm_credits_huge,
+	   d->credits = htonl(U32_MAX); d->recv_max = htonl(U32_MAX))
+CM_MUTATOR(cm_credits_over_max, d->credits = htonl(RDSD_IB_RECV_MAX + 1))
+CM_MUTATOR(cm_credits_all, d->credits = htonl(RDSD_IB_RECV_MAX))
+CM_MUTATOR(cm_recv_max_min, d->recv_max = htonl(RDSD_IB_MAX_FRAGS + 2))
+CM_MUTATOR(cm_recv_max_short, d->recv_max = htonl(RDSD_IB_MAX_FRAGS + 1))
+CM_MUTATOR(cm_recv_max_zero, d->recv_max = 0)
 CM_MUTATOR(cm_frag_short, d->frag_size = htonl(RDSD_IB_FRAG_SIZE - 1))
 CM_MUTATOR(cm_frag_4k, d->frag_size = htonl(SZ_4K))
 CM_MUTATOR(cm_frag_big, d->frag_size = htonl(SZ_64K))
@@ -735,13 +841,17 @@ static const struct cm_case cm_cases[] = {
 	{ "not ours at all", cm_foreign, -EPROTO },
 	{ "flag set", cm_flags, -EPROTO },
 	{ "top flag set", cm_flags_top, -EPROTO },
-	{ "reserved set", cm_reserved, -EPROTO },
 	{ "zero incarnation", cm_no_incarnation, -EPROTO },
 	{ "any delivery state", cm_delivery_state, 0 },
-	{ "credits for a largest message and an ack", cm_credits_min, 0 },
-	{ "one credit fewer", cm_credits_short, -ERANGE },
+	{ "credits for a message and an ack", cm_credits_min, 0 },
+	{ "one credit", cm_credits_short, -ERANGE },
 	{ "no credits", cm_credits_zero, -ERANGE },
 	{ "most credits", cm_credits_huge, 0 },
+	{ "more credits than the ring grows to", cm_credits_over_max, -ERANGE },
+	{ "the whole ring posted", cm_credits_all, 0 },
+	{ "ring grows to a largest message and an ack", cm_recv_max_min, 0 },
+	{ "ring one short of a largest message", cm_recv_max_short, -ERANGE },
+	{ "ring that does not say", cm_recv_max_zero, -ERANGE },
 	{ "fragments one byte smaller", cm_frag_short, -ERANGE },
 	{ "4 KiB fragments", cm_frag_4k, -ERANGE },
 	{ "larger fragments", cm_frag_big, 0 },

@@ -22,6 +22,7 @@ static void good_data(struct rdsd_wire_info *i)
 	i->sport = htons(4000);
 	i->dport = htons(5000);
 	i->credits = 7;
+	i->bufs = 0x0102;
 }
 
 static void rdsd_wire_encode_is_big_endian(struct kunit *test)
@@ -38,6 +39,8 @@ static void rdsd_wire_encode_is_big_endian(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b[4], (u8)RDSD_WIRE_VERSION);
 	KUNIT_EXPECT_EQ(test, b[8], (u8)0x01);	/* seq, most significant */
 	KUNIT_EXPECT_EQ(test, b[15], (u8)0x08);
+	KUNIT_EXPECT_EQ(test, b[42], (u8)0x01);	/* bufs */
+	KUNIT_EXPECT_EQ(test, b[43], (u8)0x02);
 	KUNIT_EXPECT_NULL(test, memchr_inv(hdr.reserved, 0,
 					   sizeof(hdr.reserved)));
 }
@@ -58,6 +61,7 @@ static void rdsd_wire_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ntohs(out.sport), ntohs(in.sport));
 	KUNIT_EXPECT_EQ(test, ntohs(out.dport), ntohs(in.dport));
 	KUNIT_EXPECT_EQ(test, out.credits, in.credits);
+	KUNIT_EXPECT_EQ(test, out.bufs, in.bufs);
 	KUNIT_EXPECT_EQ(test, out.flags, in.flags);
 
 	/* and the RDMA fields */
@@ -86,8 +90,10 @@ WIRE_MUTATOR(w_version, h->version = RDSD_WIRE_VERSION + 1)
 WIRE_MUTATOR(w_type0, h->type = 0)
 WIRE_MUTATOR(w_type_big, h->type = __RDSD_WIRE_TYPE_MAX)
 WIRE_MUTATOR(w_flags, h->flags |= htons(0x8000))
+WIRE_MUTATOR(w_flag_next, h->flags |= htons(RDSD_WIRE_F_ALL + 1))
+WIRE_MUTATOR(w_more_bufs, h->flags |= htons(RDSD_WIRE_F_MORE_BUFS))
 WIRE_MUTATOR(w_reserved0, h->reserved[0] = 1)
-WIRE_MUTATOR(w_reserved5, h->reserved[5] = 0x80)
+WIRE_MUTATOR(w_reserved3, h->reserved[3] = 0x80)
 WIRE_MUTATOR(w_short, *rcvd = sizeof(*h) - 1)
 WIRE_MUTATOR(w_fewer_bytes, *rcvd -= 1)
 WIRE_MUTATOR(w_more_bytes, *rcvd += 1)
@@ -307,8 +313,10 @@ static const struct wire_case wire_cases[] = {
 	{ "type 0", w_type0, -EPROTO },
 	{ "type past the last", w_type_big, -EPROTO },
 	{ "unknown flag", w_flags, -EPROTO },
+	{ "first flag not spoken", w_flag_next, -EPROTO },
+	{ "asks for more buffers", w_more_bufs, 0 },
 	{ "reserved byte 0 set", w_reserved0, -EPROTO },
-	{ "reserved byte 5 set", w_reserved5, -EPROTO },
+	{ "reserved byte 3 set", w_reserved3, -EPROTO },
 	{ "shorter than a header", w_short, -EBADMSG },
 	{ "fewer payload bytes than frag_len", w_fewer_bytes, -EBADMSG },
 	{ "more payload bytes than frag_len", w_more_bytes, -EBADMSG },

@@ -17,8 +17,9 @@
  *    queue pair, count the violation once in recv_proto_error, and
  *    deliver nothing of it;
  *  - drop: messages numbered below what was delivered are dropped and
- *    counted in recv_drop_old_seq, and credits returned beyond those
- *    offered are clamped away; the connection goes on.
+ *    counted in recv_drop_old_seq, credits returned beyond those
+ *    offered are clamped away, and requests for more receive buffers
+ *    beyond the largest ring are ignored; the connection goes on.
  *
  * After every case a socket on --addr and one on --peer exchange messages
  * over their own connection, which must never be reset (its connects
@@ -43,8 +44,8 @@
 
 /* The wire protocol, as net/rds_doca/wire.h and ib.h define it. */
 #define WIRE_MAGIC	0x52445344	/* "RDSD" */
-#define WIRE_VERSION	4
-#define CM_VERSION	4
+#define WIRE_VERSION	5
+#define CM_VERSION	5
 #define T_DATA		1
 #define T_ACK		2
 #define T_CONG		3
@@ -54,6 +55,8 @@
 #define F_ACK_VALID	0x0002
 #define F_LAST		0x0004
 #define F_MORE		0x0008
+#define F_MORE_BUFS	0x0200
+#define RING_MAX	254		/* RDSD_IB_RECV_MAX */
 #define FRAG		16384		/* RDSD_IB_FRAG_SIZE */
 #define MAX_MSG		(1024 * 1024)	/* RDSD_MAX_MSG_SIZE */
 #define CONG_BYTES	(65536 / 8)	/* a congestion map */
@@ -72,7 +75,8 @@ struct wire_hdr {
 	uint16_t dport;
 	uint32_t frag_len;
 	uint16_t credits;
-	uint8_t  reserved[6];
+	uint16_t bufs;
+	uint8_t  reserved[4];
 	uint64_t rdma_cookie;
 	uint32_t rdma_key;
 	uint32_t reserved2;
@@ -88,14 +92,17 @@ struct cm_data {
 	uint32_t credits;
 	uint32_t frag_size;
 	uint32_t max_msg;
-	uint32_t reserved;
+	uint32_t recv_max;
 	uint64_t incarnation;
 	uint64_t peer_incarnation;
 	uint64_t rx_next;
 } __attribute__((packed));
 _Static_assert(sizeof(struct cm_data) == 48, "struct rdsd_ib_cm_data");
 
-/* Receives we post, and the credits we offer: fewer, see credit_flood. */
+/*
+ * Receives we post, and the credits we offer and say our ring grows to:
+ * fewer, see credit_flood.
+ */
 #define RECVS		256
 #define OFFER		66		/* RDSD_IB_MAX_FRAGS + 2, the least */
 #define SLOT		(HDR + FRAG)
@@ -146,6 +153,7 @@ struct peer {
 	const char *how;	/* what showed it down */
 	unsigned int frames;	/* SENDs received from the module */
 	unsigned int data;	/* whole DATA messages in them */
+	unsigned int bufs;	/* the module's receive ring, as it said */
 	uint64_t last_seq;	/* of the last one */
 	uint64_t next_seq;	/* of our next DATA message */
 	unsigned int answers;	/* MR_ANS received */
@@ -222,6 +230,8 @@ static void got_frame(struct peer *p, const unsigned char *buf, uint32_t n)
 
 		memcpy(&h, buf + pos, HDR);
 		flags = be16toh(h.flags);
+		if (be16toh(h.bufs) > p->bufs)
+			p->bufs = be16toh(h.bufs);
 		if (h.type == T_DATA && (flags & F_LAST)) {
 			p->data++;
 			p->last_seq = be64toh(h.seq);
@@ -344,6 +354,7 @@ static void cm_req_valid(struct cm_data *req)
 	req->magic = htobe32(WIRE_MAGIC);
 	req->version = CM_VERSION;
 	req->credits = htobe32(OFFER);
+	req->recv_max = htobe32(OFFER);
 	req->frag_size = htobe32(FRAG);
 	req->max_msg = htobe32(MAX_MSG);
 	req->incarnation = htobe64(((uint64_t)getpid() << 32) | hp.next_host);
@@ -540,6 +551,25 @@ static bool peer_open(struct peer *p)
 		     n < 0 ? strerror(errno) : "wrong bytes or sender"))
 		return false;
 	p->next_seq = 1;
+	/*
+	 * The module's receive ring starts small: ask it to grow, one
+	 * request per size as its own senders do, up to where it stops.
+	 * The cases send more than a small ring holds without waiting.
+	 */
+	deadline = now_ms() + ACT_MS;
+	while (p->bufs < RING_MAX && !p->down && now_ms() < deadline) {
+		struct hf more = { .type = T_ACK, .flags = F_MORE_BUFS };
+		unsigned int had = p->bufs;
+
+		if (!peer_frame(p, &more))
+			break;
+		while (p->bufs == had && !p->down && now_ms() < deadline)
+			poll_cq(p, 100);
+	}
+	if (!ok_diag(p->bufs == RING_MAX,
+		     "the module's receive ring grows to its largest when asked",
+		     "%u buffers", p->bufs))
+		return false;
 	deadline = now_ms() + ACT_MS;
 	while (!(conn_flags(cfg.peer, p->addr) >= 0 &&
 		 (conn_flags(cfg.peer, p->addr) &
@@ -1099,11 +1129,19 @@ static void cm_no_incarnation_mangle(struct cm_data *d, uint8_t *len)
 	d->incarnation = 0;
 }
 
-/* One credit short of a largest message and an ack. */
+/* A ring that never holds a largest message and an ack. */
 static void cm_few_credits_mangle(struct cm_data *d, uint8_t *len)
 {
 	(void)len;
 	d->credits = htobe32(OFFER - 1);
+	d->recv_max = htobe32(OFFER - 1);
+}
+
+/* One credit: not a message and an ack. */
+static void cm_one_credit_mangle(struct cm_data *d, uint8_t *len)
+{
+	(void)len;
+	d->credits = htobe32(1);
 }
 
 static void cm_small_frags_mangle(struct cm_data *d, uint8_t *len)
@@ -1123,6 +1161,7 @@ DEFINE_REFUSAL(cm_short, REJ_VERSION)
 DEFINE_REFUSAL(cm_flags, REJ_VERSION)
 DEFINE_REFUSAL(cm_no_incarnation, REJ_VERSION)
 DEFINE_REFUSAL(cm_few_credits, REJ_LIMITS)
+DEFINE_REFUSAL(cm_one_credit, REJ_LIMITS)
 DEFINE_REFUSAL(cm_small_frags, REJ_LIMITS)
 
 /* ------------------------------------------------------------------ */
@@ -1182,17 +1221,60 @@ static void seq_old_dropped(void)
 	ok(legit_exchange(), "the other sockets' messages all arrive");
 }
 
+/* A case whose connection goes on: no violation counted since @e0. */
+static void goes_on(struct peer *p, uint64_t e0)
+{
+	uint64_t e1 = 0;
+
+	ok(counter("recv_proto_error", &e1), "read recv_proto_error");
+	is_eq(e1 - e0, 0, "no protocol error");
+	poll_cq(p, 0);
+	ok_diag(!p->down, "the connection stays up", "%s", p->how);
+}
+
+/*
+ * Requests for more receive buffers beyond the largest ring are ignored:
+ * the ring stays at its largest, the connection goes on.
+ */
+static void more_bufs_flood(void)
+{
+	const struct hf more = { .type = T_ACK, .flags = F_MORE_BUFS };
+	uint64_t e0 = 0;
+	unsigned int i;
+	struct peer p;
+	char buf[64];
+
+	if (peer_open(&p)) {
+		ok(counter("recv_proto_error", &e0), "read recv_proto_error");
+		for (i = 0; i < 64; i++)
+			if (!peer_frame(&p, &more))
+				break;
+		ok_diag(i == 64, "64 requests for more buffers go",
+			"%u went, status %d", i, p.send_status);
+		/* what answers them, if anything, says the ring's size */
+		is_eq(send_hf(&p, data_hf(p.next_seq++, 16)), 1,
+		      "a message follows them");
+		is_eq(recv_wait(hp.victim, buf, sizeof(buf), NULL, NULL, 0,
+				ARRIVE_MS), 16, "and is delivered");
+		poll_cq(&p, 500);
+		is_eq(p.bufs, RING_MAX, "the ring stays at its largest");
+		goes_on(&p, e0);
+	}
+	peer_close(&p);
+	ok(legit_exchange(), "the other sockets' messages all arrive");
+}
+
 /*
  * Credits beyond what we offered are clamped away: after a flood of
- * credit returns the module still sends no more SENDs than the receives
- * we offered (we posted more, so an overrun would be seen), and once we
+ * credit returns the module sends no more SENDs than the receives we
+ * offered (we posted more, so an overrun would be seen), and once we
  * return credits for real every message arrives.
  */
 static void credit_flood(void)
 {
 	struct sockaddr_in to;
-	uint64_t e0 = 0, e1 = 0;
-	unsigned int frames, i, sent = 0, last;
+	uint64_t e0 = 0;
+	unsigned int frames, frames0, i, sent = 0, last;
 	char buf[1000];
 	struct peer p;
 	long long deadline;
@@ -1200,6 +1282,8 @@ static void credit_flood(void)
 
 	if (peer_open(&p)) {
 		ok(counter("recv_proto_error", &e0), "read recv_proto_error");
+		poll_cq(&p, 500);
+		frames0 = p.frames;
 		for (i = 0; i < 32; i++)
 			if (!send_hf(&p, (struct hf){ .type = T_ACK,
 						      .credits = 0xffff }))
@@ -1221,9 +1305,9 @@ static void credit_flood(void)
 			last = p.frames;
 			poll_cq(&p, 1000);
 		} while (p.frames != last);
-		frames = p.frames;
+		frames = p.frames - frames0;
 		ok_diag(frames <= OFFER,
-			"the module sends no more SENDs than the credits offered",
+			"after them the module sends no more SENDs than the credits offered",
 			"%u SENDs, %d credits offered", frames, OFFER);
 		tap_diag("%u SENDs, %u messages before credits came back",
 			 frames, p.data);
@@ -1241,9 +1325,7 @@ static void credit_flood(void)
 			poll_cq(&p, 200);
 		}
 		is_eq(p.data, sent, "every message arrives once credits return");
-		ok(counter("recv_proto_error", &e1), "read recv_proto_error");
-		is_eq(e1 - e0, 0, "no protocol error");
-		ok_diag(!p.down, "the connection stays up", "%s", p.how);
+		goes_on(&p, e0);
 	}
 	peer_close(&p);
 	ok(legit_exchange(), "the other sockets' messages all arrive");
@@ -1432,6 +1514,7 @@ static const struct selftest tests[] = {
 	REFUSAL_CASE(cm_flags),
 	REFUSAL_CASE(cm_no_incarnation),
 	REFUSAL_CASE(cm_few_credits),
+	REFUSAL_CASE(cm_one_credit),
 	REFUSAL_CASE(cm_small_frags),
 	RESET_CASE(ack_of_nothing),
 	RESET_CASE(ack_far_future),
@@ -1460,6 +1543,7 @@ static const struct selftest tests[] = {
 	RESET_CASE(packed_cong),
 	RESET_CASE(cong_wrong_len),
 	{ "credit_flood", credit_flood },
+	{ "more_bufs_flood", more_bufs_flood },
 	RESET_CASE(empty_send),
 	RESET_CASE(short_send),
 	RESET_CASE(zero_header),

@@ -58,6 +58,7 @@ static const struct field conn_fields[] = {
 	D("rx_msgs",		RDS_DOCA_A_CONN_RX_MSGS,	FT_U64),
 	D("rx_bytes",		RDS_DOCA_A_CONN_RX_BYTES,	FT_U64),
 	F("last_error",		RDS_DOCA_A_CONN_LAST_ERROR,	FT_S32),
+	D("recv_bufs",		RDS_DOCA_A_CONN_RECV_BUFS,	FT_U32),
 };
 
 static const struct field sock_fields[] = {

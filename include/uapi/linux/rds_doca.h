@@ -482,6 +482,7 @@ enum {
 	RDS_DOCA_A_CONN_RX_MSGS,	/* u64 */
 	RDS_DOCA_A_CONN_RX_BYTES,	/* u64 */
 	RDS_DOCA_A_CONN_LAST_ERROR,	/* s32: last errno that took it down */
+	RDS_DOCA_A_CONN_RECV_BUFS,	/* u32: receive buffers posted */
 
 	__RDS_DOCA_A_CONN_MAX,
 	RDS_DOCA_A_CONN_MAX = __RDS_DOCA_A_CONN_MAX - 1
