@@ -84,10 +84,10 @@ int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len)
 	if (d->flags || !d->incarnation)
 		return -EPROTO;
 	/*
-	 * A message and an ack now, a ring that grows to hold the largest
-	 * message and an ack; our fragments fit.
+	 * A ring of 3 now (rdsd_ib_ack_credits()), one that grows to hold
+	 * the largest message and an ack; our fragments fit.
 	 */
-	if (be32_to_cpu(d->credits) < 2 ||
+	if (be32_to_cpu(d->credits) < 3 ||
 	    be32_to_cpu(d->recv_max) < be32_to_cpu(d->credits) ||
 	    be32_to_cpu(d->recv_max) < RDSD_IB_MAX_FRAGS + 2 ||
 	    be32_to_cpu(d->frag_size) < RDSD_IB_FRAG_SIZE ||

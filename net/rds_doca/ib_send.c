@@ -114,14 +114,19 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_credits_short);
 
 /**
  * rdsd_ib_ack_credits - credits to return without waiting for traffic
- * @recv_nr: receive buffers posted.
+ * @recv_nr: receive buffers posted, at least 3.
  *
- * A quarter of the ring, but never one at a time: a ping-pong returns its
- * credit with each answer.
+ * A quarter of the ring, but at least 3: a round trip uses a buffer at
+ * each end for its message and now and then one for an ACK, and returns
+ * them with the next message; were 2 enough for an ACK, each ACK would
+ * make the next, one each way per round trip.  At most @recv_nr - 1: a
+ * peer holding its last credit, having nothing to return, is sent the
+ * rest back once they arrived.  Both hold from 3 buffers on, the least
+ * rdsd_ib_cm_data_check() accepts.
  */
 u32 rdsd_ib_ack_credits(u32 recv_nr)
 {
-	return max(recv_nr / 4, 2U);
+	return max(recv_nr / 4, min(recv_nr - 1, 3U));
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_ack_credits);
 

@@ -202,13 +202,15 @@ static void rdsd_ib_credits_short_asks_once_per_size(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, c.want);
 }
 
-static void rdsd_ib_ack_credits_quarter_but_two(struct kunit *test)
+static void rdsd_ib_ack_credits_quarter_but_three(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, rdsd_ib_ack_credits(RDSD_IB_RECV_MAX),
 			(u32)RDSD_IB_RECV_MAX / 4);
 	KUNIT_EXPECT_EQ(test, rdsd_ib_ack_credits(16), 4U);
-	KUNIT_EXPECT_EQ(test, rdsd_ib_ack_credits(RDSD_IB_RECV_INIT), 2U);
-	KUNIT_EXPECT_EQ(test, rdsd_ib_ack_credits(2), 2U);
+	KUNIT_EXPECT_EQ(test, rdsd_ib_ack_credits(8), 3U);
+	KUNIT_EXPECT_EQ(test, rdsd_ib_ack_credits(RDSD_IB_RECV_INIT), 3U);
+	/* never the whole ring: a peer at its last credit gets the rest */
+	KUNIT_EXPECT_EQ(test, rdsd_ib_ack_credits(3), 2U);
 }
 
 /*
@@ -549,8 +551,8 @@ static const struct sim_case sim_cases[] = {
 	{ "ring of 16, both ways", 16, 16, { 200, 200 }, 20 },
 	{ "ring of 16, one way", 16, 16, { 0, 300 }, 20 },
 	{ "ring of 64, both ways", 64, 64, { 200, 200 }, 10 },
-	{ "2 growing to 16, both ways", 2, 16, { 200, 200 }, 30 },
-	{ "2 growing to 16, one way", 2, 16, { 300, 0 }, 30 },
+	{ "3 growing to 16, both ways", 3, 16, { 200, 200 }, 30 },
+	{ "3 growing to 16, one way", 3, 16, { 300, 0 }, 30 },
 	{ "3 growing to 64, both ways", 3, 64, { 200, 200 }, 20 },
 	{ "4 growing to 66, one way", 4, 66, { 0, 200 }, 20 },
 	{ "transport's ring, both ways", RDSD_IB_RECV_INIT, RDSD_IB_RECV_MAX,
@@ -641,7 +643,7 @@ static struct kunit_case rdsd_ib_credits_cases[] = {
 			 credits_take_gen_params),
 	KUNIT_CASE(rdsd_ib_credits_take_returns_all_over_several_headers),
 	KUNIT_CASE(rdsd_ib_credits_short_asks_once_per_size),
-	KUNIT_CASE(rdsd_ib_ack_credits_quarter_but_two),
+	KUNIT_CASE(rdsd_ib_ack_credits_quarter_but_three),
 	KUNIT_CASE_PARAM(rdsd_ib_credits_add_clamps_to_posted,
 			 credits_add_gen_params),
 	KUNIT_CASE_PARAM(rdsd_ib_credits_exchange_never_overruns_or_deadlocks,
@@ -811,8 +813,8 @@ CM_MUTATOR(cm_no_incarnation, d->incarnation = 0)
 CM_MUTATOR(cm_delivery_state,
 	   d->peer_incarnation = cpu_to_be64(7);
 	   d->rx_next = cpu_to_be64(U64_MAX))
-CM_MUTATOR(cm_credits_min, d->credits = htonl(2))
-CM_MUTATOR(cm_credits_short, d->credits = htonl(1))
+CM_MUTATOR(cm_credits_min, d->credits = htonl(3))
+CM_MUTATOR(cm_credits_short, d->credits = htonl(2))
 CM_MUTATOR(cm_credits_zero, d->credits = 0)
 CM_MUTATOR(cm_credits_huge,
 	   d->credits = htonl(U32_MAX); d->recv_max = htonl(U32_MAX))
@@ -843,8 +845,8 @@ static const struct cm_case cm_cases[] = {
 	{ "top flag set", cm_flags_top, -EPROTO },
 	{ "zero incarnation", cm_no_incarnation, -EPROTO },
 	{ "any delivery state", cm_delivery_state, 0 },
-	{ "credits for a message and an ack", cm_credits_min, 0 },
-	{ "one credit", cm_credits_short, -ERANGE },
+	{ "the least ring", cm_credits_min, 0 },
+	{ "two credits", cm_credits_short, -ERANGE },
 	{ "no credits", cm_credits_zero, -ERANGE },
 	{ "most credits", cm_credits_huge, 0 },
 	{ "more credits than the ring grows to", cm_credits_over_max, -ERANGE },

@@ -1137,11 +1137,11 @@ static void cm_few_credits_mangle(struct cm_data *d, uint8_t *len)
 	d->recv_max = htobe32(OFFER - 1);
 }
 
-/* One credit: not a message and an ack. */
-static void cm_one_credit_mangle(struct cm_data *d, uint8_t *len)
+/* Two credits: fewer than the least ring. */
+static void cm_two_credits_mangle(struct cm_data *d, uint8_t *len)
 {
 	(void)len;
-	d->credits = htobe32(1);
+	d->credits = htobe32(2);
 }
 
 static void cm_small_frags_mangle(struct cm_data *d, uint8_t *len)
@@ -1161,7 +1161,7 @@ DEFINE_REFUSAL(cm_short, REJ_VERSION)
 DEFINE_REFUSAL(cm_flags, REJ_VERSION)
 DEFINE_REFUSAL(cm_no_incarnation, REJ_VERSION)
 DEFINE_REFUSAL(cm_few_credits, REJ_LIMITS)
-DEFINE_REFUSAL(cm_one_credit, REJ_LIMITS)
+DEFINE_REFUSAL(cm_two_credits, REJ_LIMITS)
 DEFINE_REFUSAL(cm_small_frags, REJ_LIMITS)
 
 /* ------------------------------------------------------------------ */
@@ -1514,7 +1514,7 @@ static const struct selftest tests[] = {
 	REFUSAL_CASE(cm_flags),
 	REFUSAL_CASE(cm_no_incarnation),
 	REFUSAL_CASE(cm_few_credits),
-	REFUSAL_CASE(cm_one_credit),
+	REFUSAL_CASE(cm_two_credits),
 	REFUSAL_CASE(cm_small_frags),
 	RESET_CASE(ack_of_nothing),
 	RESET_CASE(ack_far_future),
