@@ -726,6 +726,26 @@ def test_ib(family, addr, peer, netdev, ibdev):
     T.ok(cn.get("qpn", 0) > 0 and cn.get("port") == 1 and
          isinstance(cn.get("credits"), int),
          "ib: its queue pair, port and credits", cn)
+    T.ok(isinstance(cn.get("recv_bufs"), int) and
+         4 <= cn.get("recv_bufs") <= 254, "ib: its receive ring", cn)
+
+    # a burst runs the sender short of credits: the receiving ring grows
+    # (or grew already, under the suites before; counters may have been
+    # reset since, so only the ring tells)
+    base = random.randint(20000, 40000)
+    a = RdsSock(family, addr, base)
+    b = RdsSock(family, peer, base + 1)
+    for i in range(16):
+        a.send(bytes([i]) * 8192, peer, base + 1)
+    got = [b.recv() for _ in range(16)]
+    T.ok(got == [bytes([i]) * 8192 for i in range(16)],
+         "ib: a burst of 16 messages of 8 KiB arrives")
+    rx = [c for c in rdsctl_json("conn", "show", "peer", addr)
+          if c.get("laddr") == peer]
+    T.ok(len(rx) == 1 and rx[0].get("recv_bufs", 0) > 4,
+         "ib: the receiving end's ring grew past 4 buffers", rx)
+    a.close()
+    b.close()
 
     devs = rdsctl_json("dev", "show")
     d = by(devs, "name", ibdev)
