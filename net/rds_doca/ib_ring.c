@@ -400,8 +400,8 @@ int rdsd_ib_bufs_alloc(struct rdsd_ib_conn *tp)
 /*
  * Double the receive ring, up to RDSD_IB_RECV_MAX: make and post the
  * buffers, then return them to the peer as credits.  cm_mutex held, the
- * queue pair up.  Returns 0, or -ENOMEM when not even one buffer came
- * (what came is posted).
+ * queue pair up.  Returns 0 (also when the ring is as large as it goes),
+ * or -ENOMEM when not even one buffer came (what came is posted).
  */
 static int rdsd_ib_recv_grow(struct rdsd_ib_conn *tp)
 {
@@ -410,6 +410,8 @@ static int rdsd_ib_recv_grow(struct rdsd_ib_conn *tp)
 	struct mem_cgroup *old;
 	int ret = 0;
 
+	if (nr >= RDSD_IB_RECV_MAX)
+		return 0;
 	old = set_active_memcg(tp->memcg);
 	for (i = nr; i < end; i++) {
 		struct rdsd_ib_recv *r = &tp->recvs[i];
@@ -435,7 +437,10 @@ static int rdsd_ib_recv_grow(struct rdsd_ib_conn *tp)
 	return i > nr || ret != -ENOMEM ? 0 : -ENOMEM;
 }
 
-/* Make one more pack buffer.  cm_mutex held, the queue pair up. */
+/*
+ * Make one more pack buffer, up to RDSD_IB_PACKS.  cm_mutex held, the
+ * queue pair up.  Returns 0 or -ENOMEM.
+ */
 static int rdsd_ib_pack_grow(struct rdsd_ib_conn *tp)
 {
 	struct mem_cgroup *old;
@@ -490,20 +495,14 @@ void rdsd_ib_grow_worker(struct work_struct *work)
 					       struct rdsd_ib_conn, grow_work);
 	bool recv = test_and_clear_bit(RDSD_IB_GROW_RECV, &tp->grow);
 	bool pack = test_and_clear_bit(RDSD_IB_GROW_PACK, &tp->grow);
-	int ret = 0;
 
 	mutex_lock(&tp->cm_mutex);
 	if (!tp->dead && tp->qp && tp->recv_nr &&
 	    (tp->state == RDSD_IB_UP || tp->state == RDSD_IB_PASSIVE)) {
-		if (recv && tp->recv_nr < RDSD_IB_RECV_MAX)
-			ret = rdsd_ib_recv_grow(tp);
-		if (ret) {
+		/* what memory refused is asked for again */
+		if (recv && rdsd_ib_recv_grow(tp))
 			set_bit(RDSD_IB_GROW_RECV, &tp->grow);
-			ret = 0;
-		}
-		if (pack)
-			ret = rdsd_ib_pack_grow(tp);
-		if (ret)
+		if (pack && rdsd_ib_pack_grow(tp))
 			set_bit(RDSD_IB_GROW_PACK, &tp->grow);
 		if (READ_ONCE(tp->grow))
 			queue_delayed_work(rdsd_wq, &tp->grow_work, HZ);
