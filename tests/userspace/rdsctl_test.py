@@ -41,6 +41,8 @@ RDS_INFO_COUNTERS = 10000
 RDS_INFO_CONNECTIONS = 10001
 RDS_INFO_SOCKETS = 10006
 MSG_DONTWAIT = 0x40
+SO_SNDTIMEO = 21
+SO_RCVBUFFORCE = 33
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -124,6 +126,10 @@ class RdsSock:
         sa = sockaddr_in(addr, port)
         if libc.connect(self.fd, sa, len(sa)) < 0:
             raise oserr(f"connect {addr}:{port}")
+
+    def sockopt(self, level, opt, value):
+        if libc.setsockopt(self.fd, level, opt, value, len(value)) < 0:
+            raise oserr(f"setsockopt {level}/{opt}")
 
     def send(self, data, addr, port):
         sa = sockaddr_in(addr, port)
@@ -732,11 +738,19 @@ def test_ib(family, addr, peer, netdev, ibdev):
     # a burst runs the sender short of credits: the receiving ring grows
     # (or grew already, under the suites before; counters may have been
     # reset since, so only the ring tells)
+    # (the receiver takes the burst whole, uncongested, before it reads:
+    # a blocking send to a congested port waits for the reader; and the
+    # sender gives up after 30 s, so a stuck connection fails the check)
     base = random.randint(20000, 40000)
     a = RdsSock(family, addr, base)
     b = RdsSock(family, peer, base + 1)
-    for i in range(16):
-        a.send(bytes([i]) * 8192, peer, base + 1)
+    b.sockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, struct.pack("i", 1 << 20))
+    a.sockopt(socket.SOL_SOCKET, SO_SNDTIMEO, struct.pack("qq", 30, 0))
+    try:
+        for i in range(16):
+            a.send(bytes([i]) * 8192, peer, base + 1)
+    except OSError as e:
+        T.diag(f"burst: {e}")
     got = [b.recv() for _ in range(16)]
     T.ok(got == [bytes([i]) * 8192 for i in range(16)],
          "ib: a burst of 16 messages of 8 KiB arrives")
