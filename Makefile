@@ -17,6 +17,10 @@
 #                        SOAK_SECS seconds (600) while links flap, rxe goes
 #                        and comes back and the module reloads; on the
 #                        debug kernel, or Debian's with SOAK_KERNEL=stock
+#   make check-dkms      "make dkms-install", modprobe and "make
+#                        dkms-remove" in a VM (DKMS compiles under TCG:
+#                        about 8 minutes); make check only has DKMS build
+#                        the module on the host
 #   make coverage        line and function coverage of net/rds_doca/ by the
 #                        debug suite, per file (lcov; build/coverage/html)
 #   make bench           rds_doca against Linux RDS (loopback), and against
@@ -46,7 +50,7 @@ KBUILD_FLAGS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all module modules-all tools tests clean check demo bench fuzz \
 	soak coverage deps install uninstall install-module uninstall-module \
-	dkms-install dkms-remove check-docs
+	dkms-install dkms-remove dkms-source check-docs check-dkms
 
 all: module tools tests
 
@@ -142,14 +146,18 @@ dkms-install:
 	@test -n "$(KVER)" || { echo "no kernel tree at KDIR='$(KDIR)': set KDIR or install linux-headers-$$(uname -r)" >&2; exit 1; }
 	@# a previous registration of this version goes first
 	@dkms remove rds_doca/$(DKMS_VERSION) --all >/dev/null 2>&1 || true
+	$(MAKE) -s dkms-source
+	dkms add rds_doca/$(DKMS_VERSION)
+	dkms build rds_doca/$(DKMS_VERSION) -k $(KVER)
+	dkms install rds_doca/$(DKMS_VERSION) -k $(KVER)
+
+# The sources as DKMS builds them, in DKMS_SRC.
+dkms-source:
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)/tests
 	cp -r Kbuild Makefile net include scripts $(DKMS_SRC)/
 	cp -r tests/kunit tests/dma $(DKMS_SRC)/tests/
 	sed 's/@VERSION@/$(DKMS_VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
-	dkms add rds_doca/$(DKMS_VERSION)
-	dkms build rds_doca/$(DKMS_VERSION) -k $(KVER)
-	dkms install rds_doca/$(DKMS_VERSION) -k $(KVER)
 
 dkms-remove:
 	-dkms remove rds_doca/$(DKMS_VERSION) --all
@@ -191,6 +199,13 @@ demo: deps
 
 coverage:
 	tests/coverage.sh
+
+check-dkms: deps
+	$(MAKE) module KDIR=/usr/src/linux-headers-$(KVER_612)
+	$(MAKE) tools
+	tests/vm/run --kernel $(KVER_612) --timeout 1800 -- \
+		tests/userspace/run.sh --ko build/$(KVER_612)/rds_doca.ko \
+		--stage dkms
 
 FUZZ_CALLS ?= 1000000
 fuzz:

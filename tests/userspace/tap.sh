@@ -12,7 +12,7 @@
 N=0
 PASSED=0
 FAILED=0
-SUITE_TIMEOUT=${SUITE_TIMEOUT:-900}
+SUITE_TIMEOUT=${SUITE_TIMEOUT:-600}
 
 # check STATUS NAME [DIAG...]: record one check; STATUS 0 is a pass.
 check() {
