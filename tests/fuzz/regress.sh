@@ -35,7 +35,7 @@ IDLE_REGRESS=(
 )
 REGRESS=(
 	"regress_ib_rdma_port0 --addr $IB_ADDR --peer $IB_PEER"
-	"regress_ib_conn_memory --addr $IB_ADDR --net 10.77.0.0 --count 128"
+	"regress_ib_conn_memory --addr $IB_ADDR --net 203.0.113.0 --count 126"
 )
 
 progs=()

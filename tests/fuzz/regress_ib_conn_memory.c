@@ -18,9 +18,9 @@
  * buffers while it is up".
  *
  * The sequence: one socket bound to --addr sends one byte, non-blocking,
- * to --count addresses of --net (192.0.2.0/24 has no other host in the
- * one-VM topology; addresses without a route do it too), waits --settle
- * seconds, then to --count more.  The check: the second batch grew the
+ * to --count addresses of the /24 --net (a documentation range, RFC 5737:
+ * 203.0.113.0/24 has no route in the one-VM topology, and 192.0.2.0/24
+ * no other host), waits --settle seconds, then to --count more.  The check: the second batch grew the
  * kernel's unreclaimable slab and vmalloc memory (/proc/meminfo SUnreclaim
  * + VmallocUsed) by at most 64 KiB per connection.  Only a bounded number
  * of attempts (RDSD_IB_MAX_ATTEMPTS, 64) may hold a queue pair and rings
@@ -29,7 +29,7 @@
  * attempts that found no place waited, counted in conn_attempt_wait.
  * Prints TAP.
  *
- *   regress_ib_conn_memory --addr 192.0.2.1 [--net 10.77.0.0] [--count 128]
+ *   regress_ib_conn_memory --addr 192.0.2.1 [--net 203.0.113.0] [--count 126]
  *                          [--family N] [--settle S]
  *
  * Run as an unprivileged user in a VM with rds_doca loaded and the rxe
@@ -61,7 +61,7 @@ static long kernel_kib(void)
 	return sum;
 }
 
-/* Send one byte to addresses @from to @from + @count - 1 of @net. */
+/* Send one byte to addresses .@from + 1 to .@from + @count of /24 @net. */
 static int send_batch(int fd, struct in_addr addr, struct in_addr net,
 		      int from, int count, int *err)
 {
@@ -71,11 +71,12 @@ static int send_batch(int fd, struct in_addr addr, struct in_addr net,
 	for (i = from; i < from + count; i++) {
 		memset(&to, 0, sizeof(to));
 		to.sin_family = AF_INET;
-		/* .1 to .254 of each /24 of the net, never ours */
-		to.sin_addr.s_addr = htonl(ntohl(net.s_addr) +
-					   (i / 254) * 256 + i % 254 + 1);
+		/* .1 to .254 of the net, ours skipped: at most 2 x 126 */
+		to.sin_addr.s_addr = htonl((ntohl(net.s_addr) & ~0xffu) +
+					   i + 1);
 		if (to.sin_addr.s_addr == addr.s_addr)
-			to.sin_addr.s_addr = htonl(ntohl(net.s_addr) + 255);
+			to.sin_addr.s_addr = htonl((ntohl(net.s_addr) & ~0xffu) +
+						   254);
 		to.sin_port = htons(4000);
 		if (sendto(fd, "x", 1, MSG_DONTWAIT, (struct sockaddr *)&to,
 			   sizeof(to)) == 1)
@@ -88,8 +89,8 @@ static int send_batch(int fd, struct in_addr addr, struct in_addr net,
 
 int main(int argc, char **argv)
 {
-	struct in_addr addr = { 0 }, net = { htonl(0x0a4d0000) };
-	int family = -1, count = 128, settle = 3, fd, err = 0;
+	struct in_addr addr = { 0 }, net = { htonl(0xcb007100) };
+	int family = -1, count = 126, settle = 3, fd, err = 0;
 	int sent1, sent2;
 	char netname[INET_ADDRSTRLEN];
 	struct sockaddr_in sin;
@@ -107,7 +108,7 @@ int main(int argc, char **argv)
 	};
 
 	if (!regress_opts(argc, argv, opts) || !addr.s_addr || count < 1 ||
-	    count > 2000) {
+	    count > 126) {
 		fprintf(stderr, "usage: %s --addr A [--net N] [--count N]",
 			argv[0]);
 		fprintf(stderr, " [--family N] [--settle S]\n");
