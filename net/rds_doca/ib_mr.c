@@ -451,6 +451,37 @@ int rdsd_ib_mr_register(struct rdsd_sock *rs, struct rdsd_mr *mr)
 	return 0;
 }
 
+/*
+ * Count a grant of @mr's device key on @tp's connection and mark the
+ * region granted.  Returns false if the region died meanwhile: either
+ * rdsd_ib_mr_unregister() sees this grant, or we see the region dead.
+ * send_lock held.
+ */
+static bool rdsd_ib_mr_granted(struct rdsd_ib_conn *tp, struct rdsd_mr *mr)
+{
+	if (atomic_inc_return(&mr->grants) == 1)
+		WRITE_ONCE(mr->grantee, tp->conn);
+	WRITE_ONCE(mr->granted, true);
+	smp_mb();	/* pairs with rdsd_ib_mr_unregister() */
+	return !READ_ONCE(mr->dead);
+}
+
+/*
+ * Did the one peer host given a RDS_RDMA_USE_ONCE region's key use the
+ * region up?  A correct peer forgets a use-once key when it posts the
+ * operation (rdsd_ib_grant_used()), so it needs no MR_REVOKE: that saves
+ * a message for every request/response transaction.  A peer that keeps
+ * the key gains nothing: the invalidation that follows is what stops the
+ * device.  @mr is dead.
+ */
+static bool rdsd_ib_mr_consumed(const struct rdsd_mr *mr)
+{
+	const struct rdsd_conn *via = READ_ONCE(mr->used_via);
+
+	return (mr->flags & RDSD_MR_USE_ONCE) && via &&
+	       atomic_read(&mr->grants) == 1 && via == READ_ONCE(mr->grantee);
+}
+
 /**
  * rdsd_ib_mr_unregister - ->mr_unregister of the IB transport
  * @mr: region, dead: freed, used up, or its socket closing.
@@ -467,9 +498,19 @@ void rdsd_ib_mr_unregister(struct rdsd_mr *mr)
 	revoke = !imr->revoked;
 	imr->revoked = true;
 	mutex_unlock(&imr->dev->reg_mutex);
-	/* dead already: no new grant; peers forget the old ones first */
-	if (revoke && READ_ONCE(mr->granted))
-		rdsd_ib_dev_revoke(imr->dev, mr);
+	/*
+	 * Dead already: no new grant; peers forget the old ones first,
+	 * unless the one peer given the key used it up.
+	 */
+	smp_mb();	/* dead, then grants: pairs with rdsd_ib_mr_granted() */
+	if (revoke && READ_ONCE(mr->granted)) {
+		if (rdsd_ib_mr_consumed(mr)) {
+			rdsd_stat_inc(mr->rn, rdma_revoke_spared);
+		} else {
+			rdsd_stat_inc(mr->rn, rdma_revoke);
+			rdsd_ib_dev_revoke(imr->dev, mr);
+		}
+	}
 
 	mutex_lock(&imr->dev->reg_mutex);
 	rdsd_ib_mr_drop(imr);
@@ -707,11 +748,8 @@ static int rdsd_ib_mr_answer(struct rdsd_ib_conn *tp,
 		ret = -EPROTO;
 		goto out;
 	}
-	if (ok) {
-		/* rdsd_ib_mr_revoke() sees this, or we see the region dead */
-		WRITE_ONCE(mr->granted, true);
-		ok = !READ_ONCE(mr->dead);
-	}
+	if (ok)
+		ok = rdsd_ib_mr_granted(tp, mr);
 	if (!ok) {
 		ans.rdma_key = 0;
 		ans.len = 0;
@@ -771,9 +809,7 @@ void rdsd_ib_mr_grant_ahead(struct rdsd_ib_conn *tp, struct rdsd_msg *msg)
 		spin_lock_bh(&tp->send_lock);
 		if (tp->tx_ready &&
 		    tp->ctl_head - tp->ctl_tail < RDSD_IB_CTL_RING / 2) {
-			/* rdsd_ib_mr_revoke() sees this, or we see it dead */
-			WRITE_ONCE(mr->granted, true);
-			if (!READ_ONCE(mr->dead)) {
+			if (rdsd_ib_mr_granted(tp, mr)) {
 				trace_rdsd_mr_answer(conn, ans.rdma_cookie,
 						     ntohs(ans.dport), true);
 				rdsd_ib_ctl_push(tp, &ans);

@@ -129,7 +129,7 @@ static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, const void *payload,
 				.daddr = conn->laddr, .dport = info->dport,
 			};
 
-			rdsd_mr_use_key(conn->rn, info->rdma_key, &peer);
+			rdsd_mr_use_key(conn->rn, info->rdma_key, &peer, conn);
 		}
 		if (tp->rx_msg && (info->flags & RDSD_WIRE_F_SILENT))
 			set_bit(RDSD_MSG_SILENT, &tp->rx_msg->flags);

@@ -252,20 +252,25 @@ void rdsd_mr_used(struct rdsd_mr *mr)
  * @rn: namespace.
  * @key: the region's key.
  * @peer: the peer, and the socket its message went to.
+ * @via: the connection the peer's message came on.
  *
  * Frees the region if it is a RDS_RDMA_USE_ONCE one the peer may use
  * through the socket it addressed.  Any context.
  */
 void rdsd_mr_use_key(struct rdsd_net *rn, u32 key,
-		     const struct rdsd_mr_peer *peer)
+		     const struct rdsd_mr_peer *peer,
+		     const struct rdsd_conn *via)
 {
 	struct rdsd_mr *mr = rdsd_mr_lookup(rn, key);
 	u64 off;
 
 	if (!mr)
 		return;
-	if (!rdsd_mr_check(mr, peer, mr->cookie_off, mr->len, false, &off))
+	if (!rdsd_mr_check(mr, peer, mr->cookie_off, mr->len, false, &off)) {
+		if (mr->flags & RDSD_MR_USE_ONCE)
+			WRITE_ONCE(mr->used_via, via);
 		rdsd_mr_used(mr);
+	}
 	rdsd_mr_put(mr);
 }
 

@@ -112,6 +112,11 @@ static inline unsigned int rdsd_span_pages(u64 addr, u64 len)
  * @granted: its device key was given to a peer host (ib_mr.c), which is
  *	told to forget it when the region goes; set under that connection's
  *	send_lock.
+ * @grants: how many times its device key was given (ib_mr.c).
+ * @grantee: the connection the first grant went on; compared, never
+ *	followed (it may be gone).
+ * @used_via: the connection whose peer said its operation used the
+ *	region (RDS_RDMA_USE_ONCE); compared, never followed.
  * @pages: the pinned user pages.
  * @npages: how many.
  * @mm: address space charged (pinned_vm) for them, with a reference.
@@ -139,6 +144,9 @@ struct rdsd_mr {
 	__be16			dest_port;
 	bool			dead;
 	bool			granted;
+	atomic_t		grants;
+	const struct rdsd_conn	*grantee;
+	const struct rdsd_conn	*used_via;
 	struct page		**pages;
 	unsigned int		npages;
 	struct mm_struct	*mm;
@@ -275,7 +283,8 @@ bool rdsd_mr_owned(struct rdsd_sock *rs, u64 cookie);
 void rdsd_mr_drop_all(struct rdsd_sock *rs);
 struct rdsd_mr *rdsd_mr_find(struct rdsd_net *rn, u64 cookie);
 void rdsd_mr_use_key(struct rdsd_net *rn, u32 key,
-		     const struct rdsd_mr_peer *peer);
+		     const struct rdsd_mr_peer *peer,
+		     const struct rdsd_conn *via);
 void rdsd_mr_put(struct rdsd_mr *mr);
 void rdsd_mr_used(struct rdsd_mr *mr);
 int rdsd_mr_check(const struct rdsd_mr *mr, const struct rdsd_mr_peer *peer,

@@ -50,6 +50,8 @@ struct rdsd_stats {
 	u64	rdma_grant_ahead;
 	u64	recv_busy_poll;
 	u64	ib_recv_grow;
+	u64	rdma_revoke;
+	u64	rdma_revoke_spared;
 	struct {
 		u64	ops;
 		u64	bytes;

@@ -36,6 +36,7 @@ static const struct selftest tests[] = {
 	{ "remote_read_only", test_remote_read_only },
 	{ "remote_for_dest", test_remote_for_dest },
 	{ "remote_use_once", test_remote_use_once },
+	{ "remote_revoke", test_remote_revoke },
 	{ "silent_use_once", test_silent_use_once },
 	{ "notify_tokens", test_notify_tokens },
 	{ "notify_none_on_success", test_notify_none_on_success },

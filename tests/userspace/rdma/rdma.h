@@ -173,6 +173,7 @@ void test_remote_errors(void);
 void test_remote_read_only(void);
 void test_remote_for_dest(void);
 void test_remote_use_once(void);
+void test_remote_revoke(void);
 void test_silent_use_once(void);
 
 /* notify.c */

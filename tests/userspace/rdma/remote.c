@@ -264,6 +264,86 @@ out:
 	fixture_close(&f);
 }
 
+/* Read the revocation counters of A's namespace, and its resets. */
+static bool revoke_counts(struct rdma_fixture *f, uint64_t v[3])
+{
+	return counter_get(f->p.a, "rdma_revoke", &v[0]) &&
+	       counter_get(f->p.a, "rdma_revoke_spared", &v[1]) &&
+	       counter_get(f->p.a, "conn_reset", &v[2]);
+}
+
+/*
+ * Wait (a region is taken off its device from a work item) until the
+ * counters of @base rose by @want[0] and @want[1], or 10 s went by;
+ * leaves the last reading in @now.
+ */
+static bool revoke_wait(struct rdma_fixture *f, const uint64_t base[3],
+			const uint64_t want[2], uint64_t now[3])
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!revoke_counts(f, now))
+			return false;
+		if (now[0] - base[0] >= want[0] && now[1] - base[1] >= want[1])
+			break;
+		usleep(100 * 1000);
+	}
+	return true;
+}
+
+/*
+ * Over IB, a region freed after A gave its device key to B's kernel
+ * makes A tell B to forget the key (MR_REVOKE, counted in rdma_revoke),
+ * unless it was a RDS_RDMA_USE_ONCE region that B used up: B forgot the
+ * key when it posted the operation, so the message is spared (counted in
+ * rdma_revoke_spared).  Over loopback no key is given: neither counts.
+ */
+void test_remote_revoke(void)
+{
+	struct rdma_fixture f;
+	uint64_t base[3], now[3], want[2] = { 0, over_ib() };
+	int st;
+
+	if (!fixture_open(&f, PAGE, PAGE) ||
+	    !use_once_mr(&f, "GET_MR with RDS_RDMA_USE_ONCE") ||
+	    !revoke_counts(&f, base))
+		goto out;
+	pattern_fill(f.bbuf, PAGE, 17);
+	st = run_write(&f.p, f.cookie, 0, f.bbuf, 64, "a write");
+	is_eq(st, RDS_RDMA_SUCCESS, "a write through a use-once region");
+	if (!revoke_wait(&f, base, want, now))
+		goto out;
+	/* a reset may have taken a grant with it: then B asked again */
+	ok_diag(now[2] != base[2] ?
+		now[0] - base[0] + now[1] - base[1] <= 2 * want[1] :
+		now[0] == base[0] && now[1] - base[1] == want[1],
+		over_ib() ? "used up by the peer given its key: no MR_REVOKE" :
+			    "loopback: no key given, nothing revoked",
+		"rdma_revoke +%llu, rdma_revoke_spared +%llu, conn_reset +%llu",
+		(unsigned long long)(now[0] - base[0]),
+		(unsigned long long)(now[1] - base[1]),
+		(unsigned long long)(now[2] - base[2]));
+
+	if (!fixture_mr(&f, 0, 256, 0, "GET_MR") || !revoke_counts(&f, base))
+		goto out;
+	st = run_write(&f.p, f.cookie, 0, f.bbuf, 64, "a write");
+	is_eq(st, RDS_RDMA_SUCCESS, "a write through a region");
+	is_ok(free_mr(f.p.a, f.cookie, 0), "FREE_MR of the region");
+	want[0] = over_ib();
+	want[1] = 0;
+	if (!revoke_wait(&f, base, want, now))
+		goto out;
+	ok_diag(now[0] - base[0] == want[0] && now[1] == base[1],
+		over_ib() ? "a region freed after its key was given: MR_REVOKE" :
+			    "loopback: nothing revoked",
+		"rdma_revoke +%llu, rdma_revoke_spared +%llu",
+		(unsigned long long)(now[0] - base[0]),
+		(unsigned long long)(now[1] - base[1]));
+out:
+	fixture_close(&f);
+}
+
 /*
  * An RDS_RDMA_SILENT operation on an empty message is all that goes: no
  * message follows it to A (xmit_op_only counts it), so, as in Linux, it
