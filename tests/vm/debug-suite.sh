@@ -16,7 +16,7 @@
 # --seed N) and tests/fuzz/suite.sh (e.g. --time S --seed N).
 set -uo pipefail
 trinity_opts="--calls 20000 --children 64"
-fuzz_opts="--time 30"
+fuzz_opts="--time 20"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--trinity) trinity_opts=$2; shift 2 ;;
