@@ -87,6 +87,7 @@ step "DKMS builds the module for $KVER_612 and $KVER_61" \
 DOCA_STAGES="--stage doca --stage dropin --stage dma --stage conns --stage ib --stage ib-faults"
 DOCA_STAGES_MORE="--stage doca --stage conns --stage ib --stage ib-faults"
 REF_STAGES="--stage conflict --stage rds --stage rds-ib"
+first=${kernels%% *}
 
 for k in $kernels; do
 	case $k in
@@ -94,11 +95,10 @@ for k in $kernels; do
 	6.1) v=$KVER_61 ;;
 	*) v=$k ;;
 	esac
-	parts="doca reference"
-	[ "$k" = "${kernels%% *}" ] || parts=doca
+	parts="doca reference" doca_stages=$DOCA_STAGES
+	[ "$k" = "$first" ] || { parts=doca; doca_stages=$DOCA_STAGES_MORE; }
 	for part in $parts; do
-		vm_stages=$DOCA_STAGES
-		[ "$k" = "${kernels%% *}" ] || vm_stages=$DOCA_STAGES_MORE
+		vm_stages=$doca_stages
 		[ "$part" = reference ] && vm_stages=$REF_STAGES
 		log=$logdir/vm-$k-$part.log
 		echo "# userspace suites ($part) in a VM running Debian's $v"
@@ -114,7 +114,7 @@ for k in $kernels; do
 	pair_suite "stock $k VM pair" "build/$v" 4000 doca \
 		--kernel "$v" --timeout 900
 	# Linux RDS across hosts, the reference: once is enough
-	if [ "$k" = "${kernels%% *}" ]; then
+	if [ "$k" = "$first" ]; then
 		pair_suite "stock $k VM pair (reference)" "build/$v" 4000 rds \
 			--kernel "$v" --timeout 900
 	fi

@@ -452,17 +452,15 @@ int rdsd_ib_mr_register(struct rdsd_sock *rs, struct rdsd_mr *mr)
 }
 
 /*
- * Count a grant of @mr's device key on @tp's connection and mark the
- * region granted.  Returns false if the region died meanwhile: either
- * rdsd_ib_mr_unregister() sees this grant, or we see the region dead.
- * send_lock held.
+ * Count a grant of @mr's device key on @tp's connection.  Returns false
+ * if the region died meanwhile: either rdsd_ib_mr_unregister() sees this
+ * grant, or we see the region dead.  send_lock held.
  */
 static bool rdsd_ib_mr_granted(struct rdsd_ib_conn *tp, struct rdsd_mr *mr)
 {
+	/* fully ordered: pairs with the smp_mb() of rdsd_ib_mr_unregister() */
 	if (atomic_inc_return(&mr->grants) == 1)
 		WRITE_ONCE(mr->grantee, tp->conn);
-	WRITE_ONCE(mr->granted, true);
-	smp_mb();	/* pairs with rdsd_ib_mr_unregister() */
 	return !READ_ONCE(mr->dead);
 }
 
@@ -479,7 +477,7 @@ static bool rdsd_ib_mr_consumed(const struct rdsd_mr *mr)
 	const struct rdsd_conn *via = READ_ONCE(mr->used_via);
 
 	return (mr->flags & RDSD_MR_USE_ONCE) && via &&
-	       atomic_read(&mr->grants) == 1 && via == READ_ONCE(mr->grantee);
+	       via == READ_ONCE(mr->grantee) && atomic_read(&mr->grants) == 1;
 }
 
 /**
@@ -503,7 +501,7 @@ void rdsd_ib_mr_unregister(struct rdsd_mr *mr)
 	 * unless the one peer given the key used it up.
 	 */
 	smp_mb();	/* dead, then grants: pairs with rdsd_ib_mr_granted() */
-	if (revoke && READ_ONCE(mr->granted)) {
+	if (revoke && atomic_read(&mr->grants)) {
 		if (rdsd_ib_mr_consumed(mr)) {
 			rdsd_stat_inc(mr->rn, rdma_revoke_spared);
 		} else {
@@ -529,7 +527,7 @@ void rdsd_ib_mr_unregister(struct rdsd_mr *mr)
  *
  * Yes for a live region registered with the connection's device and
  * owned by the addressed socket, if the peer may use it (rdsd_mr_check()).
- * The caller marks the region granted and checks again that it is alive,
+ * The caller counts the grant and checks again that the region is alive,
  * under send_lock (rdsd_ib_mr_revoke()).  Any context.
  */
 bool rdsd_ib_mr_grant(struct rdsd_ib_conn *tp, struct rdsd_mr *mr,

@@ -267,8 +267,7 @@ void rdsd_mr_use_key(struct rdsd_net *rn, u32 key,
 	if (!mr)
 		return;
 	if (!rdsd_mr_check(mr, peer, mr->cookie_off, mr->len, false, &off)) {
-		if (mr->flags & RDSD_MR_USE_ONCE)
-			WRITE_ONCE(mr->used_via, via);
+		WRITE_ONCE(mr->used_via, via);
 		rdsd_mr_used(mr);
 	}
 	rdsd_mr_put(mr);

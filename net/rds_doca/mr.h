@@ -109,14 +109,14 @@ static inline unsigned int rdsd_span_pages(u64 addr, u64 len)
  *	(RDS_GET_MR_FOR_DEST), 0 for any.
  * @dest_port: the peer's port, 0 for any port of @dest_addr.
  * @dead: freed or invalidated: no new operation may use it.
- * @granted: its device key was given to a peer host (ib_mr.c), which is
- *	told to forget it when the region goes; set under that connection's
- *	send_lock.
- * @grants: how many times its device key was given (ib_mr.c).
+ * @grants: how many times its device key was given to a peer host
+ *	(ib_mr.c), which is told to forget it when the region goes; counted
+ *	under that connection's send_lock.
  * @grantee: the connection the first grant went on; compared, never
  *	followed (it may be gone).
- * @used_via: the connection whose peer said its operation used the
- *	region (RDS_RDMA_USE_ONCE); compared, never followed.
+ * @used_via: the connection whose peer last said its operation used the
+ *	region (which uses up a RDS_RDMA_USE_ONCE one); compared, never
+ *	followed.
  * @pages: the pinned user pages.
  * @npages: how many.
  * @mm: address space charged (pinned_vm) for them, with a reference.
@@ -143,7 +143,6 @@ struct rdsd_mr {
 	__be32			dest_addr;
 	__be16			dest_port;
 	bool			dead;
-	bool			granted;
 	atomic_t		grants;
 	const struct rdsd_conn	*grantee;
 	const struct rdsd_conn	*used_via;

@@ -737,10 +737,10 @@ def test_ib(family, addr, peer, netdev, ibdev):
 
     # a burst runs the sender short of credits: the receiving ring grows
     # (or grew already, under the suites before; counters may have been
-    # reset since, so only the ring tells)
-    # (the receiver takes the burst whole, uncongested, before it reads:
-    # a blocking send to a congested port waits for the reader; and the
-    # sender gives up after 30 s, so a stuck connection fails the check)
+    # reset since, so only the ring tells).  The receiver takes the burst
+    # whole before it reads (a blocking send to a congested port waits
+    # for the reader), and the sender gives up after 30 s, so a stuck
+    # connection fails the check rather than the suite's timer.
     base = random.randint(20000, 40000)
     a = RdsSock(family, addr, base)
     b = RdsSock(family, peer, base + 1)
