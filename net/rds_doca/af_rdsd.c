@@ -39,6 +39,7 @@
 #include "stats.h"
 #include "sysctl.h"
 #include "transport.h"
+#include "zcopy.h"
 
 int rdsd_family __ro_after_init = AF_INET_OFFLOAD;
 module_param_named(family, rdsd_family, int, 0444);
@@ -95,6 +96,10 @@ static void rdsd_destruct(struct sock *sk)
 	WARN_ON_ONCE(!list_empty(&rs->notify_queue));
 	WARN_ON_ONCE(!xa_empty(&rs->mrs));
 	xa_destroy(&rs->mrs);
+	/* every zero-copy message held the socket: all are reported */
+	WARN_ON_ONCE(rs->zc_busy != rs->zc_ready);
+	kfree(rs->zc_ring);
+	mutex_destroy(&rs->zc_read);
 }
 
 static int rdsd_connect(struct socket *sock, struct sockaddr *uaddr,
@@ -184,7 +189,7 @@ static __poll_t rdsd_poll(struct file *file, struct socket *sock,
 		WRITE_ONCE(rs->seen_congestion, false);
 	}
 	if (!list_empty_careful(&rs->recv_queue) ||
-	    !list_empty_careful(&rs->notify_queue))
+	    !list_empty_careful(&rs->notify_queue) || READ_ONCE(rs->zc_ready))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(rs->snd_bytes) < rdsd_sndbuf(rs))
 		mask |= EPOLLOUT | EPOLLWRNORM;
@@ -326,10 +331,18 @@ static int rdsd_setsockopt(struct socket *sock, int level, int optname,
 	bool on;
 	int ret;
 
+	if (level == SOL_SOCKET) {
+		/* only where rdsd_create() asked for SOL_SOCKET options */
+		if (optname == SO_ZEROCOPY)
+			return rdsd_zcopy_set(rs, optval, optlen);
+		return sock_setsockopt(sock, level, optname, optval, optlen);
+	}
 	if (level != SOL_RDS)
 		return -ENOPROTOOPT;
 
 	switch (optname) {
+	case SO_ZEROCOPY:
+		return rdsd_zcopy_set(rs, optval, optlen);
 	case RDS_CANCEL_SENT_TO:
 		return rdsd_cancel_sent_to(rs, optval, optlen);
 	case RDS_GET_MR:
@@ -385,6 +398,9 @@ static int rdsd_getsockopt(struct socket *sock, int level, int optname,
 		break;
 	case SO_RDS_TRANSPORT:
 		val = rs->trans ? rs->trans->type : RDS_TRANS_NONE;
+		break;
+	case SO_ZEROCOPY:
+		val = sock_flag(sock->sk, SOCK_ZEROCOPY);
 		break;
 	default:
 		return -ENOPROTOOPT;
@@ -506,6 +522,16 @@ static int rdsd_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->notify_queue);
 	xa_init_flags(&rs->mrs, XA_FLAGS_LOCK_BH);
 	INIT_LIST_HEAD(&rs->cong_item);
+	spin_lock_init(&rs->zc_lock);
+	mutex_init(&rs->zc_read);
+#ifdef SOCK_CUSTOM_SOCKOPT
+	/*
+	 * SOL_SOCKET options come to rdsd_setsockopt(), which takes
+	 * SO_ZEROCOPY (the core takes it only for its own families) and
+	 * hands the others to the core.
+	 */
+	set_bit(SOCK_CUSTOM_SOCKOPT, &sock->flags);
+#endif
 
 	xa_store_bh(&rn->socks, rs->id, rs, GFP_KERNEL);	/* reserved */
 	return 0;

@@ -5,7 +5,8 @@
  * A message is a header and a payload described by a scatterlist.  Small
  * payloads live in the same allocation as the message, right after the
  * scatterlist, so a small datagram costs one allocation; larger ones are
- * spread over page blocks of up to 32 KiB that the message owns.
+ * spread over page blocks of up to 32 KiB that the message owns.  A
+ * MSG_ZEROCOPY payload stays in the sender's pages (zcopy.c).
  *
  * References: the sending socket's call holds one until sendmsg() returns;
  * the connection holds one while the message is on its send or retransmit
@@ -16,7 +17,8 @@
  * ->xmit returns (a send slot until the device is done with the pages, a
  * message waiting for its operation); a receiving socket holds one while
  * the message is on its receive queue; recvmsg() holds one while it
- * copies.  The last rdsd_msg_put() frees the pages and the message, and
+ * copies.  The last rdsd_msg_put() frees the pages (or gives a zero-copy
+ * sender's back, rdsd_zcopy_release()) and the message, and
  * lets go of its RDMA operation (rdsd_op_detach()).  The operation's local
  * pages do not wait for that: they are released when it completes
  * (rdma.c), so a message that waits long on a receive queue pins nothing.
@@ -32,6 +34,7 @@
 #include "dma.h"
 #include "message.h"
 #include "mr.h"
+#include "zcopy.h"
 
 /* Payloads up to this size are stored inline. */
 #define RDSD_MSG_INLINE_MAX	1024
@@ -122,6 +125,30 @@ struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_alloc);
 
+/**
+ * rdsd_msg_alloc_sg - allocate a message with room for @max entries
+ * @max: payload entries the caller may fill, at least 1.
+ * @gfp: allocation flags.
+ *
+ * For payloads of pages the message does not own (zcopy.c): the caller
+ * fills @sg, sets nents and len, and gives the pages a way back before the
+ * last reference goes.  Returns the message with one reference, or NULL.
+ */
+struct rdsd_msg *rdsd_msg_alloc_sg(unsigned int max, gfp_t gfp)
+{
+	struct rdsd_msg *msg;
+
+	msg = kzalloc(struct_size(msg, sg, max), gfp);
+	if (!msg)
+		return NULL;
+	sg_init_table(msg->sg, max);
+	refcount_set(&msg->refs, 1);
+	INIT_LIST_HEAD(&msg->conn_item);
+	INIT_LIST_HEAD(&msg->sock_item);
+	INIT_LIST_HEAD(&msg->recv_item);
+	return msg;
+}
+
 static bool rdsd_msg_is_inline(struct rdsd_msg *msg)
 {
 	return msg->nents == 1 && sg_virt(msg->sg) == (void *)&msg->sg[1];
@@ -173,7 +200,9 @@ void rdsd_msg_put(struct rdsd_msg *msg)
 	WARN_ON_ONCE(test_bit(RDSD_MSG_ON_SOCK, &msg->flags));
 	WARN_ON_ONCE(test_bit(RDSD_MSG_ON_CONN, &msg->flags));
 	rdsd_op_detach(msg->op);
-	if (!rdsd_msg_is_inline(msg)) {
+	if (msg->zc) {
+		rdsd_zcopy_release(msg);
+	} else if (!rdsd_msg_is_inline(msg)) {
 		for (i = 0; i < msg->nents; i++)
 			__free_pages(sg_page(&msg->sg[i]),
 				     get_order(msg->sg[i].length));

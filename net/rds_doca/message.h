@@ -13,6 +13,7 @@
 #include "mr.h"
 
 struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp);
+struct rdsd_msg *rdsd_msg_alloc_sg(unsigned int max, gfp_t gfp);
 int rdsd_msg_copy_from_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
 			    struct iov_iter *from);
 int rdsd_msg_copy_to_iter(struct rdsd_net *rn, struct rdsd_msg *msg,

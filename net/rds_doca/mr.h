@@ -297,12 +297,15 @@ void rdsd_mr_net_exit(struct rdsd_net *rn);
  * @atomic: the RDS_CMSG_*ATOMIC_* type that came, in @atomic_args, or 0.
  * @map: RDS_CMSG_RDMA_MAP came, in @map_args.
  * @dest: RDS_CMSG_RDMA_DEST came, with @dest_cookie.
+ * @zcookie: RDS_CMSG_ZCOPY_COOKIE came, with @zcopy_cookie.
  */
 struct rdsd_cmsgs {
 	bool			rdma;
 	int			atomic;
 	bool			map;
 	bool			dest;
+	bool			zcookie;
+	u32			zcopy_cookie;
 	u64			dest_cookie;
 	struct rds_rdma_args	rdma_args;
 	struct rds_atomic_args	atomic_args;

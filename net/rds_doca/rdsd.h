@@ -37,6 +37,7 @@
 #define _RDSD_H
 
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/percpu.h>
 #include <linux/refcount.h>
@@ -52,9 +53,12 @@ struct rdsd_cong_map;
 struct rdsd_op;
 struct rdsd_stats;
 struct rdsd_transport_ops;
+struct rdsd_zcopy;
 
 #define RDSD_VERSION		"1.0"
 #define RDSD_MAX_MSG_SIZE	SZ_1M		/* as Linux RDS */
+/* MSG_ZEROCOPY sends in flight plus unread completions, per socket */
+#define RDSD_ZCOPY_MAX		1024
 #define RDSD_PROBE_PORT		1		/* reserved for the ping responder */
 #define RDSD_NR_PORTS		65536
 
@@ -270,6 +274,8 @@ enum {
  *	NULL.
  * @rdma_dest: cookie of the sender's region the receiver is told of
  *	(RDS_CMSG_RDMA_DEST or RDS_CMSG_RDMA_MAP), 0 for none.
+ * @zc: a MSG_ZEROCOPY send's hold on its sender's pages, which @sg
+ *	points into (zcopy.c); NULL for a payload of the message's own.
  * @nents: entries in @sg.
  * @sg: payload; for small messages one entry pointing just past @sg.
  */
@@ -291,6 +297,7 @@ struct rdsd_msg {
 	u64			rx_trace[4];
 	struct rdsd_op		*op;
 	u64			rdma_dest;
+	struct rdsd_zcopy	*zc;
 	unsigned int		nents;
 	struct scatterlist	sg[];
 };
@@ -360,6 +367,16 @@ static inline u32 rdsd_msg_charge(const struct rdsd_msg *msg)
  *	reported by poll().
  * @rx_traces: number of receive trace points requested.
  * @rx_trace_pos: the requested trace points.
+ * @zc_lock: protects @zc_ring, @zc_head, @zc_ready and @zc_busy (zcopy.c);
+ *	taken with interrupts off, as the last reference of a message may
+ *	go anywhere.
+ * @zc_read: serializes the readers of completions.
+ * @zc_ring: RDSD_ZCOPY_MAX cookies of finished MSG_ZEROCOPY sends, made
+ *	by the first such send, freed by rdsd_destruct().
+ * @zc_head: the first unread cookie in @zc_ring.
+ * @zc_ready: unread cookies.
+ * @zc_busy: MSG_ZEROCOPY sends in flight, plus cookies unread or being
+ *	read: at most RDSD_ZCOPY_MAX, so a completion always has room.
  */
 struct rdsd_sock {
 	struct sock		sk;
@@ -408,6 +425,14 @@ struct rdsd_sock {
 	u8			rx_trace_pos[3];
 	/* SIOCRDSSETTOS; written under the socket lock, fixed once non-zero */
 	u8			tos;
+
+	/* MSG_ZEROCOPY completions (zcopy.c) */
+	spinlock_t		zc_lock;
+	struct mutex		zc_read;	/* one reader of completions */
+	u32			*zc_ring;
+	u16			zc_head;
+	u16			zc_ready;
+	u16			zc_busy;
 };
 
 static inline struct rdsd_sock *rdsd_sk(const struct sock *sk)

@@ -39,6 +39,7 @@
 #include "recv.h"
 #include "send.h"
 #include "stats.h"
+#include "zcopy.h"
 
 /*
  * Is there room for @msg, a probe reply, in the receive buffer?  Nothing
@@ -325,7 +326,8 @@ static void rdsd_recv_name(const struct rdsd_msg *msg, struct msghdr *m)
  * @flags: MSG_* flags.
  *
  * Returns the bytes copied (or the whole length with MSG_TRUNC), 0 for a
- * notification carried in a control message, or a negative errno.
+ * notification or MSG_ZEROCOPY completions carried in a control message,
+ * or a negative errno.
  */
 int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 		 int flags)
@@ -355,7 +357,8 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 		if (msg)
 			break;
 		if (nonblock)
-			return -EAGAIN;
+			/* as Linux RDS: completions alone, if any */
+			return rdsd_zcopy_recv(rs, m) ? 0 : -EAGAIN;
 		if (rdsd_recv_busy_wait(rs))
 			continue;
 		timeo = rdsd_sk_wait_event(sk, EPOLLIN, rdsd_recv_ready(rs),
@@ -380,10 +383,12 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 			ret = msg->len;
 		m->msg_flags |= MSG_TRUNC;
 	}
-	if (rdsd_cmsg_recv(rs, msg, m))
+	if (rdsd_cmsg_recv(rs, msg, m)) {
 		ret = -EFAULT;
-	else
+	} else {
 		rdsd_recv_name(msg, m);
+		rdsd_zcopy_recv(rs, m);
+	}
 out:
 	rdsd_msg_put(msg);	/* taken by rdsd_recv_next() */
 	return ret;

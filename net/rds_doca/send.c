@@ -33,6 +33,7 @@
 #include "mr.h"
 #include "send.h"
 #include "stats.h"
+#include "zcopy.h"
 
 /* Find the destination: the message's address, else the connected one. */
 static int rdsd_send_dest(struct rdsd_sock *rs, struct msghdr *m,
@@ -70,8 +71,9 @@ static int rdsd_send_dest(struct rdsd_sock *rs, struct msghdr *m,
 /*
  * Validate the control messages and collect the SOL_RDS ones in @cm.
  * Every cmsg must be well formed; SOL_RDS ones must be of a known type
- * and size, and a message carries one operation (RDMA or atomic) and one
- * cookie for the peer (RDMA_DEST or RDMA_MAP) at most.  What the
+ * and size, and a message carries one operation (RDMA or atomic), one
+ * cookie for the peer (RDMA_DEST or RDMA_MAP) and one ZCOPY_COOKIE at
+ * most.  What the
  * arguments say is checked later, by rdsd_op_parse().
  */
 VISIBLE_IF_KUNIT int rdsd_cmsg_parse(struct msghdr *m, struct rdsd_cmsgs *cm)
@@ -123,8 +125,15 @@ VISIBLE_IF_KUNIT int rdsd_cmsg_parse(struct msghdr *m, struct rdsd_cmsgs *cm)
 			       sizeof(cm->atomic_args));
 			cm->atomic = cmsg->cmsg_type;
 			break;
+		case RDS_CMSG_ZCOPY_COOKIE:
+			/* whether the send is zero-copy is sendmsg()'s to say */
+			if (len < sizeof(cm->zcopy_cookie) || cm->zcookie)
+				return -EINVAL;
+			memcpy(&cm->zcopy_cookie, CMSG_DATA(cmsg),
+			       sizeof(cm->zcopy_cookie));
+			cm->zcookie = true;
+			break;
 		default:
-			/* RDS_CMSG_ZCOPY_COOKIE needs MSG_ZEROCOPY, refused */
 			return -EINVAL;
 		}
 	}
@@ -527,6 +536,7 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 	struct rdsd_msg *msg;
 	__be32 daddr, saddr;
 	__be16 dport, sport;
+	bool zcopy;
 	int ret;
 
 	if (m->msg_flags & ~(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY))
@@ -556,21 +566,38 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 	if (payload_len > RDSD_MAX_MSG_SIZE || payload_len > rdsd_sndbuf(rs))
 		goto out_conn;
 
-	ret = -EOPNOTSUPP;	/* no transport sends from user pages yet */
-	if ((m->msg_flags & MSG_ZEROCOPY) && sock_flag(sk, SOCK_ZEROCOPY))
+	/*
+	 * As Linux RDS: MSG_ZEROCOPY without SO_ZEROCOPY copies, an empty
+	 * payload has no pages to hold, and a cookie needs a zero-copy send.
+	 */
+	zcopy = (m->msg_flags & MSG_ZEROCOPY) && sock_flag(sk, SOCK_ZEROCOPY) &&
+		payload_len;
+	ret = -EINVAL;
+	if (cm.zcookie && !zcopy)
 		goto out_conn;
 
 	ret = rdsd_cong_wait(rs, conn->fcong, dport, nonblock, &timeo);
 	if (ret)
 		goto out_conn;
 
-	ret = -ENOMEM;
-	msg = rdsd_msg_alloc(payload_len, sk->sk_allocation);
-	if (!msg)
-		goto out_conn;
-	ret = rdsd_msg_copy_from_iter(rn, msg, &m->msg_iter);
-	if (ret)
-		goto out_msg;
+	if (zcopy) {
+		msg = rdsd_zcopy_msg_alloc(rs, &m->msg_iter, payload_len,
+					   cm.zcopy_cookie);
+		if (IS_ERR(msg)) {
+			ret = PTR_ERR(msg);
+			if (ret == -ENOBUFS)
+				rdsd_stat_inc(rn, send_zcopy_full);
+			goto out_conn;
+		}
+	} else {
+		ret = -ENOMEM;
+		msg = rdsd_msg_alloc(payload_len, sk->sk_allocation);
+		if (!msg)
+			goto out_conn;
+		ret = rdsd_msg_copy_from_iter(rn, msg, &m->msg_iter);
+		if (ret)
+			goto out_msg;
+	}
 	ret = rdsd_op_parse(rs, conn, &cm, msg);
 	if (ret)
 		goto out_op;
@@ -603,6 +630,8 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 
 	rdsd_stat_inc(rn, send_queued);
 	rdsd_stat_add(rn, send_bytes, payload_len);
+	if (zcopy)
+		rdsd_stat_inc(rn, send_zcopy);
 	rdsd_conn_start(conn);	/* a parked path connects again */
 	rdsd_conn_xmit(conn);
 	ret = payload_len;
@@ -614,6 +643,7 @@ out_unsent:
 		rdsd_mr_unmap(rs, msg->rdma_dest);
 out_op:
 	rdsd_op_unsent(rs, msg->op);
+	rdsd_zcopy_unsent(msg);
 out_msg:
 	rdsd_msg_put(msg);	/* this call's reference */
 out_conn:

@@ -52,6 +52,8 @@ struct rdsd_stats {
 	u64	ib_recv_grow;
 	u64	rdma_revoke;
 	u64	rdma_revoke_spared;
+	u64	send_zcopy;
+	u64	send_zcopy_full;
 	struct {
 		u64	ops;
 		u64	bytes;

@@ -18,7 +18,7 @@
  *   limits    what the errno tables of Documentation/rds_doca.rst name
  *             that no other suite reaches: FIONREAD and SIOCOUTQ
  *             (ENOTTY), the largest message (RDS_DOCA_MAX_MSG_SIZE, one
- *             byte more is EMSGSIZE), MSG_ZEROCOPY with SO_ZEROCOPY.
+ *             byte more is EMSGSIZE), SO_ZEROCOPY and MSG_ZEROCOPY.
  *
  * usage: rds_compat_test [common options] [--linux-names]
  */
@@ -338,12 +338,23 @@ static void test_limits(void)
 	}
 	free(buf);
 
-	/* the core allows SO_ZEROCOPY on PF_RDS only */
-	if (cfg.family == AF_RDS) {
+	/*
+	 * The core takes SO_ZEROCOPY itself on PF_RDS only; rds_doca takes
+	 * it on its own family where the kernel lets a family take
+	 * SOL_SOCKET options (6.12).  Linux RDS sends from user pages
+	 * over TCP only.
+	 */
+	if (cfg.family == AF_RDS || (cfg.impl_doca && kernel_custom_sockopt())) {
 		if (is_ok(setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &on, sizeof(on)),
-			  "SO_ZEROCOPY on family 21"))
-			is_err(send_to(fd, &self, "z", 1, MSG_ZEROCOPY), EOPNOTSUPP,
-			       "... then MSG_ZEROCOPY -> EOPNOTSUPP (no TCP transport)");
+			  "SO_ZEROCOPY on family %d", cfg.family)) {
+			if (cfg.impl_doca)
+				is_eq(send_to(fd, &self, "z", 1, MSG_ZEROCOPY), 1,
+				      "... then MSG_ZEROCOPY sends");
+			else if (cfg.transport != RDS_TRANS_TCP)
+				is_err(send_to(fd, &self, "z", 1, MSG_ZEROCOPY),
+				       EOPNOTSUPP,
+				       "... then MSG_ZEROCOPY -> EOPNOTSUPP (not TCP)");
+		}
 	} else {
 		is_err(setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &on, sizeof(on)),
 		       EOPNOTSUPP, "SO_ZEROCOPY on family %d -> EOPNOTSUPP (the core)",

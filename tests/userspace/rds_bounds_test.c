@@ -14,7 +14,10 @@
  *  - an RDMA operation's local pages are charged to the sender's VmPin
  *    while pinned, released when the operation completes (not when its
  *    message is read), and past RLIMIT_MEMLOCK bounded by the send buffer
- *    (Documentation/security.rst, "Resources").
+ *    (Documentation/security.rst, "Resources");
+ *  - MSG_ZEROCOPY sends in flight and completions unread are at most 1024
+ *    a socket (ENOBUFS past them, counted in send_zcopy_full), and the
+ *    pages of the sends in flight count against RLIMIT_MEMLOCK.
  *
  * Each flood runs in a child that drops to uid and gid 65534 first and
  * reports its numbers through a pipe; the checks are made here.  Counters
@@ -866,12 +869,210 @@ out:
 /* main                                                                */
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* MSG_ZEROCOPY sends                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Documentation/rds_doca.rst: sends in flight plus completions unread */
+#define ZCOPY_MAX	1024
+#define ZC_MEMLOCK	(64 * 1024)
+#define ZC_BIG		(48 * 1024)
+
+struct zcopy_res {
+	int err;		/* privilege drop */
+	int setup_err;
+	unsigned int accepted;	/* MSG_ZEROCOPY sends taken, ring full */
+	int full_err;		/* errno of the send past them */
+	uint64_t full;		/* send_zcopy_full delta for it */
+	unsigned int cookies;	/* completions read back */
+	unsigned int bad;	/* cookies not sent, or twice */
+	ssize_t after;		/* a send once they were read */
+	ssize_t big1, big2, big3;	/* 48 KiB sends, RLIMIT_MEMLOCK 64 KiB */
+	int big2_err;
+	unsigned int big_cookie;	/* the cookie that freed the room */
+};
+
+/* Read and drop whatever is queued on @fd. */
+static void zc_drain(int fd)
+{
+	static char buf[ZC_BIG];
+
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		;
+}
+
+/*
+ * Read up to @want completions from @fd into @seen (a count per cookie),
+ * waiting up to SETTLE_MS, draining @peer meanwhile.  Returns how many.
+ */
+static unsigned int zc_collect(int fd, int peer, unsigned char *seen,
+			       unsigned int nseen, unsigned int want,
+			       unsigned int *bad)
+{
+	long long deadline = now_ms() + SETTLE_MS;
+	unsigned int got = 0, i;
+
+	while (got < want && now_ms() < deadline) {
+		union {
+			struct cmsghdr cm;
+			char buf[CMSG_SPACE(sizeof(struct rds_zcopy_cookies))];
+		} c;
+		struct rds_zcopy_cookies z;
+		char data[8];
+		struct iovec iov = { data, sizeof(data) };
+		struct msghdr m = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = c.buf, .msg_controllen = sizeof(c.buf),
+		};
+		struct cmsghdr *h;
+
+		zc_drain(peer);
+		if (recvmsg(fd, &m, MSG_DONTWAIT) < 0) {
+			readable(fd, 10);
+			continue;
+		}
+		h = CMSG_FIRSTHDR(&m);
+		if (!h || h->cmsg_level != SOL_RDS ||
+		    h->cmsg_type != RDS_CMSG_ZCOPY_COMPLETION) {
+			(*bad)++;
+			continue;
+		}
+		memcpy(&z, CMSG_DATA(h), sizeof(z));
+		for (i = 0; i < z.num && i < RDS_MAX_ZCOOKIES; i++, got++) {
+			if (z.cookies[i] >= nseen || seen[z.cookies[i]]++)
+				(*bad)++;
+		}
+	}
+	return got;
+}
+
+/* A MSG_ZEROCOPY send of @len bytes of @buf with @cookie. */
+static ssize_t zc_send(int fd, const struct sockaddr_in *to, const void *buf,
+		       size_t len, uint32_t cookie)
+{
+	struct cm c;
+
+	cm_init(&c);
+	cm_add(&c, RDS_CMSG_ZCOPY_COOKIE, &cookie, sizeof(cookie));
+	return cm_send(fd, to, buf, len, &c, MSG_ZEROCOPY | MSG_DONTWAIT);
+}
+
+static void zcopy_child(void *arg)
+{
+	static unsigned char seen[ZCOPY_MAX + 2];
+	static char area[ZC_BIG];
+	struct rlimit rl = { ZC_MEMLOCK, ZC_MEMLOCK };
+	struct zcopy_res *res = arg;
+	struct sockaddr_in to;
+	uint64_t f0 = 0, f1 = 0, f;
+	long long deadline;
+	int a, b, on = 1;
+	ssize_t r;
+
+	a = buf_socket(cfg.addr, 0);
+	b = buf_socket(cfg.peer, 0);
+	if (a < 0 || b < 0 ||
+	    setsockopt(a, SOL_RDS, SO_ZEROCOPY, &on, sizeof(on)) ||
+	    !counter_read(a, "send_zcopy_full", &f0)) {
+		res->setup_err = errno ? errno : EINVAL;
+		return;
+	}
+	to = sock_addr(b);
+	memset(area, 0x5a, sizeof(area));
+
+	/*
+	 * Fill the ring: every send is read by the peer, so it completes,
+	 * and no completion is read.  A full send or receive buffer on
+	 * the way (EAGAIN, or ENOBUFS of congestion, which does not count
+	 * in send_zcopy_full) only waits.
+	 */
+	deadline = now_ms() + SETTLE_MS;
+	while (res->accepted <= ZCOPY_MAX && now_ms() < deadline) {
+		r = zc_send(a, &to, area, 64, res->accepted);
+		if (r == 64) {
+			res->accepted++;
+			zc_drain(b);
+			continue;
+		}
+		res->full_err = errno;
+		f = f0;
+		counter_read(a, "send_zcopy_full", &f);
+		if (res->full_err == ENOBUFS && f != f0)
+			break;
+		zc_drain(b);
+		sleep_ms(1);
+	}
+	counter_read(a, "send_zcopy_full", &f1);
+	res->full = f1 - f0;
+
+	res->cookies = zc_collect(a, b, seen, sizeof(seen), res->accepted,
+				  &res->bad);
+	res->after = zc_send(a, &to, area, 64, ZCOPY_MAX + 1);
+	zc_collect(a, b, seen, sizeof(seen), 1, &res->bad);
+	close(a);
+	close(b);
+
+	/* locked memory: the pages of sends in flight count */
+	if (setrlimit(RLIMIT_MEMLOCK, &rl)) {
+		res->setup_err = errno;
+		return;
+	}
+	a = buf_socket(cfg.addr, 0);
+	b = buf_socket(cfg.peer, 0);
+	if (a < 0 || b < 0 ||
+	    setsockopt(a, SOL_RDS, SO_ZEROCOPY, &on, sizeof(on))) {
+		res->setup_err = errno ? errno : EINVAL;
+		return;
+	}
+	to = sock_addr(b);
+	memset(seen, 0, sizeof(seen));
+	res->big1 = zc_send(a, &to, area, ZC_BIG, 1);
+	res->big2 = zc_send(a, &to, area, ZC_BIG, 2);
+	res->big2_err = errno;
+	if (zc_collect(a, b, seen, sizeof(seen), 1, &res->bad) == 1)
+		res->big_cookie = seen[1] ? 1 : 0;
+	res->big3 = zc_send(a, &to, area, ZC_BIG, 3);
+	zc_collect(a, b, seen, sizeof(seen), 1, &res->bad);
+	close(a);
+	close(b);
+}
+
+static void test_zcopy_flood(void)
+{
+	struct zcopy_res res;
+
+	if (!run_as_nobody(zcopy_child, &res, sizeof(res)))
+		return;
+	if (!is_eq(res.setup_err, 0, "setup: sockets, SO_ZEROCOPY, counters"))
+		return;
+	tap_diag("zcopy_flood: %u sends taken, then %s; %u completions read",
+		 res.accepted, tap_errname(res.full_err), res.cookies);
+	is_eq(res.accepted, ZCOPY_MAX,
+	      "unprivileged: %d MSG_ZEROCOPY sends taken while no completion is read",
+	      ZCOPY_MAX);
+	is_eq(res.full_err, ENOBUFS, "the next one -> ENOBUFS");
+	is_eq(res.full, 1, "send_zcopy_full counts it");
+	is_eq(res.cookies, ZCOPY_MAX, "all %d completions are read back",
+	      ZCOPY_MAX);
+	is_eq(res.bad, 0, "each cookie once, none unknown");
+	is_eq(res.after, 64, "once they are read, a send is taken again");
+
+	is_eq(res.big1, ZC_BIG,
+	      "RLIMIT_MEMLOCK 64 KiB: a 48 KiB MSG_ZEROCOPY send is taken");
+	ok_diag(res.big2 < 0 && res.big2_err == ENOBUFS,
+		"a second while the first is in flight -> ENOBUFS (locked memory)",
+		"%zd, %s", res.big2, tap_errname(res.big2_err));
+	is_eq(res.big_cookie, 1, "the first completes");
+	is_eq(res.big3, ZC_BIG, "then a 48 KiB send is taken again");
+}
+
 static const struct selftest tests[] = {
 	{ "probe_flood", test_probe_flood },
 	{ "notify_flood", test_notify_flood },
 	{ "notify_recverr_flood", test_notify_recverr_flood },
 	{ "map_refused", test_map_refused },
 	{ "op_pin_flood", test_op_pin_flood },
+	{ "zcopy_flood", test_zcopy_flood },
 };
 
 int main(int argc, char **argv)

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -787,6 +788,21 @@ static inline bool counter_read(int fd, const char *name, uint64_t *val)
 	}
 	free(buf);
 	return found;
+}
+
+/*
+ * Must this kernel let a family take its SOL_SOCKET options, as rds_doca
+ * does for SO_ZEROCOPY?  6.12 does, 6.1 does not; between them either is
+ * accepted.
+ */
+static inline bool kernel_custom_sockopt(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return true;
+	return major > 6 || (major == 6 && minor >= 12);
 }
 
 #endif /* RDS_SELFTEST_UTIL_H */

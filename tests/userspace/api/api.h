@@ -139,4 +139,7 @@ void test_netns(void);
 /* ipv6.c */
 void test_ipv6(void);
 
+/* zcopy.c */
+void test_zcopy(void);
+
 #endif /* RDS_API_TEST_H */

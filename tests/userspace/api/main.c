@@ -43,6 +43,7 @@ static const struct test tests[] = {
 	{ "recv_timeout", test_recv_timeout, 0 },
 	{ "recv_eintr", test_recv_eintr, 0 },
 	{ "recv_busy_poll", test_recv_busy_poll, T_DOCA },
+	{ "zcopy", test_zcopy, T_DOCA },
 	{ "recv_trunc", test_recv_trunc, 0 },
 	{ "recv_flags", test_recv_flags, 0 },
 	{ "recv_timestamp", test_recv_timestamp, 0 },
