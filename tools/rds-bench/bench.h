@@ -112,6 +112,7 @@ struct config {
 	bool inflight_set;
 	unsigned retry_us;
 	bool inproc, blocking, verify, silent;
+	bool zerocopy;			/* stream: MSG_ZEROCOPY sends */
 };
 
 extern struct config cfg;
@@ -309,6 +310,10 @@ int wait_fd(int fd, short events, uint64_t ns);
 int send_msg(int fd, const void *buf, size_t len,
 	     const struct sockaddr_in *dst, struct end_stats *st,
 	     uint64_t *enobufs, uint64_t *eagain, uint64_t deadline);
+int send_msg_zc(int fd, const void *buf, size_t len,
+		const struct sockaddr_in *dst, struct end_stats *st,
+		uint64_t *enobufs, uint64_t *eagain, uint32_t cookie);
+int zc_reap(int fd, uint32_t *cookies, int room);
 ssize_t recv_one(int fd, void *buf, size_t cap,
 		 struct sockaddr_in *from, int *mflags);
 ssize_t recv_next(int fd, void *buf, size_t cap,

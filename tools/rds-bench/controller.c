@@ -196,13 +196,15 @@ static void json_common(FILE *f, const char *mode)
 	json_str(f, cfg.label);
 	fprintf(f, ",\"mode\":\"%s\",\"family\":%d,\"saddr\":\"%s\",\"daddr\":\"%s\","
 		"\"size\":%u,\"threads\":%d,\"sockets\":%d,\"inproc\":%s,\"blocking\":%s,"
-		"\"transport\":%d,\"busy_poll_us\":%d,\"duration_s\":%.3f,"
+		"\"transport\":%d,\"busy_poll_us\":%d,\"zerocopy\":%s,"
+		"\"duration_s\":%.3f,"
 		"\"warmup_s\":%.3f,"
 		"\"count\":%" PRIu64 ",\"sndbuf\":%" PRIu64 ",\"rcvbuf\":%" PRIu64
 		",\"max_inflight\":%" PRIu64 ",\"max_inflight_msgs\":%" PRIu64,
 		mode, cfg.family, cfg.saddr_s, cfg.daddr_s, cfg.size, cfg.threads,
 		cfg.sockets, cfg.inproc ? "true" : "false", cfg.blocking ? "true" : "false",
-		cfg.transport, cfg.busy_poll, cfg.duration, cfg.warmup, cfg.count,
+		cfg.transport, cfg.busy_poll, cfg.zerocopy ? "true" : "false",
+		cfg.duration, cfg.warmup, cfg.count,
 		cfg.sndbuf,
 		cfg.rcvbuf, cfg.max_inflight, cfg.max_inflight_msgs);
 }

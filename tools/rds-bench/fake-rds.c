@@ -33,10 +33,18 @@
  * executes with RDS_RDMA_REMOTE_ERROR (and does not run it);
  * FAKE_RDS_RDMA_CORRUPT=N runs the Nth RDMA read or write a process
  * executes, then flips a byte of the data it moved.
+ *
+ * MSG_ZEROCOPY, enough for rds-bench's --zerocopy: SO_ZEROCOPY is taken
+ * at SOL_RDS (the AF_UNIX socket refuses it at SOL_SOCKET, as 6.1 does
+ * for rds_doca's own family); a send with MSG_ZEROCOPY and
+ * RDS_CMSG_ZCOPY_COOKIE copies, and its cookie comes back at once, to the
+ * next recvmsg() of the sending socket with room for an
+ * RDS_CMSG_ZCOPY_COMPLETION, as RDS returns completions.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdatomic.h>
@@ -185,6 +193,10 @@ int close(int fd)
 #define CMSG_RDMA_MAP_		3
 #define CMSG_RDMA_STATUS_	4
 #define CMSG_ATOMIC_FADD_	6
+#define CMSG_ZCOPY_COOKIE_	12
+#define CMSG_ZCOPY_COMPLETION_	13
+#define MAX_ZCOOKIES_		8
+#define ZC_QUEUE		1024	/* completions held per socket */
 #define RDMA_READWRITE_		0x0001
 #define RDMA_USE_ONCE_		0x0008
 #define RDMA_NOTIFY_ME_		0x0020
@@ -371,6 +383,44 @@ static void iov_copy(uint64_t vec_addr, uint64_t nr, uint8_t *buf, int to_iov)
 	}
 }
 
+static void put_cmsg_(struct msghdr *mh, int type, const void *v, size_t len);
+
+/* Zero-copy completions not yet read, per socket. */
+static struct {
+	uint32_t cookie[ZC_QUEUE];
+	unsigned int n;
+} zc_q[MAXFD];
+static pthread_mutex_t zc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void zc_complete(int fd, uint32_t cookie)
+{
+	pthread_mutex_lock(&zc_lock);
+	if (zc_q[fd].n < ZC_QUEUE)
+		zc_q[fd].cookie[zc_q[fd].n++] = cookie;
+	pthread_mutex_unlock(&zc_lock);
+}
+
+/* Up to 8 completions of fd into mh, as RDS gives them: 0, or -1. */
+static int zc_recv(int fd, struct msghdr *mh)
+{
+	struct { uint32_t num, cookies[MAX_ZCOOKIES_]; } z = { 0 };
+	unsigned int i;
+
+	if (!mh->msg_control ||
+	    mh->msg_controllen < CMSG_SPACE(sizeof(z)))
+		return -1;
+	pthread_mutex_lock(&zc_lock);
+	z.num = zc_q[fd].n < MAX_ZCOOKIES_ ? zc_q[fd].n : MAX_ZCOOKIES_;
+	for (i = 0; i < z.num; i++)
+		z.cookies[i] = zc_q[fd].cookie[--zc_q[fd].n];
+	pthread_mutex_unlock(&zc_lock);
+	if (!z.num)
+		return -1;
+	mh->msg_flags = 0;
+	put_cmsg_(mh, CMSG_ZCOPY_COMPLETION_, &z, sizeof(z));
+	return 0;
+}
+
 ssize_t sendmsg(int fd, const struct msghdr *mh, int flags)
 {
 	static ssize_t (*real)(int, const struct msghdr *, int);
@@ -382,7 +432,8 @@ ssize_t sendmsg(int fd, const struct msghdr *mh, int flags)
 	struct msghdr m2;
 	struct get_mr_args_ map;
 	uint64_t data = 0, pay = 0, i;
-	bool mapping = false;
+	bool mapping = false, zc = false;
+	uint32_t cookie = 0;
 	uint8_t *buf, *p;
 	ssize_t r;
 
@@ -399,7 +450,12 @@ ssize_t sendmsg(int fd, const struct msghdr *mh, int flags)
 	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR((struct msghdr *)mh, cm)) {
 		if (cm->cmsg_level != SOL_RDS_)
 			continue;
-		if (cm->cmsg_type == CMSG_RDMA_ARGS_ &&
+		if (cm->cmsg_type == CMSG_ZCOPY_COOKIE_ && !zc &&
+		    (flags & MSG_ZEROCOPY) &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(cookie))) {
+			memcpy(&cookie, CMSG_DATA(cm), sizeof(cookie));
+			zc = true;
+		} else if (cm->cmsg_type == CMSG_RDMA_ARGS_ &&
 		    cm->cmsg_len >= CMSG_LEN(sizeof(struct rdma_args_))) {
 			struct rdma_args_ a;
 			const struct iovec_ *v;
@@ -466,7 +522,14 @@ ssize_t sendmsg(int fd, const struct msghdr *mh, int flags)
 		m2.msg_namelen = to_un((const struct sockaddr_in *)mh->msg_name, &un);
 		m2.msg_control = NULL;
 		m2.msg_controllen = 0;
-		return real(fd, &m2, flags);
+		r = real(fd, &m2, flags & ~MSG_ZEROCOPY);
+		if (r >= 0 && zc)
+			zc_complete(fd, cookie);
+		return r;
+	}
+	if (zc) {
+		errno = EOPNOTSUPP;	/* not with RDMA here */
+		return -1;
 	}
 	if (no_rdma(fd)) {
 		errno = EOPNOTSUPP;
@@ -779,6 +842,8 @@ ssize_t recvmsg(int fd, struct msghdr *mh, int flags)
 	if (!real)
 		real = (ssize_t (*)(int, struct msghdr *, int))
 			dlsym(RTLD_NEXT, "recvmsg");
+	if (is_fake(fd) && !zc_recv(fd, mh))
+		return 0;
 	if (!is_fake(fd) || !mh->msg_name)
 		return real(fd, mh, flags);
 	while (*rdma_used) {

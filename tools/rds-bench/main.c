@@ -112,6 +112,9 @@ static void usage(FILE *f)
 "      --inproc        run both ends as threads of one process instead of\n"
 "                      two processes\n"
 "      --verify        also compare every payload byte (costs CPU)\n"
+"      --zerocopy      stream: SO_ZEROCOPY and MSG_ZEROCOPY sends; each sender\n"
+"                      sends from a pool of buffers, taking one back when\n"
+"                      its RDS_CMSG_ZCOPY_COMPLETION comes\n"
 "      --silent        RDMA modes: RDS_RDMA_SILENT operations on empty\n"
 "                      messages; nothing is delivered to the target, which\n"
 "                      checks only its memory at the end\n"
@@ -252,7 +255,7 @@ static void default_family(void)
 enum {
 	O_SADDR = 256, O_DADDR, O_SNDBUF, O_RCVBUF, O_BUSY_POLL, O_TIMEOUT, O_RETRY,
 	O_BLOCKING, O_INPROC, O_VERIFY, O_SILENT, O_INFLIGHT, O_INFLIGHT_MSGS,
-	O_RDMA_SIZE, O_ACK_SIZE, O_RR_OP, O_NOTIFY, O_SOCKETS,
+	O_RDMA_SIZE, O_ACK_SIZE, O_RR_OP, O_NOTIFY, O_SOCKETS, O_ZEROCOPY,
 };
 
 static const struct {
@@ -298,6 +301,7 @@ static void parse_args(int argc, char **argv)
 		{ "max-inflight-msgs", required_argument, NULL, O_INFLIGHT_MSGS },
 		{ "blocking",	no_argument,	   NULL, O_BLOCKING },
 		{ "inproc",	no_argument,	   NULL, O_INPROC },
+		{ "zerocopy",	no_argument,	   NULL, O_ZEROCOPY },
 		{ "verify",	no_argument,	   NULL, O_VERIFY },
 		{ "silent",	no_argument,	   NULL, O_SILENT },
 		{ "rdma-size",	required_argument, NULL, O_RDMA_SIZE },
@@ -444,6 +448,9 @@ static void parse_args(int argc, char **argv)
 		case O_VERIFY:
 			cfg.verify = true;
 			break;
+		case O_ZEROCOPY:
+			cfg.zerocopy = true;
+			break;
 		case O_SILENT:
 			cfg.silent = true;
 			break;
@@ -502,6 +509,9 @@ static void parse_args(int argc, char **argv)
 		usage_error("--sockets %d: only stream and pingpong run more than "
 			    "one socket per thread, %s runs one", cfg.sockets,
 			    argv[optind]);
+	if (cfg.zerocopy && cfg.mode != M_STREAM)
+		usage_error("--zerocopy: only stream sends from its own pages, "
+			    "%s copies", argv[optind]);
 	if (cfg.mode == M_ATOMIC) {
 		if (cfg.size_set && cfg.size != sizeof(uint64_t))
 			usage_error("atomic works on 8-byte words: --size %u is not 8",

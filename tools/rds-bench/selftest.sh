@@ -58,7 +58,8 @@ for bad in "" "bogus" "stream pingpong" "--size 4x stream" "--size 2m stream" \
 	   "--sockets 0 stream" "--sockets 65 stream" "--sockets x pingpong" \
 	   "--sockets 2 reqresp" "--sockets 2 rdma-write" "--sockets 2 atomic" \
 	   "--sockets 2 probe" "--busy-poll 1000001 pingpong" \
-	   "--busy-poll -1 pingpong" "--busy-poll x stream"; do
+	   "--busy-poll -1 pingpong" "--busy-poll x stream" \
+	   "--zerocopy pingpong" "--zerocopy reqresp"; do
 	# shellcheck disable=SC2086
 	expect 2 "rejects: '$bad'" -- "$B" $bad
 	grep_out "Try 'rds-bench --help'" "explains: '$bad'"
@@ -144,6 +145,14 @@ if [ "$(awk '$2 > 100' "$T/sent" | wc -l)" -eq 4 ]; then
 	ok "... the client pings on its 3 sockets, the server echoes on its one"
 else
 	nok "... the client pings on its 3 sockets, the server echoes on its one"; sed 's/^/# /' "$T/sent"
+fi
+rm -f "$T/zc.json"
+expect 0 "stream --zerocopy, 2 senders x 2 sockets, verify" -- run stream -n 3000 -w 0 -t 2 --sockets 2 \
+	-s 16k --zerocopy --verify --json "$T/zc.json"
+if grep -q '"zerocopy":true,' "$T/zc.json" && grep -q '"zerocopy":false,' "$SJ"; then
+	ok "... the JSON records --zerocopy"
+else
+	nok "... the JSON records --zerocopy"
 fi
 rm -f "$T/bp.json"
 expect 0 "pingpong --busy-poll 0" -- run pingpong -n 50 -w 0 --busy-poll 0 --json "$T/bp.json"

@@ -30,7 +30,7 @@ int open_sock(struct in_addr addr, uint16_t *port, char *err,
 	struct sockaddr_in sin;
 	socklen_t sl = sizeof(sin);
 	char what[160];
-	int fd, s, r;
+	int fd, s, r, one = 1;
 
 	fd = socket(cfg.family, SOCK_SEQPACKET, 0);
 	if (fd < 0) {
@@ -64,6 +64,14 @@ int open_sock(struct in_addr addr, uint16_t *port, char *err,
 		describe(err, errlen, what, e,
 			 e == EPERM ? "this kernel lets only CAP_NET_ADMIN raise it" :
 			 NULL);
+		close(fd);
+		return -1;
+	}
+	/* SOL_RDS where the kernel keeps SOL_SOCKET to itself (6.1) */
+	if (cfg.zerocopy &&
+	    setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) < 0 &&
+	    setsockopt(fd, SOL_RDS, SO_ZEROCOPY, &one, sizeof(one)) < 0) {
+		describe(err, errlen, "setsockopt(SO_ZEROCOPY, 1)", errno, NULL);
 		close(fd);
 		return -1;
 	}
@@ -127,18 +135,22 @@ int wait_fd(int fd, short events, uint64_t ns)
 }
 
 /*
- * Send one whole message, retrying on ENOBUFS (receiver congested) and
- * EAGAIN (our send buffer full).  Returns 0 when sent, 1 when the run is
- * stopping or the deadline (0: none) passed, or -errno on a hard error.
+ * Send one whole message of @len bytes, with sendto() of @buf to @dst, or
+ * with sendmsg() of @mh if not NULL, retrying on ENOBUFS (receiver
+ * congested) and EAGAIN (our send buffer full).  Returns 0 when sent, 1
+ * when the run is stopping or the deadline (0: none) passed, or -errno on
+ * a hard error.
  */
-int send_msg(int fd, const void *buf, size_t len,
-	     const struct sockaddr_in *dst, struct end_stats *st,
-	     uint64_t *enobufs, uint64_t *eagain, uint64_t deadline)
+static int send_any(int fd, const void *buf, size_t len,
+		    const struct sockaddr_in *dst, const struct msghdr *mh,
+		    int flags, struct end_stats *st, uint64_t *enobufs,
+		    uint64_t *eagain, uint64_t deadline)
 {
-	int flags = cfg.blocking ? 0 : MSG_DONTWAIT;
-
+	if (!cfg.blocking)
+		flags |= MSG_DONTWAIT;
 	for (;;) {
-		ssize_t n = sendto(fd, buf, len, flags,
+		ssize_t n = mh ? sendmsg(fd, mh, flags) :
+			    sendto(fd, buf, len, flags,
 				   (const struct sockaddr *)dst, sizeof(*dst));
 		int e;
 
@@ -172,6 +184,89 @@ int send_msg(int fd, const void *buf, size_t len,
 			return -e;
 		}
 	}
+}
+
+/* send_any() of @buf to @dst. */
+int send_msg(int fd, const void *buf, size_t len,
+	     const struct sockaddr_in *dst, struct end_stats *st,
+	     uint64_t *enobufs, uint64_t *eagain, uint64_t deadline)
+{
+	return send_any(fd, buf, len, dst, NULL, 0, st, enobufs, eagain,
+			deadline);
+}
+
+/*
+ * send_msg() with MSG_ZEROCOPY and RDS_CMSG_ZCOPY_COOKIE @cookie: @buf
+ * must stay as it is until zc_reap() returns the cookie.  A send that
+ * finds the socket's completions full (ENOBUFS) waits like a congested
+ * one; the caller reaps before it sends.
+ */
+int send_msg_zc(int fd, const void *buf, size_t len,
+		const struct sockaddr_in *dst, struct end_stats *st,
+		uint64_t *enobufs, uint64_t *eagain, uint32_t cookie)
+{
+	union {
+		struct cmsghdr cm;
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+	} c;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = {
+		.msg_name = (void *)dst,
+		.msg_namelen = sizeof(*dst),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = c.buf,
+		.msg_controllen = sizeof(c.buf),
+	};
+
+	memset(&c, 0, sizeof(c));
+	c.cm.cmsg_level = SOL_RDS;
+	c.cm.cmsg_type = RDS_CMSG_ZCOPY_COOKIE;
+	c.cm.cmsg_len = CMSG_LEN(sizeof(cookie));
+	memcpy(CMSG_DATA(&c.cm), &cookie, sizeof(cookie));
+	return send_any(fd, buf, len, dst, &mh, MSG_ZEROCOPY, st, enobufs,
+			eagain, 0);
+}
+
+/*
+ * Read the zero-copy completions queued on a sending socket, at most
+ * @room cookies (at least RDS_MAX_ZCOOKIES).  Returns how many, or
+ * -errno; a message there is an error (senders receive none).
+ */
+int zc_reap(int fd, uint32_t *cookies, int room)
+{
+	union {
+		struct cmsghdr cm;
+		char buf[CMSG_SPACE(sizeof(struct rds_zcopy_cookies))];
+	} c;
+	struct rds_zcopy_cookies z;
+	char data[16];
+	int n = 0;
+
+	while (n + RDS_MAX_ZCOOKIES <= room) {
+		struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+		struct msghdr mh = {
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = c.buf,
+			.msg_controllen = sizeof(c.buf),
+		};
+		struct cmsghdr *cm;
+		ssize_t r = recvmsg(fd, &mh, MSG_DONTWAIT);
+
+		if (r < 0)
+			return errno == EAGAIN || errno == EINTR ? n : -errno;
+		cm = CMSG_FIRSTHDR(&mh);
+		if (r || !cm || cm->cmsg_level != SOL_RDS ||
+		    cm->cmsg_type != RDS_CMSG_ZCOPY_COMPLETION)
+			return -EPROTO;
+		memcpy(&z, CMSG_DATA(cm), sizeof(z));
+		if (z.num > RDS_MAX_ZCOOKIES)
+			return -EPROTO;
+		memcpy(cookies + n, z.cookies, z.num * sizeof(z.cookies[0]));
+		n += z.num;
+	}
+	return n;
 }
 
 ssize_t recv_one(int fd, void *buf, size_t cap,

@@ -287,6 +287,76 @@ static bool window_full(int idx, uint64_t sent, uint64_t sent_bytes,
 }
 
 /*
+ * --zerocopy: a sender's buffers, each lent to the kernel from its send
+ * until its completion comes back (the cookie is the buffer's number).
+ */
+struct zc_pool {
+	uint8_t *bufs;
+	uint32_t *free;		/* numbers of the buffers not lent */
+	int nfree, n;
+};
+
+/* As many buffers as keep 16 MiB in flight, 2 to 64 of them. */
+static void zc_pool_init(struct zc_pool *p)
+{
+	int i;
+
+	p->n = (int)((16u << 20) / cfg.size);
+	p->n = p->n < 2 ? 2 : p->n > 64 ? 64 : p->n;
+	p->bufs = xmalloc((size_t)p->n * cfg.size);
+	p->free = xmalloc((size_t)p->n * sizeof(*p->free));
+	for (i = 0; i < p->n; i++) {
+		memcpy(p->bufs + (size_t)i * cfg.size, pattern, cfg.size);
+		p->free[i] = (uint32_t)i;
+	}
+	p->nfree = p->n;
+}
+
+/*
+ * A free buffer of @p, reaping the completions of @a's sockets until one
+ * is (each wait counted in *@waits, as the window's); NULL when the run
+ * stops or a socket fails (reported).
+ */
+static uint8_t *zc_take(struct zc_pool *p, struct active_arg *a, int k,
+			uint32_t *cookie, uint64_t *waits)
+{
+	uint32_t got[64 + RDS_MAX_ZCOOKIES];
+	int i, j, r;
+
+	while (!p->nfree && !stopping()) {
+		for (i = 0; i < cfg.sockets; i++) {
+			r = zc_reap(a->fds[i], got, (int)(sizeof(got) / sizeof(got[0])));
+			if (r < 0) {
+				char m[300];
+
+				describe(m, sizeof(m), "sender: reading zero-copy completions",
+					 -r, r == -EPROTO ? "a sending socket got something "
+					 "else than RDS_CMSG_ZCOPY_COMPLETION" : NULL);
+				fail("%s", m);
+				return NULL;
+			}
+			for (j = 0; j < r; j++) {
+				if (got[j] >= (uint32_t)p->n || p->nfree == p->n) {
+					fail("sender: zero-copy completion of cookie %u, "
+					     "which no buffer in flight has", got[j]);
+					return NULL;
+				}
+				p->free[p->nfree++] = got[j];
+			}
+		}
+		if (!p->nfree) {
+			atomic_store_explicit(&shm->snd[a->idx].waits, ++*waits,
+					      memory_order_relaxed);
+			wait_fd(a->fds[k], POLLIN, MSEC);
+		}
+	}
+	if (!p->nfree)
+		return NULL;
+	*cookie = p->free[--p->nfree];
+	return p->bufs + (size_t)*cookie * cfg.size;
+}
+
+/*
  * One sender: its cfg.sockets sockets take turns, one message each, every
  * socket with its own sequence; the in-flight window counts them together.
  */
@@ -294,13 +364,17 @@ void *stream_sender(void *argp)
 {
 	struct active_arg *a = argp;
 	struct end_stats *st = &shm->snd[a->idx];
-	uint8_t *buf = xmalloc(cfg.size);
+	uint8_t *own = xmalloc(cfg.size), *buf = own;
 	uint64_t seq[MAX_SOCKETS] = { 0 };
 	uint64_t sent = 0, bytes = 0, enobufs = 0, eagain = 0, waits = 0;
 	uint64_t rx_m = 0, rx_b = 0;
+	struct zc_pool zc = { 0 };
+	uint32_t cookie = 0;
 	int k = 0;
 
-	memcpy(buf, pattern, cfg.size);
+	memcpy(own, pattern, cfg.size);
+	if (cfg.zerocopy)
+		zc_pool_init(&zc);
 	if (wait_go()) {
 		while (!stopping()) {
 			int r;
@@ -314,9 +388,18 @@ void *stream_sender(void *argp)
 				       window_full(a->idx, sent, bytes, &rx_m, &rx_b));
 				continue;
 			}
+			if (cfg.zerocopy) {
+				buf = zc_take(&zc, a, k, &cookie, &waits);
+				if (!buf)
+					break;
+			}
 			put_hdr(buf, seq[k], (uint32_t)(a->idx * cfg.sockets + k));
-			r = send_msg(a->fds[k], buf, cfg.size, &a->dst, st,
-				     &enobufs, &eagain, 0);
+			if (cfg.zerocopy)
+				r = send_msg_zc(a->fds[k], buf, cfg.size, &a->dst, st,
+						&enobufs, &eagain, cookie);
+			else
+				r = send_msg(a->fds[k], buf, cfg.size, &a->dst, st,
+					     &enobufs, &eagain, 0);
 			if (r > 0)
 				break;
 			if (r < 0) {
@@ -342,6 +425,9 @@ void *stream_sender(void *argp)
 		}
 	}
 	atomic_store(&st->done, 1);
-	free(buf);
+	/* lent buffers stay referenced by the kernel, not by this memory */
+	free(zc.bufs);
+	free(zc.free);
+	free(own);
 	return NULL;
 }
