@@ -32,6 +32,7 @@
 #include "conn.h"
 #include "dma.h"
 #include "info.h"
+#include "message.h"
 #include "mr.h"
 #include "netlink.h"
 #include "recv.h"
@@ -650,6 +651,7 @@ err_pernet:
 	unregister_pernet_subsys(&rdsd_net_ops);
 err_proto:
 	proto_unregister(&rdsd_proto);
+	rdsd_msg_pool_drain();
 err_dma:
 	rdsd_dma_exit();
 err_wq:
@@ -668,6 +670,7 @@ static void __exit rdsd_exit(void)
 	rdsd_dma_exit();	/* no socket is left to copy */
 	rcu_barrier();	/* connections are freed after a grace period */
 	proto_unregister(&rdsd_proto);
+	rdsd_msg_pool_drain();	/* no message is left */
 	destroy_workqueue(rdsd_wq);
 }
 

@@ -19,6 +19,7 @@ int rdsd_msg_copy_from_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
 int rdsd_msg_copy_to_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
 			  struct iov_iter *to, size_t len);
 void rdsd_msg_put(struct rdsd_msg *msg);
+void rdsd_msg_pool_drain(void);
 
 static inline void rdsd_msg_get(struct rdsd_msg *msg)
 {
