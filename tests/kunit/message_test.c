@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite rds_doca_message (message.c): payload layout and copies.
+ * KUnit suite rds_doca_message (message.c): payload layout, copies and
+ * the pool of freed payload blocks.
  */
 #include <kunit/test.h>
+#include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/uio.h>
 
 #include "rdsd.h"
@@ -93,10 +96,83 @@ static void rdsd_msg_copy_from_short_iter_faults(struct kunit *test)
 	rdsd_msg_put(msg);
 }
 
+/* Are @msg's entries 32 KiB blocks? Then *@pages gets them. */
+static bool msg_blocks(struct rdsd_msg *msg, struct page **pages)
+{
+	unsigned int i;
+
+	for (i = 0; i < msg->nents; i++) {
+		if (msg->sg[i].length != SZ_32K)
+			return false;
+		pages[i] = sg_page(&msg->sg[i]);
+	}
+	return true;
+}
+
+static bool has_page(struct rdsd_msg *msg, struct page *page)
+{
+	unsigned int i;
+
+	for (i = 0; i < msg->nents; i++)
+		if (sg_page(&msg->sg[i]) == page)
+			return true;
+	return false;
+}
+
+static void rdsd_msg_blocks_reused(struct kunit *test)
+{
+	struct rdsd_msg *msg = rdsd_msg_alloc(SZ_64K, GFP_KERNEL);
+	struct page *pages[2];
+
+	/* Arrange: a message of two blocks */
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	KUNIT_ASSERT_EQ(test, msg->nents, 2u);
+	if (!msg_blocks(msg, pages)) {
+		rdsd_msg_put(msg);
+		kunit_skip(test, "the page allocator had no 32 KiB block");
+	}
+
+	/* Act: free it, and make the next one */
+	rdsd_msg_put(msg);
+	msg = rdsd_msg_alloc(SZ_64K, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+
+	/* Assert: the next message has the freed blocks */
+	KUNIT_EXPECT_TRUE(test, has_page(msg, pages[0]));
+	KUNIT_EXPECT_TRUE(test, has_page(msg, pages[1]));
+	rdsd_msg_put(msg);
+}
+
+static void rdsd_msg_block_held_not_reused(struct kunit *test)
+{
+	struct rdsd_msg *msg = rdsd_msg_alloc(SZ_32K, GFP_KERNEL);
+	struct page *page;
+
+	/* Arrange: a one-block message, and a reference of someone else's */
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	if (!msg_blocks(msg, &page)) {
+		rdsd_msg_put(msg);
+		kunit_skip(test, "the page allocator had no 32 KiB block");
+	}
+	get_page(page);
+
+	/* Act */
+	rdsd_msg_put(msg);
+	msg = rdsd_msg_alloc(SZ_32K, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+
+	/* Assert: that block went to the allocator, not to the next message */
+	KUNIT_EXPECT_FALSE(test, has_page(msg, page));
+	rdsd_msg_put(msg);
+	put_page(page);	/* the first page, all that the free left */
+}
+
 static struct kunit_case rdsd_message_cases[] = {
 	KUNIT_CASE_PARAM(rdsd_msg_copy_round_trip, msg_size_gen_params),
 	KUNIT_CASE(rdsd_msg_copy_to_iter_truncates),
 	KUNIT_CASE(rdsd_msg_copy_from_short_iter_faults),
+	KUNIT_CASE(rdsd_msg_blocks_reused),
+	KUNIT_CASE(rdsd_msg_block_held_not_reused),
 	{}
 };
 
