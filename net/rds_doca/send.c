@@ -73,8 +73,7 @@ static int rdsd_send_dest(struct rdsd_sock *rs, struct msghdr *m,
  * Every cmsg must be well formed; SOL_RDS ones must be of a known type
  * and size, and a message carries one operation (RDMA or atomic), one
  * cookie for the peer (RDMA_DEST or RDMA_MAP) and one ZCOPY_COOKIE at
- * most.  What the
- * arguments say is checked later, by rdsd_op_parse().
+ * most.  What the arguments say is checked later, by rdsd_op_parse().
  */
 VISIBLE_IF_KUNIT int rdsd_cmsg_parse(struct msghdr *m, struct rdsd_cmsgs *cm)
 {
