@@ -538,7 +538,13 @@ static void rdsd_dma_run(struct rdsd_net *rn, enum rdsd_copy_dir dir,
 
 /* Sides of a copy --------------------------------------------------------- */
 
-static void rdsd_dma_sgl_release(struct rdsd_dma_sgl *s)
+/**
+ * rdsd_dma_sgl_release - let go of a side's pages and entries
+ * @s: side, emptied.
+ *
+ * Any context (without dirty pages to mark).
+ */
+void rdsd_dma_sgl_release(struct rdsd_dma_sgl *s)
 {
 	if (s->pages) {
 #ifdef ITER_ALLOW_P2PDMA	/* the extraction API: pins */
@@ -615,12 +621,17 @@ static int rdsd_dma_sgl_pages(struct rdsd_dma_sgl *s, struct page **pages,
 	return 0;
 }
 
-/*
- * Pin the user pages of the next @len bytes of @it and describe them.
- * On failure nothing stays pinned and @it is where it was.
+/**
+ * rdsd_dma_sgl_pin - pin the user pages of @len bytes of @it, described
+ * @s: side to fill; released with rdsd_dma_sgl_release().
+ * @it: user memory; advanced past the bytes.
+ * @len: bytes, at most what @it holds.
+ *
+ * Also how a MSG_ZEROCOPY send holds its payload (zcopy.c).  Process
+ * context.  Returns 0, -EINVAL for memory not the user's or a short @it,
+ * or -EFAULT; on failure nothing stays pinned and @it is where it was.
  */
-static int rdsd_dma_sgl_pin(struct rdsd_dma_sgl *s, struct iov_iter *it,
-			    size_t len)
+int rdsd_dma_sgl_pin(struct rdsd_dma_sgl *s, struct iov_iter *it, size_t len)
 {
 	size_t count = iov_iter_count(it), done = 0;
 	unsigned int max, nsg = 0;

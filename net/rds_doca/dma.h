@@ -39,7 +39,8 @@ enum rdsd_copy_path {
  * @dirty: the copy wrote @pages.
  *
  * Built by the use point's helper in dma.c and freed by
- * rdsd_dma_sgl_release() once no engine may touch the pages.
+ * rdsd_dma_sgl_release() once no engine may touch the pages.  A
+ * MSG_ZEROCOPY message holds its payload's pages in one (zcopy.c).
  */
 struct rdsd_dma_sgl {
 	struct scatterlist	*sg;
@@ -71,6 +72,8 @@ int rdsd_dma_to_iter(struct rdsd_net *rn, struct scatterlist *sg,
 int rdsd_dma_copy_pages(struct rdsd_net *rn, struct page **pages, u64 off,
 			struct scatterlist *sg, unsigned int nents,
 			size_t len, bool to_pages);
+int rdsd_dma_sgl_pin(struct rdsd_dma_sgl *s, struct iov_iter *it, size_t len);
+void rdsd_dma_sgl_release(struct rdsd_dma_sgl *s);
 
 /* settings (netlink) */
 #define RDSD_DMA_MAX_CHANS	8

@@ -15,11 +15,13 @@
  *
  * Lifetime: struct rdsd_zcopy is made with its message by
  * rdsd_zcopy_msg_alloc() and freed with it, by rdsd_zcopy_release() from
- * rdsd_msg_put().  It holds a reference on each page, their charge against
- * the sender's RLIMIT_MEMLOCK (mm_account_pinned_pages(), as TCP's
- * MSG_ZEROCOPY counts it), and a reference on the sending socket, whose
- * ring takes the cookie.  The ring (rs->zc_ring) is made by the socket's
- * first such send and freed with the socket.
+ * rdsd_msg_put().  It holds the pages as the copy engine holds a user
+ * buffer (rdsd_dma_sgl_pin(): pinned where the kernel can extract pages),
+ * their charge against the sender's RLIMIT_MEMLOCK
+ * (mm_account_pinned_pages(), as TCP's MSG_ZEROCOPY counts it), and a
+ * reference on the sending socket, whose ring takes the cookie.  The ring
+ * (rs->zc_ring) is made by the socket's first such send and freed with
+ * the socket.
  *
  * Bounds: a send first reserves its cookie's place (rs->zc_busy), so a
  * completion always has room, and a socket has at most RDSD_ZCOPY_MAX
@@ -37,12 +39,14 @@
 #include <linux/uio.h>
 
 #include "rdsd.h"
+#include "dma.h"
 #include "message.h"
 #include "zcopy.h"
 
 /**
  * struct rdsd_zcopy - a zero-copy message's hold on its sender
  * @rs: the sending socket (a reference), whose ring takes @cookie.
+ * @user: the payload's pages; its entries were copied to the message's.
  * @pin: the pages' charge against the sender's locked memory.
  * @cookie: the send's RDS_CMSG_ZCOPY_COOKIE, 0 if it gave none.
  * @report: the message was queued, so its release is reported;
@@ -50,6 +54,7 @@
  */
 struct rdsd_zcopy {
 	struct rdsd_sock	*rs;
+	struct rdsd_dma_sgl	user;
 	struct mmpin		pin;
 	u32			cookie;
 	bool			report;
@@ -91,40 +96,6 @@ static void rdsd_zcopy_unreserve(struct rdsd_sock *rs)
 	spin_unlock_irqrestore(&rs->zc_lock, flags);
 }
 
-/* Point @msg's entries at the pages of @len bytes of @from. */
-static int rdsd_zcopy_get_pages(struct rdsd_msg *msg, unsigned int max,
-				struct iov_iter *from, size_t len)
-{
-	struct page *pages[16];
-	unsigned int i, np;
-	size_t off;
-	ssize_t got;
-
-	while (len) {
-		got = iov_iter_get_pages2(from, pages, len, ARRAY_SIZE(pages),
-					  &off);
-		if (got <= 0)
-			return got ? got : -EFAULT;
-		np = DIV_ROUND_UP(off + got, PAGE_SIZE);
-		len -= got;
-		for (i = 0; i < np; i++) {
-			size_t l = min_t(size_t, got, PAGE_SIZE - off);
-
-			if (msg->nents == max) {
-				/* iov_iter_npages() said otherwise */
-				while (i < np)
-					put_page(pages[i++]);
-				return -EFAULT;
-			}
-			sg_set_page(&msg->sg[msg->nents++], pages[i], l, off);
-			got -= l;
-			off = 0;
-		}
-	}
-	sg_mark_end(&msg->sg[msg->nents - 1]);
-	return 0;
-}
-
 /**
  * rdsd_zcopy_msg_alloc - a message whose payload stays in the sender's pages
  * @rs: the sending socket, which SO_ZEROCOPY was set on.
@@ -141,10 +112,8 @@ struct rdsd_msg *rdsd_zcopy_msg_alloc(struct rdsd_sock *rs,
 				      struct iov_iter *from, size_t len,
 				      u32 cookie)
 {
-	int max = iov_iter_npages(from, INT_MAX);
 	struct rdsd_zcopy *zc;
 	struct rdsd_msg *msg;
-	unsigned int i;
 	int ret;
 
 	ret = rdsd_zcopy_reserve(rs);
@@ -154,31 +123,37 @@ struct rdsd_msg *rdsd_zcopy_msg_alloc(struct rdsd_sock *rs,
 	zc = kzalloc(sizeof(*zc), GFP_KERNEL_ACCOUNT);
 	if (!zc)
 		goto out_unreserve;
-	msg = rdsd_msg_alloc_sg(max, GFP_KERNEL_ACCOUNT);
-	if (!msg)
-		goto out_zc;
 	ret = mm_account_pinned_pages(&zc->pin, len);
 	if (ret)
-		goto out_msg;
-	ret = rdsd_zcopy_get_pages(msg, max, from, len);
-	if (ret)
+		goto out_zc;
+	if (rdsd_dma_sgl_pin(&zc->user, from, len)) {
+		ret = -EFAULT;
+		goto out_charge;
+	}
+	ret = -ENOMEM;
+	msg = rdsd_msg_alloc_sg(zc->user.nents, GFP_KERNEL_ACCOUNT);
+	if (!msg)
 		goto out_pages;
+
+	/* the message's own entries: the side's are not needed past here */
+	memcpy(msg->sg, zc->user.sg, zc->user.nents * sizeof(*msg->sg));
+	msg->nents = zc->user.nents;
+	msg->len = len;
+	kvfree(zc->user.sg);
+	zc->user.sg = NULL;
+	zc->user.nents = 0;
 
 	sock_hold(&rs->sk);	/* put by rdsd_zcopy_release() */
 	zc->rs = rs;
 	zc->cookie = cookie;
 	zc->report = true;
 	msg->zc = zc;
-	msg->len = len;
 	return msg;
 
 out_pages:
-	for (i = 0; i < msg->nents; i++)
-		put_page(sg_page(&msg->sg[i]));
+	rdsd_dma_sgl_release(&zc->user);
+out_charge:
 	mm_unaccount_pinned_pages(&zc->pin);
-out_msg:
-	msg->nents = 0;
-	rdsd_msg_put(msg);
 out_zc:
 	kfree(zc);
 out_unreserve:
@@ -209,10 +184,8 @@ void rdsd_zcopy_release(struct rdsd_msg *msg)
 	struct rdsd_zcopy *zc = msg->zc;
 	struct rdsd_sock *rs = zc->rs;
 	unsigned long flags;
-	unsigned int i;
 
-	for (i = 0; i < msg->nents; i++)
-		put_page(sg_page(&msg->sg[i]));
+	rdsd_dma_sgl_release(&zc->user);
 	mm_unaccount_pinned_pages(&zc->pin);
 
 	spin_lock_irqsave(&rs->zc_lock, flags);

@@ -20,9 +20,10 @@
  * The sequence: one socket bound to --addr sends one byte, non-blocking,
  * to --count addresses of the /24 --net (a documentation range, RFC 5737:
  * 203.0.113.0/24 has no route in the one-VM topology, and 192.0.2.0/24
- * no other host), waits --settle seconds, then to --count more.  The check: the second batch grew the
- * kernel's unreclaimable slab and vmalloc memory (/proc/meminfo SUnreclaim
- * + VmallocUsed) by at most 64 KiB per connection.  Only a bounded number
+ * no other host), waits --settle seconds, then to --count more.  The
+ * check: the second batch grew the kernel's unreclaimable slab and vmalloc
+ * memory (/proc/meminfo SUnreclaim + VmallocUsed) by at most 64 KiB per
+ * connection.  Only a bounded number
  * of attempts (RDSD_IB_MAX_ATTEMPTS, 64) may hold a queue pair and rings
  * while nobody answers, and the first batch, of more than that, took them
  * all; every further connection costs its own structures only.  And the
