@@ -84,7 +84,7 @@
 
 /* Request a completion at least every this many sends. */
 #define RDSD_IB_SIGNAL_EVERY	16
-/* Ask the peer for an ack every this many messages, or for large ones. */
+/* Ask for an ack every this many messages, or for large zero-copy ones. */
 #define RDSD_IB_ACK_REQ_EVERY	16
 #define RDSD_IB_ACK_REQ_BYTES	SZ_8K
 /* Acknowledge after this many messages without waiting for the timer. */

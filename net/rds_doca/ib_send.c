@@ -26,7 +26,8 @@
  *
  * Acknowledgments ride on every header (the highest sequence number
  * delivered).  An explicit ACK goes out when the peer asks for one (it
- * does for large messages and every RDSD_IB_ACK_REQ_EVERY messages),
+ * does once per quarter of a socket's send buffer, for large zero-copy
+ * sends and every RDSD_IB_ACK_REQ_EVERY messages: rdsd_ib_ack_req()),
  * after RDSD_IB_ACK_EVERY messages, when a quarter of the ring waits to
  * be returned as credits, or from a short timer when nothing else carried
  * it.  A message stays on the connection's retransmit list until
@@ -472,10 +473,16 @@ void rdsd_ib_cong_worker(struct work_struct *work)
 	rdsd_conn_want(tp->conn);
 }
 
-/* Does the next message of @len bytes ask the peer for an ack? */
-static bool rdsd_ib_ack_req(const struct rdsd_ib_conn *tp, u32 len)
+/*
+ * Does @msg ask the peer for an ack?  Its socket says so once in a while
+ * (rdsd_send_ack_req()); a zero-copy send's pages wait for the ack, so a
+ * large one asks too; and one message in RDSD_IB_ACK_REQ_EVERY does.
+ */
+static bool rdsd_ib_ack_req(const struct rdsd_ib_conn *tp,
+			    const struct rdsd_msg *msg)
 {
-	return len >= RDSD_IB_ACK_REQ_BYTES ||
+	return test_bit(RDSD_MSG_ACK_REQ, &msg->flags) ||
+	       (msg->zc && msg->len >= RDSD_IB_ACK_REQ_BYTES) ||
 	       tp->tx_since_req + 1 >= RDSD_IB_ACK_REQ_EVERY;
 }
 
@@ -645,7 +652,7 @@ static void rdsd_ib_msg_info(const struct rdsd_msg *msg, bool post_op,
 static int rdsd_ib_pack_msg(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 			    struct rdsd_wire_info *info)
 {
-	bool req = rdsd_ib_ack_req(tp, msg->len);
+	bool req = rdsd_ib_ack_req(tp, msg);
 	int ret;
 
 	info->flags |= RDSD_WIRE_F_LAST_FRAG | (req ? RDSD_WIRE_F_ACK_REQ : 0);
@@ -850,7 +857,7 @@ static int rdsd_ib_xmit_frags(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 	rdsd_ib_fill_ack(tp, info);
 	ack_flags = info->flags;
 	last_flags = ack_flags | RDSD_WIRE_F_LAST_FRAG;
-	if (rdsd_ib_ack_req(tp, msg->len))
+	if (rdsd_ib_ack_req(tp, msg))
 		last_flags |= RDSD_WIRE_F_ACK_REQ;
 	rdsd_ib_ack_req_sent(tp, last_flags & RDSD_WIRE_F_ACK_REQ);
 

@@ -59,6 +59,8 @@ struct rdsd_zcopy;
 #define RDSD_MAX_MSG_SIZE	SZ_1M		/* as Linux RDS */
 /* MSG_ZEROCOPY sends in flight plus unread completions, per socket */
 #define RDSD_ZCOPY_MAX		1024
+/* a message asks for a prompt ack at least once in this many bytes */
+#define RDSD_ACK_REQ_MAX	SZ_512K
 #define RDSD_PROBE_PORT		1		/* reserved for the ping responder */
 #define RDSD_NR_PORTS		65536
 
@@ -250,6 +252,7 @@ enum {
 	RDSD_MSG_SENT,		/* handed to the transport (on conn->retrans) */
 	RDSD_MSG_SILENT,	/* RDS_RDMA_SILENT: counts, is not delivered */
 	RDSD_MSG_GRANTED,	/* its cookie's key went ahead of it (ib_mr.c) */
+	RDSD_MSG_ACK_REQ,	/* asks for a prompt ack (rdsd_send_ack_req()) */
 };
 
 /**
@@ -332,10 +335,13 @@ static inline u32 rdsd_msg_charge(const struct rdsd_msg *msg)
  * @trans: transport of the bound address, or forced by SO_RDS_TRANSPORT.
  * @conn: cached connection of the last send (a reference); sk_lock.
  * @lcong: congestion map of @bound_addr (a reference) while bound.
- * @lock: protects @send_queue, @snd_bytes, @cong_mask and @cong_notify.
+ * @lock: protects @send_queue, @snd_bytes, @unreq_bytes, @cong_mask and
+ *	@cong_notify.
  * @send_queue: messages sent and not yet acknowledged.
  * @snd_bytes: what the messages on @send_queue count (rdsd_msg_charge()),
  *	and the pages of their operations past RLIMIT_MEMLOCK (rdma.c).
+ * @unreq_bytes: what the messages queued since the last one that asks
+ *	for a prompt acknowledgment count (rdsd_send_ack_req()).
  * @cong_mask: ports (mod 64) this socket wants to hear about.
  * @cong_notify: ports (mod 64) that changed and were not yet reported.
  * @recv_lock: protects @recv_queue, @notify_queue, @rcv_bytes,
@@ -390,10 +396,11 @@ struct rdsd_sock {
 	struct rdsd_conn	*conn;
 	struct rdsd_cong_map	*lcong;
 
-	/* protects send_queue, snd_bytes, cong_mask and cong_notify */
+	/* protects the send queue and its counts, cong_mask and cong_notify */
 	spinlock_t		lock;
 	struct list_head	send_queue;
 	u32			snd_bytes;
+	u32			unreq_bytes;
 	u64			cong_mask;
 	u64			cong_notify;
 

@@ -25,6 +25,7 @@
 #include <linux/rds_doca.h>
 #include <linux/socket.h>
 #include <linux/timekeeping.h>
+#include <kunit/visibility.h>
 
 #include "rdsd.h"
 #include "cong.h"
@@ -152,6 +153,33 @@ static void rdsd_conn_enqueue(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	set_bit(RDSD_MSG_ON_CONN, &msg->flags);
 }
 
+/**
+ * rdsd_send_ack_req - does the next message ask for a prompt ack?
+ * @unreq: bytes queued since the last message that asked; updated.
+ * @charge: what the next message counts in the send buffer.
+ * @sndbuf: the socket's send buffer.
+ *
+ * A message's bytes stay in its sender's buffer until acknowledged, and a
+ * receiver acknowledges on its own schedule unless asked (after a batch
+ * of messages, when it has credits to return, or from a short timer).
+ * One message in every quarter of the buffer, and at least one in every
+ * RDSD_ACK_REQ_MAX bytes, asks: a sender filling its buffer hears acks
+ * before it must wait, and a stream of large messages brings back one ack
+ * per quarter buffer rather than one per message.  Transports that
+ * acknowledge read the answer in RDSD_MSG_ACK_REQ.
+ */
+bool rdsd_send_ack_req(u32 *unreq, u32 charge, u32 sndbuf)
+{
+	u32 every = min_t(u32, sndbuf / 4, RDSD_ACK_REQ_MAX);
+
+	*unreq += min(charge, every);
+	if (*unreq < every)
+		return false;
+	*unreq = 0;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_send_ack_req);
+
 /*
  * Queue @msg on the socket and the connection if the send buffer allows.
  * Its payload counts there until the message is acknowledged; the pages of
@@ -172,6 +200,9 @@ static bool rdsd_send_queue(struct rdsd_sock *rs, struct rdsd_conn *conn,
 	 */
 	if (rs->snd_bytes < rdsd_sndbuf(rs)) {
 		rs->snd_bytes += rdsd_msg_charge(msg);
+		if (rdsd_send_ack_req(&rs->unreq_bytes, rdsd_msg_charge(msg),
+				      rdsd_sndbuf(rs)))
+			set_bit(RDSD_MSG_ACK_REQ, &msg->flags);
 		if (op && op->sndbuf) {
 			/* given back by rdsd_op_release_pages() */
 			rs->snd_bytes += op->sndbuf;

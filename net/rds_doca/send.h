@@ -17,6 +17,7 @@ struct socket;
 
 int rdsd_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 int rdsd_send_acked(struct rdsd_conn *conn, u64 seq);
+bool rdsd_send_ack_req(u32 *unreq, u32 charge, u32 sndbuf);
 void rdsd_send_drop(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_send_drop_orphans(struct rdsd_conn *conn);
 void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe);

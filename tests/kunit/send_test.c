@@ -367,6 +367,44 @@ static void rdsd_send_acked_on_empty_list(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&conn->retrans));
 }
 
+/* Which of @n messages of @charge bytes ask for an ack: a bitmap. */
+static u64 ack_reqs(u32 n, u32 charge, u32 sndbuf)
+{
+	u32 unreq = 0, i;
+	u64 asked = 0;
+
+	for (i = 0; i < n && i < 64; i++)
+		if (rdsd_send_ack_req(&unreq, charge, sndbuf))
+			asked |= BIT_ULL(i);
+	return asked;
+}
+
+static void rdsd_send_ack_req_quarter_buffer(struct kunit *test)
+{
+	/* 64 KiB messages, 4 MiB buffer: every 8th asks (512 KiB cap) */
+	KUNIT_EXPECT_EQ(test, ack_reqs(32, SZ_64K, SZ_4M), 0x80808080ULL);
+	/* 64 KiB messages, 1 MiB buffer: every 4th */
+	KUNIT_EXPECT_EQ(test, ack_reqs(16, SZ_64K, SZ_1M), 0x8888ULL);
+	/* a default buffer (106 KiB) asks for every 64 KiB message */
+	KUNIT_EXPECT_EQ(test, ack_reqs(8, SZ_64K, 106496), 0xffULL);
+	/* 1 KiB messages, 64 KiB buffer: every 16th */
+	KUNIT_EXPECT_EQ(test, ack_reqs(48, SZ_1K, SZ_64K), 0x800080008000ULL);
+}
+
+static void rdsd_send_ack_req_large_message(struct kunit *test)
+{
+	u32 unreq = SZ_4K;
+
+	/* a message of a quarter buffer or more always asks, and resets */
+	KUNIT_EXPECT_TRUE(test, rdsd_send_ack_req(&unreq, SZ_1M, SZ_2M));
+	KUNIT_EXPECT_EQ(test, unreq, 0U);
+	/* a huge charge does not wrap the count */
+	unreq = SZ_256K;
+	KUNIT_EXPECT_TRUE(test, rdsd_send_ack_req(&unreq, U32_MAX, SZ_4M));
+	KUNIT_EXPECT_FALSE(test, rdsd_send_ack_req(&unreq, SZ_4K, SZ_4M));
+	KUNIT_EXPECT_EQ(test, unreq, (u32)SZ_4K);
+}
+
 static struct kunit_case rdsd_send_cases[] = {
 	KUNIT_CASE_PARAM(rdsd_cmsg_parse_validates, cmsg_gen_params),
 	KUNIT_CASE(rdsd_cmsg_parse_empty_is_ok),
@@ -381,6 +419,8 @@ static struct kunit_case rdsd_send_cases[] = {
 	KUNIT_CASE(rdsd_send_acked_nothing_handed_out_is_refused),
 	KUNIT_CASE(rdsd_send_acked_high_sequence_numbers),
 	KUNIT_CASE(rdsd_send_acked_on_empty_list),
+	KUNIT_CASE(rdsd_send_ack_req_quarter_buffer),
+	KUNIT_CASE(rdsd_send_ack_req_large_message),
 	{}
 };
 
