@@ -48,6 +48,11 @@ MODULE_PARM_DESC(family,
 		 "address family to register (default 25, AF_INET_OFFLOAD; 21 replaces Linux RDS)");
 EXPORT_SYMBOL_IF_KUNIT(rdsd_family);
 
+unsigned int rdsd_max_msg_size __ro_after_init = RDSD_MAX_MSG_SIZE;
+module_param_named(max_msg_size, rdsd_max_msg_size, uint, 0444);
+MODULE_PARM_DESC(max_msg_size,
+		 "largest message a socket sends until RDS_DOCA_MSG_MAX says otherwise (default 1 MiB, as Linux RDS; at most 64 MiB)");
+
 struct workqueue_struct *rdsd_wq;
 static unsigned int rdsd_net_id __read_mostly;
 
@@ -259,6 +264,22 @@ static int rdsd_set_bool(bool *opt, sockptr_t optval, unsigned int optlen)
 	return 0;
 }
 
+/* RDS_DOCA_MSG_MAX: the largest payload the socket sends. */
+static int rdsd_set_msg_max(struct rdsd_sock *rs, sockptr_t optval,
+			    unsigned int optlen)
+{
+	int value;
+
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&value, optval, sizeof(int)))
+		return -EFAULT;
+	if (value <= 0 || value > RDSD_MSG_SIZE_LIMIT)
+		return -EINVAL;
+	WRITE_ONCE(rs->msg_max, value);
+	return 0;
+}
+
 static int rdsd_set_transport(struct rdsd_sock *rs, sockptr_t optval,
 			      unsigned int optlen)
 {
@@ -375,6 +396,8 @@ static int rdsd_setsockopt(struct socket *sock, int level, int optname,
 		return ret;
 	case SO_RDS_MSG_RXPATH_LATENCY:
 		return rdsd_set_rx_trace(rs, optval, optlen);
+	case RDS_DOCA_MSG_MAX:
+		return rdsd_set_msg_max(rs, optval, optlen);
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -402,6 +425,9 @@ static int rdsd_getsockopt(struct socket *sock, int level, int optname,
 		break;
 	case SO_ZEROCOPY:
 		val = sock_flag(sock->sk, SOCK_ZEROCOPY);
+		break;
+	case RDS_DOCA_MSG_MAX:
+		val = READ_ONCE(rs->msg_max);
 		break;
 	default:
 		return -ENOPROTOOPT;
@@ -525,6 +551,7 @@ static int rdsd_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->cong_item);
 	spin_lock_init(&rs->zc_lock);
 	mutex_init(&rs->zc_read);
+	rs->msg_max = rdsd_max_msg_size;
 #ifdef SOCK_CUSTOM_SOCKOPT
 	/*
 	 * SOL_SOCKET options come to rdsd_setsockopt(), which takes
@@ -585,9 +612,15 @@ static int __init rdsd_init(void)
 {
 	int ret;
 
+	BUILD_BUG_ON(RDSD_MSG_SIZE_LIMIT != RDS_DOCA_MSG_SIZE_LIMIT);
 	if (rdsd_family <= AF_UNSPEC || rdsd_family >= NPROTO) {
 		pr_err("family=%d is not an address family number (1..%d)\n",
 		       rdsd_family, NPROTO - 1);
+		return -EINVAL;
+	}
+	if (!rdsd_max_msg_size || rdsd_max_msg_size > RDSD_MSG_SIZE_LIMIT) {
+		pr_err("max_msg_size=%u is out of range (1..%u)\n",
+		       rdsd_max_msg_size, RDSD_MSG_SIZE_LIMIT);
 		return -EINVAL;
 	}
 	rdsd_family_ops.family = rdsd_family;

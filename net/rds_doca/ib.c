@@ -410,6 +410,7 @@ const struct rdsd_transport_ops rdsd_ib_transport = {
 	.conn_connect	= rdsd_ib_conn_connect,
 	.conn_shutdown	= rdsd_ib_conn_shutdown,
 	.xmit		= rdsd_ib_xmit,
+	.max_msg	= RDSD_MAX_MSG_SIZE,
 	.cong_changed	= rdsd_ib_cong_changed,
 	.features	= RDSD_TRANS_F_RDMA,
 	.mr_register	= rdsd_ib_mr_register,

@@ -83,6 +83,7 @@ const struct rdsd_transport_ops rdsd_loop_transport = {
 	.conn_connect	= rdsd_loop_conn_connect,
 	.conn_shutdown	= rdsd_loop_conn_shutdown,
 	.xmit		= rdsd_loop_xmit,
+	.max_msg	= RDSD_MSG_SIZE_LIMIT,
 	.features	= RDSD_TRANS_F_RDMA | RDSD_TRANS_F_MASKED_ATOMICS,
 };
 EXPORT_SYMBOL_IF_KUNIT(rdsd_loop_transport);

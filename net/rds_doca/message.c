@@ -148,9 +148,11 @@ static unsigned int rdsd_msg_alloc_chunks(struct rdsd_msg *msg, size_t len,
 
 /**
  * rdsd_msg_alloc - allocate a message able to carry @len payload bytes
- * @len: payload length, at most RDSD_MAX_MSG_SIZE.
+ * @len: payload length, at most RDSD_MSG_SIZE_LIMIT.
  * @gfp: allocation flags.
  *
+ * The scatterlist of a large payload may come from vmalloc (kvzalloc());
+ * a caller that cannot sleep gets it from the slab or not at all.
  * Returns the message with one reference, or NULL.
  */
 struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp)
@@ -158,7 +160,7 @@ struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp)
 	struct rdsd_msg *msg;
 	unsigned int nents;
 
-	if (WARN_ON_ONCE(len > RDSD_MAX_MSG_SIZE))
+	if (WARN_ON_ONCE(len > RDSD_MSG_SIZE_LIMIT))
 		return NULL;
 
 	if (len <= RDSD_MSG_INLINE_MAX) {
@@ -173,8 +175,8 @@ struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp)
 		}
 	} else {
 		/* room for the worst case: every chunk a single page */
-		msg = kzalloc(struct_size(msg, sg, DIV_ROUND_UP(len, PAGE_SIZE)),
-			      gfp);
+		msg = kvzalloc(struct_size(msg, sg, DIV_ROUND_UP(len, PAGE_SIZE)),
+			       gfp);
 		if (!msg)
 			return NULL;
 		refcount_set(&msg->refs, 1);
@@ -207,7 +209,7 @@ struct rdsd_msg *rdsd_msg_alloc_sg(unsigned int max, gfp_t gfp)
 {
 	struct rdsd_msg *msg;
 
-	msg = kzalloc(struct_size(msg, sg, max), gfp);
+	msg = kvzalloc(struct_size(msg, sg, max), gfp);
 	if (!msg)
 		return NULL;
 	sg_init_table(msg->sg, max);
@@ -276,6 +278,6 @@ void rdsd_msg_put(struct rdsd_msg *msg)
 			rdsd_msg_free_block(sg_page(&msg->sg[i]),
 					    get_order(msg->sg[i].length));
 	}
-	kfree(msg);
+	kvfree(msg);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_put);

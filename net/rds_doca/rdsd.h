@@ -57,6 +57,8 @@ struct rdsd_zcopy;
 
 #define RDSD_VERSION		"1.0"
 #define RDSD_MAX_MSG_SIZE	SZ_1M		/* as Linux RDS */
+/* the most RDS_DOCA_MSG_MAX may raise a socket's limit to */
+#define RDSD_MSG_SIZE_LIMIT	SZ_64M
 /* MSG_ZEROCOPY sends in flight plus unread completions, per socket */
 #define RDSD_ZCOPY_MAX		1024
 /* a message asks for a prompt ack at least once in this many bytes */
@@ -78,6 +80,7 @@ struct rdsd_zcopy;
 #define RDSD_CONG_HASH_BITS	8
 
 extern int rdsd_family;
+extern unsigned int rdsd_max_msg_size;
 extern struct workqueue_struct *rdsd_wq;
 
 /**
@@ -342,6 +345,8 @@ static inline u32 rdsd_msg_charge(const struct rdsd_msg *msg)
  *	and the pages of their operations past RLIMIT_MEMLOCK (rdma.c).
  * @unreq_bytes: what the messages queued since the last one that asks
  *	for a prompt acknowledgment count (rdsd_send_ack_req()).
+ * @msg_max: largest payload the socket sends (RDS_DOCA_MSG_MAX), at most
+ *	RDSD_MSG_SIZE_LIMIT; written and read without a lock.
  * @cong_mask: ports (mod 64) this socket wants to hear about.
  * @cong_notify: ports (mod 64) that changed and were not yet reported.
  * @recv_lock: protects @recv_queue, @notify_queue, @rcv_bytes,
@@ -401,6 +406,7 @@ struct rdsd_sock {
 	struct list_head	send_queue;
 	u32			snd_bytes;
 	u32			unreq_bytes;
+	u32			msg_max;
 	u64			cong_mask;
 	u64			cong_notify;
 

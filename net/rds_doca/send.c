@@ -34,6 +34,7 @@
 #include "mr.h"
 #include "send.h"
 #include "stats.h"
+#include "transport.h"
 #include "zcopy.h"
 
 /* Find the destination: the message's address, else the connected one. */
@@ -593,7 +594,9 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 		goto out_conn;
 
 	ret = -EMSGSIZE;
-	if (payload_len > RDSD_MAX_MSG_SIZE || payload_len > rdsd_sndbuf(rs))
+	if (payload_len > READ_ONCE(rs->msg_max) ||
+	    payload_len > conn->trans->max_msg ||
+	    payload_len > rdsd_sndbuf(rs))
 		goto out_conn;
 
 	/*

@@ -75,6 +75,8 @@ struct rdsd_sock;
  *	A transport that keeps @msg after returning (in a work request, a
  *	waiting list) takes a reference of its own with rdsd_msg_get() and
  *	puts it when done.
+ * @max_msg: the largest payload the transport carries; sendmsg() refuses
+ *	a larger one with EMSGSIZE.
  * @features: RDSD_TRANS_F_* bits.
  * @cong_changed: optional: a port of @conn's local address changed its
  *	congestion state; a transport that crosses hosts tells the peer.
@@ -129,6 +131,7 @@ struct rdsd_transport_ops {
 	int		(*conn_connect)(struct rdsd_conn *conn);
 	void		(*conn_shutdown)(struct rdsd_conn *conn);
 	int		(*xmit)(struct rdsd_conn *conn, struct rdsd_msg *msg);
+	u32		max_msg;
 	unsigned int	features;
 	void		(*cong_changed)(struct rdsd_conn *conn);
 	int		(*mr_register)(struct rdsd_sock *rs, struct rdsd_mr *mr);

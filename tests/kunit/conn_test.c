@@ -97,6 +97,7 @@ static const struct rdsd_transport_ops ct_transport = {
 	.conn_connect	= ct_conn_connect,
 	.conn_shutdown	= ct_conn_shutdown,
 	.xmit		= ct_xmit,
+	.max_msg	= RDSD_MAX_MSG_SIZE,
 	.cong_changed	= ct_cong_changed,
 	.conn_idle	= ct_conn_idle,
 };

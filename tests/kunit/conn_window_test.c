@@ -166,6 +166,7 @@ static const struct rdsd_transport_ops win_transport = {
 	.conn_connect	= win_conn_connect,
 	.conn_shutdown	= win_conn_shutdown,
 	.xmit		= win_xmit,
+	.max_msg	= RDSD_MAX_MSG_SIZE,
 };
 
 /**

@@ -7,12 +7,13 @@
 #include <linux/mm.h>
 #include <linux/sizes.h>
 #include <linux/uio.h>
+#include <linux/vmalloc.h>
 
 #include "rdsd.h"
 #include "message.h"
 
 static const size_t msg_sizes[] = {
-	0, 1, 64, 1024, 1025, 4095, 4096, 4097, 65536, 1 << 20,
+	0, 1, 64, 1024, 1025, 4095, 4096, 4097, 65536, 1 << 20, (2 << 20) + 3,
 };
 
 static void msg_size_desc(const size_t *size, char *desc)
@@ -119,6 +120,47 @@ static bool has_page(struct rdsd_msg *msg, struct page *page)
 	return false;
 }
 
+/* The largest message RDS_DOCA_MSG_MAX allows is carried whole. */
+static void rdsd_msg_alloc_largest(struct kunit *test)
+{
+	const size_t len = RDSD_MSG_SIZE_LIMIT;
+	struct kvec vec;
+	struct iov_iter it;
+	struct rdsd_msg *msg;
+	size_t i, total = 0;
+	u32 *buf;
+
+	buf = vmalloc(len);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < len / sizeof(*buf); i++)
+		buf[i] = i * 2654435761u;
+	msg = rdsd_msg_alloc(len, GFP_KERNEL);
+	if (!msg)
+		vfree(buf);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+
+	vec.iov_base = buf;
+	vec.iov_len = len;
+	iov_iter_kvec(&it, ITER_SOURCE, &vec, 1, len);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_from_iter(NULL, msg, &it), 0);
+	memset(buf, 0, len);
+	iov_iter_kvec(&it, ITER_DEST, &vec, 1, len);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_to_iter(NULL, msg, &it, len),
+			(int)len);
+
+	KUNIT_EXPECT_EQ(test, msg->len, (u32)len);
+	KUNIT_EXPECT_LE(test, msg->nents, (unsigned int)(len / PAGE_SIZE));
+	for (i = 0; i < msg->nents; i++)
+		total += msg->sg[i].length;
+	KUNIT_EXPECT_EQ(test, total, len);
+	for (i = 0; i < len / sizeof(*buf); i++)
+		if (buf[i] != (u32)(i * 2654435761u))
+			break;
+	KUNIT_EXPECT_EQ(test, i, len / sizeof(*buf));
+	rdsd_msg_put(msg);
+	vfree(buf);
+}
+
 static void rdsd_msg_blocks_reused(struct kunit *test)
 {
 	struct rdsd_msg *msg = rdsd_msg_alloc(SZ_64K, GFP_KERNEL);
@@ -171,6 +213,7 @@ static struct kunit_case rdsd_message_cases[] = {
 	KUNIT_CASE_PARAM(rdsd_msg_copy_round_trip, msg_size_gen_params),
 	KUNIT_CASE(rdsd_msg_copy_to_iter_truncates),
 	KUNIT_CASE(rdsd_msg_copy_from_short_iter_faults),
+	KUNIT_CASE(rdsd_msg_alloc_largest),
 	KUNIT_CASE(rdsd_msg_blocks_reused),
 	KUNIT_CASE(rdsd_msg_block_held_not_reused),
 	{}

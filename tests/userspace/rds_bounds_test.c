@@ -1066,6 +1066,112 @@ static void test_zcopy_flood(void)
 	is_eq(res.big3, ZC_BIG, "then a 48 KiB send is taken again");
 }
 
+/*
+ * Large messages.  RDS_DOCA_MSG_MAX is only a ceiling a socket sets for
+ * itself: the bytes a message holds count in its send buffer (half of
+ * SO_SNDBUF, which wmem_max caps for an unprivileged user), and queued
+ * unread in its receiver's (SO_RCVBUF, rmem_max), whose congestion stops
+ * the sender.  An unprivileged user at the 64 MiB limit still sends no
+ * message larger than its send buffer and holds no more than the two
+ * buffers and one message in the kernel.
+ */
+#define LARGE_SNDBUF	(128 << 20)
+#define LARGE_RCVBUF	(1 << 20)
+
+struct large_res {
+	int err;		/* privilege drop */
+	int setup_err;
+	int sndbuf, rcvbuf;	/* read back */
+	ssize_t over;		/* a message of half SO_SNDBUF + 1 */
+	int over_err;
+	ssize_t at;		/* one of half SO_SNDBUF */
+	unsigned int queued;	/* such messages taken while none is read */
+	int stop_err;		/* what stopped them */
+	unsigned int read;	/* then read back, intact */
+};
+
+static void large_child(void *arg)
+{
+	static unsigned char buf[(2 << 20) + 1];
+	struct large_res *res = arg;
+	int a, b, v = RDS_DOCA_MSG_SIZE_LIMIT, snd = LARGE_SNDBUF, flags;
+	socklen_t l1 = sizeof(int), l2 = sizeof(int);
+	struct sockaddr_in to;
+	size_t lim;
+	ssize_t r;
+
+	a = buf_socket(cfg.addr, 0);
+	b = buf_socket(cfg.peer, LARGE_RCVBUF);
+	if (a < 0 || b < 0 ||
+	    setsockopt(a, SOL_RDS, RDS_DOCA_MSG_MAX, &v, sizeof(v)) ||
+	    setsockopt(a, SOL_SOCKET, SO_SNDBUF, &snd, sizeof(snd)) ||
+	    getsockopt(a, SOL_SOCKET, SO_SNDBUF, &res->sndbuf, &l1) ||
+	    getsockopt(b, SOL_SOCKET, SO_RCVBUF, &res->rcvbuf, &l2)) {
+		res->setup_err = errno ? errno : EINVAL;
+		return;
+	}
+	to = sock_addr(b);
+	lim = res->sndbuf / 2;
+	if (lim + 1 > sizeof(buf)) {
+		res->setup_err = E2BIG;	/* wmem_max raised past 4 MiB */
+		return;
+	}
+	pattern_fill(buf, lim + 1, 5);
+	res->over = send_to(a, &to, buf, lim + 1, MSG_DONTWAIT);
+	res->over_err = errno;
+	res->at = send_to(a, &to, buf, lim, MSG_DONTWAIT);
+	if (res->at == (ssize_t)lim)
+		res->queued = 1;
+	while (res->queued < 1000) {
+		if (send_to(a, &to, buf, lim, MSG_DONTWAIT) != (ssize_t)lim) {
+			res->stop_err = errno;
+			break;
+		}
+		res->queued++;
+	}
+	/* what was taken is all delivered */
+	while (res->read < res->queued) {
+		flags = 0;
+		r = recv_wait(b, buf, sizeof(buf), NULL, &flags, 0, ARRIVE_MS);
+		if (r != (ssize_t)lim || flags || pattern_check(buf, lim, 5) >= 0)
+			break;
+		res->read++;
+	}
+	close(a);
+	close(b);
+}
+
+static void test_large_msg_bound(void)
+{
+	struct large_res res;
+	unsigned int most;
+
+	if (!run_as_nobody(large_child, &res, sizeof(res)))
+		return;
+	if (!is_eq(res.setup_err, 0,
+		   "setup: RDS_DOCA_MSG_MAX 64 MiB, SO_SNDBUF, SO_RCVBUF"))
+		return;
+	tap_diag("large_msg_bound: SO_SNDBUF %d, SO_RCVBUF %d: %u messages of %d bytes taken, then %s",
+		 res.sndbuf, res.rcvbuf, res.queued, res.sndbuf / 2,
+		 tap_errname(res.stop_err));
+	ok_diag(res.sndbuf < LARGE_SNDBUF * 2,
+		"unprivileged: SO_SNDBUF stays capped (wmem_max)",
+		"%d", res.sndbuf);
+	ok_diag(res.over < 0 && res.over_err == EMSGSIZE,
+		"at the 64 MiB limit, half SO_SNDBUF + 1 bytes -> EMSGSIZE",
+		"%zd, %s", res.over, tap_errname(res.over_err));
+	is_eq(res.at, (ssize_t)(res.sndbuf / 2), "half SO_SNDBUF is taken");
+	/* both buffers' worth, one message over each, and one in flight */
+	most = (res.sndbuf / 2 + res.rcvbuf / 2) / (res.sndbuf / 2) + 3;
+	ok_diag(res.queued <= most && res.queued < 1000,
+		"unread, the messages taken stop at the buffers",
+		"%u taken, at most %u expected", res.queued, most);
+	ok_diag(res.stop_err == EAGAIN || res.stop_err == ENOBUFS,
+		"the next send -> EAGAIN or ENOBUFS", "%s",
+		tap_errname(res.stop_err));
+	is_eq(res.read, res.queued, "every message taken is read back intact");
+}
+
 static const struct selftest tests[] = {
 	{ "probe_flood", test_probe_flood },
 	{ "notify_flood", test_notify_flood },
@@ -1073,6 +1179,7 @@ static const struct selftest tests[] = {
 	{ "map_refused", test_map_refused },
 	{ "op_pin_flood", test_op_pin_flood },
 	{ "zcopy_flood", test_zcopy_flood },
+	{ "large_msg_bound", test_large_msg_bound },
 };
 
 int main(int argc, char **argv)

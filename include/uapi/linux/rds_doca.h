@@ -349,8 +349,18 @@ struct rds_zcopy_cookies {
 #define AF_INET_OFFLOAD			25
 #define PF_INET_OFFLOAD			AF_INET_OFFLOAD
 
-/* Largest message payload, as Linux RDS. */
+/*
+ * Largest message payload: RDS_DOCA_MAX_MSG_SIZE unless raised, as Linux
+ * RDS.  setsockopt(SOL_RDS, RDS_DOCA_MSG_MAX) sets a socket's own limit
+ * (an int, 1 to RDS_DOCA_MSG_SIZE_LIMIT bytes), the module parameter
+ * max_msg_size the limit sockets start with.  A message is also never
+ * larger than half the socket's SO_SNDBUF, nor than its transport carries
+ * (loopback: RDS_DOCA_MSG_SIZE_LIMIT; IB: RDS_DOCA_MAX_MSG_SIZE): past
+ * any of them sendmsg() fails with EMSGSIZE.
+ */
 #define RDS_DOCA_MAX_MSG_SIZE		(1U << 20)
+#define RDS_DOCA_MSG_SIZE_LIMIT		(64U << 20)
+#define RDS_DOCA_MSG_MAX		65	/* int, bytes */
 
 /* Largest registered region, RDMA operation, and local iovec count. */
 #define RDS_DOCA_MAX_MR_SIZE		(1U << 20)

@@ -194,6 +194,137 @@ out:
 	close(b);
 }
 
+/* Receive one message of @len bytes of pattern @seed on @fd into @buf. */
+static void recv_large(int fd, unsigned char *buf, size_t cap, size_t len,
+		       uint32_t seed, const char *what)
+{
+	int flags = 0;
+	ssize_t r;
+	long bad;
+
+	r = recv_wait(fd, buf, cap, NULL, &flags, 0, ARRIVE_MS);
+	if (r < 0) {
+		ok_diag(0, what, "no message: %s", tap_errname(errno));
+		return;
+	}
+	bad = (size_t)r == len ? pattern_check(buf, len, seed) : -1;
+	ok_diag((size_t)r == len && bad < 0 && !flags, what,
+		"%zd bytes (expected %zu), flags 0x%x, first bad byte %ld",
+		r, len, flags, bad);
+}
+
+/*
+ * RDS_DOCA_MSG_MAX: the socket's own limit, 1 to 64 MiB, starting at the
+ * module parameter max_msg_size.  A larger message needs a send buffer
+ * of twice its size and a transport that carries it: loopback carries
+ * up to 64 MiB, IB 1 MiB.
+ */
+void test_send_large(void)
+{
+	static const size_t sizes[] = { (1 << 20) + 1, 2 << 20, 16 << 20,
+					RDS_DOCA_MSG_SIZE_LIMIT };
+	const size_t cap = RDS_DOCA_MSG_SIZE_LIMIT + 64;
+	unsigned char *tx = NULL, *rx = NULL;
+	int a, b, v, def = -1;
+	struct sockaddr_in to;
+	unsigned int i;
+
+	if (!make_pair(&a, &b))
+		return;
+	to = sock_addr(b);
+
+	/* the starting limit is the module parameter's */
+	read_sysfs_int("/sys/module/rds_doca/parameters/max_msg_size", &def);
+	v = 0;
+	is_ok(get_int(a, SOL_RDS, RDS_DOCA_MSG_MAX, &v),
+	      "getsockopt(RDS_DOCA_MSG_MAX)");
+	ok_diag(v == def && def > 0, "it starts at max_msg_size",
+		"%d, max_msg_size %d", v, def);
+
+	/* refused values leave it alone */
+	is_err(set_int(a, SOL_RDS, RDS_DOCA_MSG_MAX, 0), EINVAL, "0 -> EINVAL");
+	is_err(set_int(a, SOL_RDS, RDS_DOCA_MSG_MAX, -1), EINVAL,
+	       "-1 -> EINVAL");
+	is_err(set_int(a, SOL_RDS, RDS_DOCA_MSG_MAX,
+		       RDS_DOCA_MSG_SIZE_LIMIT + 1), EINVAL,
+	       "64 MiB + 1 -> EINVAL");
+	v = RDS_DOCA_MSG_SIZE_LIMIT;
+	is_err(setsockopt(a, SOL_RDS, RDS_DOCA_MSG_MAX, &v, 2), EINVAL,
+	       "optlen 2 -> EINVAL");
+	is_err(setsockopt(a, SOL_RDS, RDS_DOCA_MSG_MAX, NULL, sizeof(int)),
+	       EFAULT, "NULL value -> EFAULT");
+	v = 0;
+	get_int(a, SOL_RDS, RDS_DOCA_MSG_MAX, &v);
+	is_eq(v, def, "the limit is unchanged");
+
+	tx = malloc(cap);
+	rx = malloc(cap);
+	if (!tx || !rx) {
+		ok_diag(0, "setup: 2 x 64 MiB buffers", "%s", strerror(errno));
+		goto out;
+	}
+	pattern_fill(tx, RDS_DOCA_MSG_SIZE_LIMIT + 1, 11);
+	if (!is_ok(set_int(a, SOL_SOCKET, SO_SNDBUFFORCE, 160 << 20),
+		   "SO_SNDBUFFORCE 160 MiB") ||
+	    !is_ok(set_int(b, SOL_SOCKET, SO_RCVBUFFORCE, 160 << 20),
+		   "SO_RCVBUFFORCE 160 MiB"))
+		goto out;
+
+	/* lowered: the socket's limit holds even below 1 MiB */
+	is_ok(set_int(a, SOL_RDS, RDS_DOCA_MSG_MAX, 4096), "limit 4096");
+	is_err(send_to(a, &to, tx, 4097, 0), EMSGSIZE, "4097 bytes -> EMSGSIZE");
+	is_eq(send_to(a, &to, tx, 4096, 0), 4096, "4096 bytes are sent");
+	recv_large(b, rx, cap, 4096, 11, "and received intact");
+
+	/* raised to 64 MiB */
+	is_ok(set_int(a, SOL_RDS, RDS_DOCA_MSG_MAX, RDS_DOCA_MSG_SIZE_LIMIT),
+	      "limit 64 MiB");
+	v = 0;
+	get_int(a, SOL_RDS, RDS_DOCA_MSG_MAX, &v);
+	is_eq(v, RDS_DOCA_MSG_SIZE_LIMIT, "reads back 64 MiB");
+	is_err(send_to(a, &to, tx, RDS_DOCA_MSG_SIZE_LIMIT + 1, 0), EMSGSIZE,
+	       "64 MiB + 1 -> EMSGSIZE");
+	if (cfg.transport == RDS_TRANS_IB) {
+		/* the IB transport carries 1 MiB */
+		is_err(send_to(a, &to, tx, (1 << 20) + 1, 0), EMSGSIZE,
+		       "IB: 1 MiB + 1 -> EMSGSIZE");
+		is_eq(send_to(a, &to, tx, 1 << 20, 0), 1 << 20,
+		      "IB: 1 MiB is sent");
+		recv_large(b, rx, cap, 1 << 20, 11, "and received intact");
+	} else if (cfg_loopback()) {
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "loopback: %zu bytes are sent",
+				 sizes[i]);
+			is_eq(send_to(a, &to, tx, sizes[i], 0), (ssize_t)sizes[i],
+			      "%s", what);
+			snprintf(what, sizeof(what), "and received intact (%zu)",
+				 sizes[i]);
+			recv_large(b, rx, cap, sizes[i], 11, what);
+		}
+		/* a short buffer: truncated, the rest dropped */
+		is_eq(send_to(a, &to, tx, 2 << 20, 0), 2 << 20,
+		      "loopback: 2 MiB again");
+		{
+			int flags = 0;
+			ssize_t r = recv_wait(b, rx, 100, NULL, &flags, 0,
+					      ARRIVE_MS);
+
+			ok_diag(r == 100 && (flags & MSG_TRUNC) &&
+				pattern_check(rx, 100, 11) < 0,
+				"a 100-byte read: 100 bytes, MSG_TRUNC",
+				"%zd, flags 0x%x", r, flags);
+		}
+	}
+	marker(a, b, "nothing else was delivered");
+out:
+	free(tx);
+	free(rx);
+	close(a);
+	close(b);
+}
+
 void test_send_zero(void)
 {
 	struct sockaddr_in to, from;
