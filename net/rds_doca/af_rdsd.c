@@ -252,28 +252,42 @@ static int rdsd_ioctl(struct socket *sock, unsigned int cmd,
 	}
 }
 
-static int rdsd_set_bool(bool *opt, sockptr_t optval, unsigned int optlen)
+/**
+ * rdsd_sockopt_int - read an int option's value
+ * @optval: the caller's value.
+ * @optlen: its length: at least sizeof(int), as the socket core's options.
+ * @val: set to the value.
+ *
+ * Returns 0, -EINVAL for a short @optlen or -EFAULT.
+ */
+int rdsd_sockopt_int(sockptr_t optval, unsigned int optlen, int *val)
 {
-	int value;
-
 	if (optlen < sizeof(int))
 		return -EINVAL;
-	if (copy_from_sockptr(&value, optval, sizeof(int)))
+	if (copy_from_sockptr(val, optval, sizeof(int)))
 		return -EFAULT;
-	*opt = !!value;
 	return 0;
+}
+
+static int rdsd_set_bool(bool *opt, sockptr_t optval, unsigned int optlen)
+{
+	int value, ret;
+
+	ret = rdsd_sockopt_int(optval, optlen, &value);
+	if (!ret)
+		*opt = !!value;
+	return ret;
 }
 
 /* RDS_DOCA_MSG_MAX: the largest payload the socket sends. */
 static int rdsd_set_msg_max(struct rdsd_sock *rs, sockptr_t optval,
 			    unsigned int optlen)
 {
-	int value;
+	int value, ret;
 
-	if (optlen < sizeof(int))
-		return -EINVAL;
-	if (copy_from_sockptr(&value, optval, sizeof(int)))
-		return -EFAULT;
+	ret = rdsd_sockopt_int(optval, optlen, &value);
+	if (ret)
+		return ret;
 	if (value <= 0 || value > RDSD_MSG_SIZE_LIMIT)
 		return -EINVAL;
 	WRITE_ONCE(rs->msg_max, value);

@@ -84,9 +84,8 @@
 
 /* Request a completion at least every this many sends. */
 #define RDSD_IB_SIGNAL_EVERY	16
-/* Ask for an ack every this many messages, or for large zero-copy ones. */
+/* Ask for an ack at least every this many messages (rdsd_ib_ack_req()). */
 #define RDSD_IB_ACK_REQ_EVERY	16
-#define RDSD_IB_ACK_REQ_BYTES	SZ_8K
 /* Acknowledge after this many messages without waiting for the timer. */
 #define RDSD_IB_ACK_EVERY	32
 

@@ -26,8 +26,8 @@
  *
  * Acknowledgments ride on every header (the highest sequence number
  * delivered).  An explicit ACK goes out when the peer asks for one (it
- * does once per quarter of a socket's send buffer, for large zero-copy
- * sends and every RDSD_IB_ACK_REQ_EVERY messages: rdsd_ib_ack_req()),
+ * does when the sending socket marked the message, RDSD_MSG_ACK_REQ, and
+ * every RDSD_IB_ACK_REQ_EVERY messages: rdsd_ib_ack_req()),
  * after RDSD_IB_ACK_EVERY messages, when a quarter of the ring waits to
  * be returned as credits, or from a short timer when nothing else carried
  * it.  A message stays on the connection's retransmit list until
@@ -474,15 +474,14 @@ void rdsd_ib_cong_worker(struct work_struct *work)
 }
 
 /*
- * Does @msg ask the peer for an ack?  Its socket says so once in a while
- * (rdsd_send_ack_req()); a zero-copy send's pages wait for the ack, so a
- * large one asks too; and one message in RDSD_IB_ACK_REQ_EVERY does.
+ * Does @msg ask the peer for an ack?  Its socket said so
+ * (RDSD_MSG_ACK_REQ, rdsd_send_ack_req()), or it is the
+ * RDSD_IB_ACK_REQ_EVERY-th message since the last that asked.
  */
 static bool rdsd_ib_ack_req(const struct rdsd_ib_conn *tp,
 			    const struct rdsd_msg *msg)
 {
 	return test_bit(RDSD_MSG_ACK_REQ, &msg->flags) ||
-	       (msg->zc && msg->len >= RDSD_IB_ACK_REQ_BYTES) ||
 	       tp->tx_since_req + 1 >= RDSD_IB_ACK_REQ_EVERY;
 }
 

@@ -42,6 +42,7 @@
 #include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
+#include <linux/sockptr.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -61,6 +62,8 @@ struct rdsd_zcopy;
 #define RDSD_MSG_SIZE_LIMIT	SZ_64M
 /* MSG_ZEROCOPY sends in flight plus unread completions, per socket */
 #define RDSD_ZCOPY_MAX		1024
+/* a MSG_ZEROCOPY send of this many bytes or more asks for a prompt ack */
+#define RDSD_ZCOPY_ACK_REQ_MIN	SZ_8K
 /* a message asks for a prompt ack at least once in this many bytes */
 #define RDSD_ACK_REQ_MAX	SZ_512K
 #define RDSD_PROBE_PORT		1		/* reserved for the ping responder */
@@ -152,6 +155,7 @@ struct rdsd_net {
 };
 
 struct rdsd_net *rdsd_net(const struct net *net);
+int rdsd_sockopt_int(sockptr_t optval, unsigned int optlen, int *val);
 
 enum rdsd_conn_state {
 	RDSD_CONN_DOWN,

@@ -167,7 +167,8 @@ static void rdsd_conn_enqueue(struct rdsd_conn *conn, struct rdsd_msg *msg)
  * RDSD_ACK_REQ_MAX bytes, asks: a sender filling its buffer hears acks
  * before it must wait, and a stream of large messages brings back one ack
  * per quarter buffer rather than one per message.  Transports that
- * acknowledge read the answer in RDSD_MSG_ACK_REQ.
+ * acknowledge read the answer in RDSD_MSG_ACK_REQ, which a zero-copy send
+ * of RDSD_ZCOPY_ACK_REQ_MIN bytes or more also sets (rdsd_send_queue()).
  */
 bool rdsd_send_ack_req(u32 *unreq, u32 charge, u32 sndbuf)
 {
@@ -190,8 +191,9 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_send_ack_req);
 static bool rdsd_send_queue(struct rdsd_sock *rs, struct rdsd_conn *conn,
 			    struct rdsd_msg *msg)
 {
+	u32 charge = rdsd_msg_charge(msg), sndbuf = rdsd_sndbuf(rs);
 	struct rdsd_op *op = msg->op;
-	bool queued = false;
+	bool queued = false, req;
 
 	spin_lock_bh(&rs->lock);
 	/*
@@ -199,10 +201,15 @@ static bool rdsd_send_queue(struct rdsd_sock *rs, struct rdsd_conn *conn,
 	 * may overshoot the buffer: otherwise poll() could report room that
 	 * no message fits into.
 	 */
-	if (rs->snd_bytes < rdsd_sndbuf(rs)) {
-		rs->snd_bytes += rdsd_msg_charge(msg);
-		if (rdsd_send_ack_req(&rs->unreq_bytes, rdsd_msg_charge(msg),
-				      rdsd_sndbuf(rs)))
+	if (rs->snd_bytes < sndbuf) {
+		rs->snd_bytes += charge;
+		req = rdsd_send_ack_req(&rs->unreq_bytes, charge, sndbuf);
+		/* a zero-copy send's pages wait for the ack: a large one asks */
+		if (!req && msg->zc && msg->len >= RDSD_ZCOPY_ACK_REQ_MIN) {
+			rs->unreq_bytes = 0;
+			req = true;
+		}
+		if (req)
 			set_bit(RDSD_MSG_ACK_REQ, &msg->flags);
 		if (op && op->sndbuf) {
 			/* given back by rdsd_op_release_pages() */

@@ -261,12 +261,11 @@ bool rdsd_zcopy_recv(struct rdsd_sock *rs, struct msghdr *m)
 int rdsd_zcopy_set(struct rdsd_sock *rs, sockptr_t optval,
 		   unsigned int optlen)
 {
-	int val;
+	int val, ret;
 
-	if (optlen < sizeof(val))
-		return -EINVAL;
-	if (copy_from_sockptr(&val, optval, sizeof(val)))
-		return -EFAULT;
+	ret = rdsd_sockopt_int(optval, optlen, &val);
+	if (ret)
+		return ret;
 	if (val < 0 || val > 1)
 		return -EINVAL;
 	lock_sock(&rs->sk);

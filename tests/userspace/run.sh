@@ -319,6 +319,31 @@ sys.exit(1)' 2>&1)
 	depmod -a
 }
 
+# max_msg_size: outside 1..64 MiB the load is refused, saying why; 64 MiB
+# itself is taken
+max_msg_size_param() {
+	local v out rc
+
+	for v in 0 67108865; do
+		out=$(insmod_doca max_msg_size=$v)
+		rc=$?
+		check "$(status test $rc -ne 0)" \
+			"doca: insmod max_msg_size=$v is refused" "$out"
+		check "$(status eval "! loaded rds_doca")" \
+			"doca: ... and rds_doca stays unloaded"
+		check "$(status eval "dmesg | tail -n 20 | grep -q 'max_msg_size=$v is out of range'")" \
+			"doca: ... the kernel log says max_msg_size=$v is out of range"
+	done
+	out=$(insmod_doca max_msg_size=67108864)
+	if check $? "doca: insmod max_msg_size=67108864 (64 MiB)" "$out"; then
+		v=$(cat /sys/module/rds_doca/parameters/max_msg_size 2>/dev/null)
+		check "$(status test "$v" = 67108864)" \
+			"doca: ... the parameter reads 67108864" "read '$v'"
+		out=$(unload rds_doca)
+		check $? "doca: rmmod rds_doca" "$out"
+	fi
+}
+
 # 1. rds_doca under its own family number
 if want_stage doca; then
 	if check $((1 - have_ko)) "doca: module $KO exists"; then
@@ -330,6 +355,7 @@ if want_stage doca; then
 			run_suite doca-install \
 				"$HERE/../install/install_test.sh" --ko "$KO"
 		fi
+		max_msg_size_param
 		out=$(insmod_doca)
 		if check $? "doca: insmod rds_doca.ko" "$out"; then
 			fam=$(family_param)
