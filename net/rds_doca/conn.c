@@ -90,23 +90,24 @@ MODULE_PARM_DESC(max_conns,
 		 "connections a network namespace may hold; a send needing one more fails with EADDRNOTAVAIL, a peer's request is refused (default 4096)");
 
 static struct hlist_head *rdsd_conn_bucket(struct rdsd_net *rn, __be32 laddr,
-					   __be32 faddr)
+					   __be32 faddr, u8 path)
 {
-	u32 key = (__force u32)laddr ^ ror32((__force u32)faddr, 16);
+	u32 key = (__force u32)laddr ^ ror32((__force u32)faddr, 16) ^
+		  ((u32)path << 24);
 
 	return &rn->conn_hash[hash_32(key, RDSD_CONN_HASH_BITS)];
 }
 
 static struct rdsd_conn *rdsd_conn_lookup(struct rdsd_net *rn,
 					  const struct rdsd_transport_ops *trans,
-					  __be32 laddr, __be32 faddr)
+					  __be32 laddr, __be32 faddr, u8 path)
 {
 	struct rdsd_conn *conn;
 
-	hlist_for_each_entry_rcu(conn, rdsd_conn_bucket(rn, laddr, faddr),
+	hlist_for_each_entry_rcu(conn, rdsd_conn_bucket(rn, laddr, faddr, path),
 				 hash_node, lockdep_is_held(&rn->conn_lock)) {
 		if (conn->laddr == laddr && conn->faddr == faddr &&
-		    conn->trans == trans)
+		    conn->path == path && conn->trans == trans)
 			return conn;
 	}
 	return NULL;
@@ -187,7 +188,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_put);
 
 static struct rdsd_conn *rdsd_conn_alloc(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *trans,
-					 __be32 laddr, __be32 faddr, gfp_t gfp)
+					 __be32 laddr, __be32 faddr, u8 path,
+					 gfp_t gfp)
 {
 	struct rdsd_conn *conn;
 	int ret;
@@ -209,6 +211,8 @@ static struct rdsd_conn *rdsd_conn_alloc(struct rdsd_net *rn,
 	conn->rn = rn;
 	conn->laddr = laddr;
 	conn->faddr = faddr;
+	conn->path = path;
+	conn->npaths = 1;
 	conn->trans = trans;
 	spin_lock_init(&conn->lock);
 	conn->state = RDSD_CONN_DOWN;
@@ -290,8 +294,8 @@ struct rdsd_conn *rdsd_conn_next_rcu(struct rdsd_net *rn,
 		n = rcu_dereference(hlist_next_rcu(&conn->hash_node));
 		if (n)
 			return hlist_entry(n, struct rdsd_conn, hash_node);
-		b = rdsd_conn_bucket(rn, conn->laddr, conn->faddr) -
-		    rn->conn_hash + 1;
+		b = rdsd_conn_bucket(rn, conn->laddr, conn->faddr,
+				     conn->path) - rn->conn_hash + 1;
 	}
 	for (; b < ARRAY_SIZE(rn->conn_hash); b++) {
 		n = rcu_dereference(hlist_first_rcu(&rn->conn_hash[b]));
@@ -307,34 +311,40 @@ struct rdsd_conn *rdsd_conn_next_rcu(struct rdsd_net *rn,
  * @trans: transport.
  * @laddr: local address.
  * @faddr: peer address.
+ * @path: which of the paths between the two addresses, below
+ *	RDSD_MAX_PATHS; 0 on a transport with one path.
  * @gfp: allocation flags for a new connection: GFP_KERNEL_ACCOUNT on
  *	behalf of a socket, so its memory cgroup pays; a peer's request or a
  *	probe reply has no user to charge and is bounded by max_conns only.
  *
  * Finds the connection or creates it, without connecting it.  Returns it
  * with a reference (rdsd_conn_put()), or an ERR_PTR: -EADDRNOTAVAIL when
- * the namespace holds max_conns connections, -ENOMEM.  Process context.
+ * the namespace holds max_conns connections, -EINVAL for a path beyond
+ * the last, -ENOMEM.  Process context.
  */
 struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 					const struct rdsd_transport_ops *trans,
-					__be32 laddr, __be32 faddr, gfp_t gfp)
+					__be32 laddr, __be32 faddr, u8 path,
+					gfp_t gfp)
 {
 	struct rdsd_conn *conn, *new;
 
+	if (path >= RDSD_MAX_PATHS)
+		return ERR_PTR(-EINVAL);
 	rcu_read_lock();
-	conn = rdsd_conn_lookup(rn, trans, laddr, faddr);
+	conn = rdsd_conn_lookup(rn, trans, laddr, faddr, path);
 	if (conn && !refcount_inc_not_zero(&conn->refs))
 		conn = NULL;
 	rcu_read_unlock();
 	if (conn)
 		return conn;
 
-	new = rdsd_conn_alloc(rn, trans, laddr, faddr, gfp);
+	new = rdsd_conn_alloc(rn, trans, laddr, faddr, path, gfp);
 	if (IS_ERR(new))
 		return new;
 
 	spin_lock_bh(&rn->conn_lock);
-	conn = rdsd_conn_lookup(rn, trans, laddr, faddr);
+	conn = rdsd_conn_lookup(rn, trans, laddr, faddr, path);
 	if (conn) {
 		refcount_inc(&conn->refs);
 		spin_unlock_bh(&rn->conn_lock);
@@ -344,7 +354,7 @@ struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 	}
 	refcount_inc(&new->refs);	/* the table's reference */
 	hlist_add_head_rcu(&new->hash_node,
-			   rdsd_conn_bucket(rn, laddr, faddr));
+			   rdsd_conn_bucket(rn, laddr, faddr, path));
 	spin_unlock_bh(&rn->conn_lock);
 	xa_store_bh(&rn->conns, new->id, new, gfp);	/* reserved */
 	/*
@@ -448,28 +458,60 @@ bool rdsd_conn_park(struct rdsd_conn *conn)
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_park);
 
 /**
+ * rdsd_conn_path_pick - the path a sender of hash @hash takes
+ * @npaths: paths the two ends agreed on, 1..RDSD_MAX_PATHS.
+ * @hash: the sender's hash (rdsd_send_conn()).
+ *
+ * Every sender stays on one path for as long as @npaths holds, so the
+ * messages of one socket to one peer keep their order.
+ */
+u8 rdsd_conn_path_pick(u8 npaths, u32 hash)
+{
+	if (npaths <= 1 || npaths > RDSD_MAX_PATHS)
+		return 0;
+	return (u8)reciprocal_scale(hash_32(hash, 32), npaths);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_path_pick);
+
+/**
  * rdsd_conn_get_outgoing - the connection a socket sends to @faddr on
  * @rn: namespace.
  * @bound: transport of the sending socket.
  * @laddr: local address.
  * @faddr: peer address.
+ * @hash: the sender's hash, which picks one of several paths; 0 for path
+ *	0.
  * @gfp: allocation flags for a new connection.
  *
  * Finds or creates the connection and starts connecting it if it is down.
- * Returns it with a reference (rdsd_conn_put()), or an ERR_PTR (see
- * rdsd_conn_find_create()).  Process context.
+ * Path 0 always exists: it carries everything until it is up and the two
+ * ends agreed on more paths (rdsd_conn.npaths); then a sender takes the
+ * path its hash picks.  Returns it with a reference (rdsd_conn_put()), or
+ * an ERR_PTR (see rdsd_conn_find_create()).  Process context.
  */
 struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *bound,
-					 __be32 laddr, __be32 faddr, gfp_t gfp)
+					 __be32 laddr, __be32 faddr, u32 hash,
+					 gfp_t gfp)
 {
 	const struct rdsd_transport_ops *trans;
-	struct rdsd_conn *conn;
+	struct rdsd_conn *conn, *path;
+	u8 p;
 
 	trans = rdsd_trans_for_conn(rn->net, bound, laddr, faddr);
-	conn = rdsd_conn_find_create(rn, trans, laddr, faddr, gfp);
-	if (!IS_ERR(conn))
-		rdsd_conn_start(conn);
+	conn = rdsd_conn_find_create(rn, trans, laddr, faddr, 0, gfp);
+	if (IS_ERR(conn))
+		return conn;
+	p = rdsd_conn_path_pick(READ_ONCE(conn->npaths), hash);
+	if (p) {
+		path = rdsd_conn_find_create(rn, trans, laddr, faddr, p, gfp);
+		/* without that path (max_conns), path 0 carries it */
+		if (!IS_ERR(path)) {
+			rdsd_conn_put(conn);
+			conn = path;
+		}
+	}
+	rdsd_conn_start(conn);
 	return conn;
 }
 
@@ -749,12 +791,13 @@ static bool rdsd_conn_revive(struct rdsd_net *rn, struct rdsd_conn *conn)
 	bool back = false;
 
 	spin_lock_bh(&rn->conn_lock);
-	if (!rdsd_conn_lookup(rn, conn->trans, conn->laddr, conn->faddr)) {
+	if (!rdsd_conn_lookup(rn, conn->trans, conn->laddr, conn->faddr,
+			      conn->path)) {
 		refcount_set(&conn->refs, 1);	/* the table's again */
 		clear_bit(RDSD_CONN_DEAD, &conn->flags);
 		hlist_add_head_rcu(&conn->hash_node,
 				   rdsd_conn_bucket(rn, conn->laddr,
-						    conn->faddr));
+						    conn->faddr, conn->path));
 		back = true;
 	}
 	spin_unlock_bh(&rn->conn_lock);

@@ -15,10 +15,13 @@ struct rdsd_transport_ops;
 
 struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *bound,
-					 __be32 laddr, __be32 faddr, gfp_t gfp);
+					 __be32 laddr, __be32 faddr, u32 hash,
+					 gfp_t gfp);
 struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 					const struct rdsd_transport_ops *trans,
-					__be32 laddr, __be32 faddr, gfp_t gfp);
+					__be32 laddr, __be32 faddr, u8 path,
+					gfp_t gfp);
+u8 rdsd_conn_path_pick(u8 npaths, u32 hash);
 void rdsd_conn_put(struct rdsd_conn *conn);
 struct rdsd_conn *rdsd_conn_get_next(struct rdsd_net *rn, unsigned long *id);
 void rdsd_conn_start(struct rdsd_conn *conn);

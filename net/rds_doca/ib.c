@@ -40,6 +40,11 @@ module_param_named(ib_port, rdsd_ib_port, ushort, 0444);
 MODULE_PARM_DESC(ib_port,
 		 "rdma_cm port the IB/RoCE transport listens on (default 18635)");
 
+unsigned int rdsd_ib_nr_paths = 1;
+module_param_named(ib_paths, rdsd_ib_nr_paths, uint, 0444);
+MODULE_PARM_DESC(ib_paths,
+		 "queue pairs (paths) to each peer address, 1..8; a sending socket's port picks one, and both ends use the smaller count (default 1)");
+
 /* A 16 KiB fragment spans at most five page blocks of a message. */
 #define RDSD_IB_MIN_SEND_SGE	6
 
@@ -444,6 +449,11 @@ int rdsd_ib_init(void)
 	struct rdma_cm_id *id;
 	int ret;
 
+	if (!rdsd_ib_nr_paths || rdsd_ib_nr_paths > RDSD_MAX_PATHS) {
+		pr_err("ib_paths=%u: the count of paths is 1..%d\n",
+		       rdsd_ib_nr_paths, RDSD_MAX_PATHS);
+		return -EINVAL;
+	}
 	ret = ib_register_client(&rdsd_ib_client);
 	if (ret)
 		return ret;

@@ -81,7 +81,8 @@ int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len)
 		return -EPROTO;
 	if (d->version != RDSD_IB_CM_VERSION)
 		return -EPROTONOSUPPORT;
-	if (d->flags || !d->incarnation)
+	if (d->flags || !d->incarnation ||
+	    memchr_inv(d->reserved, 0, sizeof(d->reserved)))
 		return -EPROTO;
 	/*
 	 * A ring of 3 now (rdsd_ib_ack_credits()), one that grows to hold
@@ -91,7 +92,9 @@ int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len)
 	    be32_to_cpu(d->recv_max) < be32_to_cpu(d->credits) ||
 	    be32_to_cpu(d->recv_max) < RDSD_IB_MAX_FRAGS + 2 ||
 	    be32_to_cpu(d->frag_size) < RDSD_IB_FRAG_SIZE ||
-	    be32_to_cpu(d->max_msg) < RDSD_MAX_MSG_SIZE)
+	    be32_to_cpu(d->max_msg) < RDSD_MAX_MSG_SIZE ||
+	    d->path >= RDSD_MAX_PATHS || !d->paths ||
+	    d->paths > RDSD_MAX_PATHS)
 		return -ERANGE;
 	return 0;
 }
@@ -121,8 +124,10 @@ static void rdsd_ib_cm_data_fill(struct rdsd_ib_conn *tp,
 	d->recv_max = cpu_to_be32(RDSD_IB_RECV_MAX);
 	d->frag_size = cpu_to_be32(RDSD_IB_FRAG_SIZE);
 	d->max_msg = cpu_to_be32(RDSD_MAX_MSG_SIZE);
+	d->paths = (u8)rdsd_ib_nr_paths;
 	if (!tp)
 		return;
+	d->path = tp->conn->path;
 	d->incarnation = cpu_to_be64(tp->incarnation);
 	d->peer_incarnation = cpu_to_be64(tp->peer_incarnation);
 	d->rx_next = cpu_to_be64(READ_ONCE(tp->conn->next_rx_seq));
@@ -139,6 +144,10 @@ static void rdsd_ib_peer_learn(struct rdsd_ib_conn *tp,
 	u64 inc = be64_to_cpu(d->incarnation);
 
 	tp->peer = *d;
+	/* the paths both ends use: path 0 tells the senders */
+	if (!tp->conn->path)
+		WRITE_ONCE(tp->conn->npaths, min_t(u8, d->paths,
+						   rdsd_ib_nr_paths));
 	if (tp->peer_incarnation == inc)
 		return;
 	if (tp->peer_incarnation)
@@ -684,7 +693,7 @@ static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	 */
 	conn = rdsd_conn_find_create(rdsd_net(&init_net), &rdsd_ib_transport,
 				     src->sin_addr.s_addr,
-				     dst->sin_addr.s_addr, GFP_KERNEL);
+				     dst->sin_addr.s_addr, d->path, GFP_KERNEL);
 	if (IS_ERR(conn)) {
 		rdsd_ib_reject(id, NULL, RDSD_IB_REJ_NOTREADY);
 		return 1;
@@ -800,6 +809,10 @@ int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 			ret = rdsd_ib_cm_data_check(c->private_data,
 						    c->private_data_len);
+			/* the peer answers for the path we asked for */
+			if (!ret && ((const struct rdsd_ib_cm_data *)
+				     c->private_data)->path != tp->conn->path)
+				ret = -EPROTO;
 			if (ret) {
 				rdsd_stat_inc(tp->conn->rn, recv_proto_error);
 				pr_info_ratelimited("%pI4->%pI4: peer's answer refused: %s\n",

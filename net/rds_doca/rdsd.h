@@ -80,6 +80,8 @@ struct rdsd_zcopy;
 
 #define RDSD_BIND_HASH_BITS	10
 #define RDSD_CONN_HASH_BITS	8
+/* paths (connections) one pair of addresses may have */
+#define RDSD_MAX_PATHS		RDS_DOCA_MAX_PATHS
 #define RDSD_CONG_HASH_BITS	8
 
 extern int rdsd_family;
@@ -181,6 +183,11 @@ enum {
  * @rn: owning namespace.
  * @laddr: local address.
  * @faddr: peer address.
+ * @path: which of the paths between @laddr and @faddr it is, below
+ *	RDSD_MAX_PATHS; fixed at creation.
+ * @npaths: on path 0, how many paths the two ends agreed on, 1 until the
+ *	transport learns it (rdsd_conn_get_outgoing()); written by the
+ *	transport, read locklessly.
  * @trans: transport carrying the connection.
  * @tp: transport state, owned by @trans.
  * @lcong: congestion map of @laddr.
@@ -221,6 +228,8 @@ struct rdsd_conn {
 	struct rdsd_net		*rn;
 	__be32			laddr;
 	__be32			faddr;
+	u8			path;
+	u8			npaths;
 	const struct rdsd_transport_ops *trans;
 	void			*tp;
 	struct rdsd_cong_map	*lcong;

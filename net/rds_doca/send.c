@@ -393,7 +393,7 @@ void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe)
 	if (conn->laddr != probe->daddr) {
 		/* for a peer: no user to charge, max_conns bounds it */
 		back = rdsd_conn_get_outgoing(conn->rn, conn->trans,
-					      probe->daddr, probe->saddr,
+					      probe->daddr, probe->saddr, 0,
 					      GFP_ATOMIC);
 		if (IS_ERR(back))
 			return;
@@ -527,18 +527,35 @@ int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 	return 0;
 }
 
-/* Get the connection to @daddr, through the socket's cache; sk_lock held. */
+/*
+ * Get the connection to @daddr, through the socket's cache; sk_lock held.
+ * Of several paths to @daddr, the socket's bound port picks one, and the
+ * cache keeps it there while it sends to @daddr: its messages to one
+ * peer take one path, in order, even if the number of paths changes.
+ * A socket that first sent before path 0 learned of more paths moves to
+ * its own once nothing it sent is unacknowledged: what it sent before has
+ * reached the peer's socket then, so nothing is overtaken.
+ */
+static bool rdsd_send_conn_keep(struct rdsd_sock *rs, struct rdsd_conn *conn)
+{
+	return conn->path ||
+	       !rdsd_conn_path_pick(READ_ONCE(conn->npaths),
+				    ntohs(rs->bound_port)) ||
+	       !list_empty_careful(&rs->send_queue);
+}
+
 static struct rdsd_conn *rdsd_send_conn(struct rdsd_sock *rs, __be32 daddr)
 {
 	struct rdsd_conn *conn = rs->conn;
 
-	if (conn && conn->faddr == daddr) {
+	if (conn && conn->faddr == daddr && rdsd_send_conn_keep(rs, conn)) {
 		refcount_inc(&conn->refs);
 		return conn;
 	}
 	/* made for this sender: its memory cgroup pays (max_conns bounds) */
 	conn = rdsd_conn_get_outgoing(rdsd_sk_net(rs), rs->trans,
 				      rs->bound_addr, daddr,
+				      ntohs(rs->bound_port),
 				      GFP_KERNEL_ACCOUNT);
 	if (IS_ERR(conn))
 		return conn;

@@ -26,7 +26,7 @@ static_assert(offsetof(struct rdsd_wire_hdr, frag_len) == 36);
 static_assert(offsetof(struct rdsd_wire_hdr, bufs) == 42);
 static_assert(offsetof(struct rdsd_wire_hdr, reserved) == 44);
 static_assert(offsetof(struct rdsd_wire_hdr, rdma_cookie) == 48);
-static_assert(sizeof(struct rdsd_ib_cm_data) == 48);
+static_assert(sizeof(struct rdsd_ib_cm_data) == 56);
 
 /**
  * rdsd_wire_encode - fill @hdr from @info

@@ -131,7 +131,7 @@ enum rdsd_ib_reject {
 	RDSD_IB_REJ_NOTREADY,	/* no connection can be made now */
 };
 
-#define RDSD_IB_CM_VERSION	5
+#define RDSD_IB_CM_VERSION	6
 
 /**
  * struct rdsd_ib_cm_data - rdma_cm private data of REQ, REP and REJ
@@ -147,9 +147,14 @@ enum rdsd_ib_reject {
  *	every time it is created (module load, namespace).
  * @peer_incarnation: the peer incarnation @rx_next refers to, 0 if none.
  * @rx_next: next sequence number the sender expects from the peer.
+ * @path: which of the paths between the two addresses this connection
+ *	is, below RDSD_MAX_PATHS (8).
+ * @paths: paths the sender would use, 1..RDSD_MAX_PATHS; both ends use
+ *	the smaller of the two counts, which path 0 tells.
+ * @reserved: zero.
  *
- * 48 bytes: within the 56 bytes rdma_cm leaves in an IB CM REQ.  The
- * IB/RoCE transport's connection manager (ib_cm.c) sends and checks it.
+ * 56 bytes: the room rdma_cm leaves in an IB CM REQ.  The IB/RoCE
+ * transport's connection manager (ib_cm.c) sends and checks it.
  */
 struct rdsd_ib_cm_data {
 	__be32	magic;
@@ -163,6 +168,9 @@ struct rdsd_ib_cm_data {
 	__be64	incarnation;
 	__be64	peer_incarnation;
 	__be64	rx_next;
+	__u8	path;
+	__u8	paths;
+	__u8	reserved[6];
 };
 
 void rdsd_wire_encode(struct rdsd_wire_hdr *hdr,

@@ -129,7 +129,7 @@ static struct rdsd_conn *ct_conn(struct kunit *test, __be32 laddr, int n)
 	struct rdsd_conn *conn;
 
 	conn = rdsd_conn_find_create(test->priv, &ct_transport, laddr,
-				     CT_FADDR(n), GFP_KERNEL);
+				     CT_FADDR(n), 0, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(conn));
 	return conn;
 }
@@ -145,7 +145,7 @@ static void rdsd_conn_find_create_over_limit_fails(struct kunit *test)
 	b = ct_conn(test, CT_LADDR, 1);
 
 	/* Act */
-	c = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(2),
+	c = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(2), 0,
 				  GFP_KERNEL);
 
 	/* Assert */
@@ -163,6 +163,67 @@ static void rdsd_conn_find_create_over_limit_fails(struct kunit *test)
 	c = ct_conn(test, CT_LADDR, 2);
 	rdsd_conn_put(c);
 	rdsd_conn_put(b);
+}
+
+static void rdsd_conn_paths_are_distinct(struct kunit *test)
+{
+	struct rdsd_net *rn = test->priv;
+	struct rdsd_conn *p0, *p1, *again;
+
+	/* Act */
+	p0 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0,
+				   GFP_KERNEL);
+	p1 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 1,
+				   GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p0));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p1));
+	again = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0),
+				      1, GFP_KERNEL);
+
+	/* Assert: two connections, each with its own sequence space */
+	KUNIT_EXPECT_PTR_NE(test, p0, p1);
+	KUNIT_EXPECT_PTR_EQ(test, again, p1);
+	KUNIT_EXPECT_EQ(test, p0->path, 0);
+	KUNIT_EXPECT_EQ(test, p1->path, 1);
+	KUNIT_EXPECT_EQ(test, p0->npaths, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rn->nr_conns), 2);
+	/* no path beyond the protocol's */
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(rdsd_conn_find_create(rn,
+			&ct_transport, CT_LADDR, CT_FADDR(0), RDSD_MAX_PATHS,
+			GFP_KERNEL)), -EINVAL);
+	rdsd_conn_put(again);
+	rdsd_conn_put(p1);
+	rdsd_conn_put(p0);
+}
+
+static void rdsd_conn_path_pick_spreads_and_holds(struct kunit *test)
+{
+	unsigned int seen[RDSD_MAX_PATHS + 1] = {};
+	u32 hash;
+	u8 n, p;
+
+	/* one path, or a count no peer may agree on: path 0 */
+	for (hash = 0; hash < 256; hash++) {
+		KUNIT_EXPECT_EQ(test, rdsd_conn_path_pick(1, hash), 0);
+		KUNIT_EXPECT_EQ(test, rdsd_conn_path_pick(0, hash), 0);
+		KUNIT_EXPECT_EQ(test,
+				rdsd_conn_path_pick(RDSD_MAX_PATHS + 1, hash),
+				0);
+	}
+	for (n = 2; n <= RDSD_MAX_PATHS; n++) {
+		memset(seen, 0, sizeof(seen));
+		for (hash = 1024; hash < 1024 + 64 * n; hash++) {
+			p = rdsd_conn_path_pick(n, hash);
+			KUNIT_ASSERT_LT(test, p, n);
+			/* the same sender always takes the same path */
+			KUNIT_EXPECT_EQ(test, rdsd_conn_path_pick(n, hash), p);
+			seen[p]++;
+		}
+		/* consecutive ports use every path */
+		for (p = 0; p < n; p++)
+			KUNIT_EXPECT_GT_MSG(test, seen[p], 0U,
+					    "%u paths: path %u unused", n, p);
+	}
 }
 
 static void rdsd_conn_reap_frees_only_unused(struct kunit *test)
@@ -410,6 +471,8 @@ static void rdsd_conn_wanted_is_not_parked_until_up(struct kunit *test)
 
 static struct kunit_case rdsd_conn_cases[] = {
 	KUNIT_CASE(rdsd_conn_find_create_over_limit_fails),
+	KUNIT_CASE(rdsd_conn_paths_are_distinct),
+	KUNIT_CASE(rdsd_conn_path_pick_spreads_and_holds),
 	KUNIT_CASE(rdsd_conn_reap_frees_only_unused),
 	KUNIT_CASE(rdsd_conn_reap_keeps_queued_messages),
 	KUNIT_CASE(rdsd_conn_reap_asks_transport),

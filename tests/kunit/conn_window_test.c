@@ -201,7 +201,7 @@ static int win_init(struct kunit *test)
 	w->rn = rn;
 
 	conn = rdsd_conn_find_create(rn, &win_transport, WIN_LADDR, WIN_FADDR,
-				     GFP_KERNEL);
+				     0, GFP_KERNEL);
 	if (IS_ERR(conn))
 		return PTR_ERR(conn);
 	w->conn = conn;

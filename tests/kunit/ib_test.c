@@ -784,6 +784,7 @@ static void good_cm_data(struct rdsd_ib_cm_data *d)
 	d->recv_max = cpu_to_be32(RDSD_IB_RECV_MAX);
 	d->frag_size = cpu_to_be32(RDSD_IB_FRAG_SIZE);
 	d->max_msg = cpu_to_be32(RDSD_MAX_MSG_SIZE);
+	d->paths = 1;
 	d->incarnation = cpu_to_be64(0x0123456789abcdefULL);
 }
 
@@ -797,7 +798,7 @@ struct cm_case {
 	static void fn(struct rdsd_ib_cm_data *d, u8 *len) { body; }
 
 CM_MUTATOR(cm_ok, (void)d)
-CM_MUTATOR(cm_req_padding, *len = 56)
+CM_MUTATOR(cm_req_padding, *len = 64)
 CM_MUTATOR(cm_short, *len = sizeof(*d) - 1)
 CM_MUTATOR(cm_empty, *len = 0)
 CM_MUTATOR(cm_magic, d->magic ^= htonl(0x100))
@@ -829,10 +830,18 @@ CM_MUTATOR(cm_frag_big, d->frag_size = htonl(SZ_64K))
 CM_MUTATOR(cm_max_msg_short, d->max_msg = htonl(RDSD_MAX_MSG_SIZE - 1))
 CM_MUTATOR(cm_max_msg_zero, d->max_msg = 0)
 CM_MUTATOR(cm_max_msg_big, d->max_msg = htonl(SZ_2M))
+CM_MUTATOR(cm_reserved, d->reserved[0] = 1)
+CM_MUTATOR(cm_reserved_last, d->reserved[5] = 0x80)
+CM_MUTATOR(cm_path_last, d->path = RDSD_MAX_PATHS - 1;
+	   d->paths = RDSD_MAX_PATHS)
+CM_MUTATOR(cm_path_beyond, d->path = RDSD_MAX_PATHS)
+CM_MUTATOR(cm_path_255, d->path = 255)
+CM_MUTATOR(cm_paths_zero, d->paths = 0)
+CM_MUTATOR(cm_paths_beyond, d->paths = RDSD_MAX_PATHS + 1)
 
 static const struct cm_case cm_cases[] = {
 	{ "valid", cm_ok, 0 },
-	{ "padded to the 56 bytes of a REQ", cm_req_padding, 0 },
+	{ "longer than ours", cm_req_padding, 0 },
 	{ "one byte short", cm_short, -EPROTO },
 	{ "no private data", cm_empty, -EPROTO },
 	{ "bad magic", cm_magic, -EPROTO },
@@ -860,6 +869,13 @@ static const struct cm_case cm_cases[] = {
 	{ "messages one byte smaller", cm_max_msg_short, -ERANGE },
 	{ "no messages", cm_max_msg_zero, -ERANGE },
 	{ "larger messages", cm_max_msg_big, 0 },
+	{ "reserved byte set", cm_reserved, -EPROTO },
+	{ "last reserved bit set", cm_reserved_last, -EPROTO },
+	{ "the last path of the most", cm_path_last, 0 },
+	{ "a path beyond the most", cm_path_beyond, -ERANGE },
+	{ "path 255", cm_path_255, -ERANGE },
+	{ "no paths", cm_paths_zero, -ERANGE },
+	{ "more paths than the most", cm_paths_beyond, -ERANGE },
 };
 
 static void cm_desc(const struct cm_case *c, char *desc)
@@ -888,7 +904,7 @@ static void rdsd_ib_cm_data_check_validates(struct kunit *test)
 static void rdsd_ib_cm_data_check_without_data(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, rdsd_ib_cm_data_check(NULL, 0), -EPROTO);
-	KUNIT_EXPECT_EQ(test, rdsd_ib_cm_data_check(NULL, 48), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rdsd_ib_cm_data_check(NULL, 56), -EPROTO);
 }
 
 struct frag_case {

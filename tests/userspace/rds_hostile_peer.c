@@ -45,7 +45,7 @@
 /* The wire protocol, as net/rds_doca/wire.h and ib.h define it. */
 #define WIRE_MAGIC	0x52445344	/* "RDSD" */
 #define WIRE_VERSION	5
-#define CM_VERSION	5
+#define CM_VERSION	6
 #define T_DATA		1
 #define T_ACK		2
 #define T_CONG		3
@@ -84,6 +84,9 @@ struct wire_hdr {
 #define HDR ((uint32_t)sizeof(struct wire_hdr))
 _Static_assert(sizeof(struct wire_hdr) == 64, "struct rdsd_wire_hdr");
 
+/* hostile addresses added, 192.0.2.10 up: more than the cases connecting */
+#define HOSTILE_ADDRS	64
+
 struct cm_data {
 	uint32_t magic;
 	uint8_t  version;
@@ -96,8 +99,11 @@ struct cm_data {
 	uint64_t incarnation;
 	uint64_t peer_incarnation;
 	uint64_t rx_next;
+	uint8_t  path;
+	uint8_t  paths;
+	uint8_t  reserved[6];
 } __attribute__((packed));
-_Static_assert(sizeof(struct cm_data) == 48, "struct rdsd_ib_cm_data");
+_Static_assert(sizeof(struct cm_data) == 56, "struct rdsd_ib_cm_data");
 
 /*
  * Receives we post, and the credits we offer and say our ring grows to:
@@ -357,6 +363,7 @@ static void cm_req_valid(struct cm_data *req)
 	req->recv_max = htobe32(OFFER);
 	req->frag_size = htobe32(FRAG);
 	req->max_msg = htobe32(MAX_MSG);
+	req->paths = 1;
 	req->incarnation = htobe64(((uint64_t)getpid() << 32) | hp.next_host);
 }
 
@@ -1150,6 +1157,31 @@ static void cm_small_frags_mangle(struct cm_data *d, uint8_t *len)
 	d->frag_size = htobe32(FRAG / 4);
 }
 
+static void cm_reserved_mangle(struct cm_data *d, uint8_t *len)
+{
+	(void)len;
+	d->reserved[5] = 1;
+}
+
+/* A path beyond the eight a pair of addresses may have. */
+static void cm_path_beyond_mangle(struct cm_data *d, uint8_t *len)
+{
+	(void)len;
+	d->path = 8;
+}
+
+static void cm_no_paths_mangle(struct cm_data *d, uint8_t *len)
+{
+	(void)len;
+	d->paths = 0;
+}
+
+static void cm_many_paths_mangle(struct cm_data *d, uint8_t *len)
+{
+	(void)len;
+	d->paths = 9;
+}
+
 #define REFUSAL_CASE(name) { #name, refuse_##name }
 #define DEFINE_REFUSAL(name, reason) \
 	static void refuse_##name(void) \
@@ -1163,6 +1195,10 @@ DEFINE_REFUSAL(cm_no_incarnation, REJ_VERSION)
 DEFINE_REFUSAL(cm_few_credits, REJ_LIMITS)
 DEFINE_REFUSAL(cm_two_credits, REJ_LIMITS)
 DEFINE_REFUSAL(cm_small_frags, REJ_LIMITS)
+DEFINE_REFUSAL(cm_reserved, REJ_VERSION)
+DEFINE_REFUSAL(cm_path_beyond, REJ_LIMITS)
+DEFINE_REFUSAL(cm_no_paths, REJ_LIMITS)
+DEFINE_REFUSAL(cm_many_paths, REJ_LIMITS)
 
 /* ------------------------------------------------------------------ */
 /* refusals: the connection goes on                                    */
@@ -1486,7 +1522,8 @@ static void setup(void)
 	hp.legit_b = bound_socket_at(cfg.peer, 0, "bind the legit peer");
 	hp.victim = bound_socket_at(cfg.peer, 0, "bind the victim socket");
 	hp.victim_port = hp.victim >= 0 ? bound_port(hp.victim) : 0;
-	for (h = hp.next_host; h < hp.next_host + 48; h++) {
+	/* one address per case that connects, and room for more */
+	for (h = hp.next_host; h < hp.next_host + HOSTILE_ADDRS; h++) {
 		snprintf(cmd, sizeof(cmd),
 			 "ip addr replace 192.0.2.%u/32 dev %s", h, hp.netdev);
 		fail |= system(cmd);
@@ -1516,6 +1553,10 @@ static const struct selftest tests[] = {
 	REFUSAL_CASE(cm_few_credits),
 	REFUSAL_CASE(cm_two_credits),
 	REFUSAL_CASE(cm_small_frags),
+	REFUSAL_CASE(cm_reserved),
+	REFUSAL_CASE(cm_path_beyond),
+	REFUSAL_CASE(cm_no_paths),
+	REFUSAL_CASE(cm_many_paths),
 	RESET_CASE(ack_of_nothing),
 	RESET_CASE(ack_far_future),
 	RESET_CASE(ack_one_ahead),

@@ -875,9 +875,14 @@ def main():
     return T.close()
 
 
-if __name__ == "__main__":
+def run_main(main_fn, tap):
+    """Exit with main_fn()'s status; a crash is a failure, not a silence."""
     try:
-        sys.exit(main())
-    except Exception as e:		# a crash is a failure, not a silence
-        T.ok(False, f"the test ran to its end: {type(e).__name__}: {e}")
-        sys.exit(T.close() or 1)
+        sys.exit(main_fn())
+    except Exception as e:		# pylint: disable=broad-except
+        tap.ok(False, f"the test ran to its end: {type(e).__name__}: {e}")
+        sys.exit(tap.close() or 1)
+
+
+if __name__ == "__main__":
+    run_main(main, T)

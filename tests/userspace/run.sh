@@ -319,20 +319,29 @@ sys.exit(1)' 2>&1)
 	depmod -a
 }
 
+# param_refused STAGE PARAM=VALUE WHY: loading with the parameter fails,
+# leaves nothing loaded, and the kernel log says WHY
+param_refused() {
+	local stage=$1 param=$2 why=$3 out rc
+
+	out=$(insmod_doca "$param")
+	rc=$?
+	check "$(status test $rc -ne 0)" "$stage: insmod $param is refused" \
+		"$out"
+	check "$(status eval "! loaded rds_doca")" \
+		"$stage: ... and rds_doca stays unloaded"
+	check "$(status eval "dmesg | tail -n 20 | grep -qF '$why'")" \
+		"$stage: ... the kernel log says $why"
+}
+
 # max_msg_size: outside 1..64 MiB the load is refused, saying why; 64 MiB
 # itself is taken
 max_msg_size_param() {
-	local v out rc
+	local v out
 
 	for v in 0 67108865; do
-		out=$(insmod_doca max_msg_size=$v)
-		rc=$?
-		check "$(status test $rc -ne 0)" \
-			"doca: insmod max_msg_size=$v is refused" "$out"
-		check "$(status eval "! loaded rds_doca")" \
-			"doca: ... and rds_doca stays unloaded"
-		check "$(status eval "dmesg | tail -n 20 | grep -q 'max_msg_size=$v is out of range'")" \
-			"doca: ... the kernel log says max_msg_size=$v is out of range"
+		param_refused doca max_msg_size=$v \
+			"max_msg_size=$v is out of range"
 	done
 	out=$(insmod_doca max_msg_size=67108864)
 	if check $? "doca: insmod max_msg_size=67108864 (64 MiB)" "$out"; then
@@ -341,6 +350,26 @@ max_msg_size_param() {
 			"doca: ... the parameter reads 67108864" "read '$v'"
 		out=$(unload rds_doca)
 		check $? "doca: rmmod rds_doca" "$out"
+	fi
+}
+
+# ib_paths: outside 1..8 the load is refused, saying why; with 2, two
+# queue pairs between the two addresses carry the senders that pick them
+ib_paths_param() {
+	local v out fam
+
+	for v in 0 9; do
+		param_refused ib ib_paths=$v \
+			"ib_paths=$v: the count of paths is 1..8"
+	done
+	out=$(insmod_doca ib_paths=2)
+	if check $? "ib: insmod rds_doca.ko ib_paths=2" "$out"; then
+		fam=$(family_param)
+		run_suite ib-paths "$HERE/ib_paths_test.py" --family "$fam" \
+			--addr "$IB_ADDR" --peer "$IB_PEER" --paths 2 \
+			--rdsctl "$RDSCTL"
+		out=$(unload rds_doca 5)
+		check $? "ib: rmmod rds_doca ib_paths=2" "$out"
 	fi
 }
 
@@ -601,6 +630,7 @@ if want_stage ib; then
 			check $rc "ib: rmmod rds_doca within 5 s of the last socket closing" \
 				"$out"
 		fi
+		ib_paths_param
 	fi
 	out=$(rxe_teardown)
 	check $? "ib: remove $IB_DEV and $IB_NETDEV" "$out"

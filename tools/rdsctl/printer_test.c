@@ -94,6 +94,7 @@ static struct nl_msg *conn_msg(uint8_t cmd)
 	nla_put_u32(msg, RDS_DOCA_A_CONN_LADDR, addr("192.0.2.1"));
 	nla_put_u32(msg, RDS_DOCA_A_CONN_PEER, addr("192.0.2.2"));
 	nla_put_string(msg, RDS_DOCA_A_CONN_TRANSPORT, "ib");
+	nla_put_u8(msg, RDS_DOCA_A_CONN_PATH, 1);
 	nla_put_u8(msg, RDS_DOCA_A_CONN_STATE, RDS_DOCA_CONN_STATE_UP);
 	nla_put_u8(msg, RDS_DOCA_A_CONN_PORT, 1);
 	nla_put_u64(msg, RDS_DOCA_A_CONN_NEXT_TX_SEQ, 1ULL << 32);
@@ -114,7 +115,7 @@ static void test_conn(void)
 	pr_list_end();
 	check("conn: JSON, unknown, short and missing attributes",
 	      "[{\"id\":7,\"laddr\":\"192.0.2.1\",\"peer\":\"192.0.2.2\","
-	      "\"transport\":\"ib\",\"state\":\"up\",\"port\":1,"
+	      "\"transport\":\"ib\",\"path\":1,\"state\":\"up\",\"port\":1,"
 	      "\"next_tx_seq\":4294967296,\"last_error\":-110}]\n");
 
 	capture(false, false);
@@ -123,12 +124,12 @@ static void test_conn(void)
 	print_obj(&conn_type, msg, false);
 	pr_list_end();
 	check("conn: text table",
-	      "ID LADDR     PEER      TRANSPORT STATE DEV PORT SEND_QUEUE "
-	      "RETRANS CONNECTS LAST_ERROR\n"
-	      "7  192.0.2.1 192.0.2.2 ib        up    -   1    -          "
-	      "-       -        -110\n"
-	      "7  192.0.2.1 192.0.2.2 ib        up    -   1    -          "
-	      "-       -        -110\n");
+	      "ID LADDR     PEER      TRANSPORT PATH STATE DEV PORT "
+	      "SEND_QUEUE RETRANS CONNECTS LAST_ERROR\n"
+	      "7  192.0.2.1 192.0.2.2 ib        1    up    -   1    "
+	      "-          -       -        -110\n"
+	      "7  192.0.2.1 192.0.2.2 ib        1    up    -   1    "
+	      "-          -       -        -110\n");
 
 	capture(true, true);
 	pr_list_start();
@@ -403,13 +404,13 @@ static void test_events(void)
 	print_event(nlmsg_hdr(msg), false);
 	check("event: JSON line even when pretty",
 	      "{\"event\":\"conn-down\",\"id\":7,\"laddr\":\"192.0.2.1\","
-	      "\"peer\":\"192.0.2.2\",\"transport\":\"ib\",\"state\":\"up\","
-	      "\"port\":1,\"next_tx_seq\":4294967296,\"last_error\":-110}\n");
+	      "\"peer\":\"192.0.2.2\",\"transport\":\"ib\",\"path\":1,"
+	      "\"state\":\"up\",\"port\":1,\"next_tx_seq\":4294967296,\"last_error\":-110}\n");
 
 	capture(false, false);
 	print_event(nlmsg_hdr(msg), false);
 	check("event: conn text line",
-	      "conn down 192.0.2.1 -> 192.0.2.2 ib id 7 port 1 "
+	      "conn down 192.0.2.1 -> 192.0.2.2 ib id 7 path 1 port 1 "
 	      "last_error -110\n");
 
 	nla_put_string(dev, RDS_DOCA_A_DEV_NAME, "rxe0");

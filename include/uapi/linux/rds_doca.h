@@ -360,6 +360,13 @@ struct rds_zcopy_cookies {
  */
 #define RDS_DOCA_MAX_MSG_SIZE		(1U << 20)
 #define RDS_DOCA_MSG_SIZE_LIMIT		(64U << 20)
+
+/*
+ * Paths (IB queue pairs) one pair of addresses may have: the ib_paths
+ * module parameter, 1 by default; a sending socket's bound port picks
+ * one (RDS_DOCA_A_CONN_PATH names it).
+ */
+#define RDS_DOCA_MAX_PATHS		8
 #define RDS_DOCA_MSG_MAX		65	/* int, bytes */
 
 /* Largest registered region, RDMA operation, and local iovec count. */
@@ -493,6 +500,10 @@ enum {
 	RDS_DOCA_A_CONN_RX_BYTES,	/* u64 */
 	RDS_DOCA_A_CONN_LAST_ERROR,	/* s32: last errno that took it down */
 	RDS_DOCA_A_CONN_RECV_BUFS,	/* u32: receive buffers posted */
+	RDS_DOCA_A_CONN_PATH,		/* u8: which path between the two
+					 * addresses (0 ..
+					 * RDS_DOCA_MAX_PATHS - 1)
+					 */
 
 	__RDS_DOCA_A_CONN_MAX,
 	RDS_DOCA_A_CONN_MAX = __RDS_DOCA_A_CONN_MAX - 1
