@@ -228,8 +228,6 @@ struct rdsd_conn {
 	struct rdsd_net		*rn;
 	__be32			laddr;
 	__be32			faddr;
-	u8			path;
-	u8			npaths;
 	const struct rdsd_transport_ops *trans;
 	void			*tp;
 	struct rdsd_cong_map	*lcong;
@@ -256,6 +254,8 @@ struct rdsd_conn {
 	u64			rx_msgs;
 	u64			rx_bytes;
 	u32			pong_tokens;
+	u8			path;	/* in the hole before pong_stamp */
+	u8			npaths;
 	u64			pong_stamp;
 	unsigned long		idle_since;
 	u64			idle_mark;

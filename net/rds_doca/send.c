@@ -538,9 +538,10 @@ int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
  */
 static bool rdsd_send_conn_keep(struct rdsd_sock *rs, struct rdsd_conn *conn)
 {
-	return conn->path ||
-	       !rdsd_conn_path_pick(READ_ONCE(conn->npaths),
-				    ntohs(rs->bound_port)) ||
+	u8 npaths = READ_ONCE(conn->npaths);
+
+	return npaths <= 1 || conn->path ||
+	       !rdsd_conn_path_pick(npaths, ntohs(rs->bound_port)) ||
 	       !list_empty_careful(&rs->send_queue);
 }
 
