@@ -162,13 +162,15 @@ int rdsd_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 		goto out;
 	}
 
+	/* before the socket can be found: delivery may mark it congested */
+	rs->lcong = map;
 	ret = rdsd_add_bound(rn, rs, addr, sin->sin_port);
 	if (ret) {
+		rs->lcong = NULL;
 		rdsd_cong_map_put(rn, map);
 		goto out;
 	}
 	rs->trans = trans;
-	rs->lcong = map;
 out:
 	release_sock(sk);
 	return ret;

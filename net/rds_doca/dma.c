@@ -774,13 +774,13 @@ static bool rdsd_dma_iter(struct rdsd_net *rn, enum rdsd_copy_dir dir,
 int rdsd_dma_from_iter(struct rdsd_net *rn, struct scatterlist *sg,
 		       unsigned int nents, struct iov_iter *from, size_t len)
 {
+	struct scatterlist *p;
 	unsigned int i;
 
 	if (rdsd_dma_iter(rn, RDSD_COPY_SEND, sg, nents, from, len))
 		return 0;
-	for (i = 0; i < nents; i++) {
-		if (copy_from_iter(sg_virt(&sg[i]), sg[i].length, from) !=
-		    sg[i].length)
+	for_each_sg(sg, p, nents, i) {
+		if (copy_from_iter(sg_virt(p), p->length, from) != p->length)
 			return -EFAULT;
 	}
 	return 0;
@@ -799,15 +799,18 @@ int rdsd_dma_from_iter(struct rdsd_net *rn, struct scatterlist *sg,
 int rdsd_dma_to_iter(struct rdsd_net *rn, struct scatterlist *sg,
 		     unsigned int nents, struct iov_iter *to, size_t len)
 {
+	struct scatterlist *p;
 	size_t done = 0;
 	unsigned int i;
 
 	if (rdsd_dma_iter(rn, RDSD_COPY_RECV, sg, nents, to, len))
 		return len;
-	for (i = 0; i < nents && done < len; i++) {
-		size_t n = min_t(size_t, sg[i].length, len - done);
+	for_each_sg(sg, p, nents, i) {
+		size_t n = min_t(size_t, p->length, len - done);
 
-		if (copy_to_iter(sg_virt(&sg[i]), n, to) != n)
+		if (!n)
+			break;
+		if (copy_to_iter(sg_virt(p), n, to) != n)
 			return -EFAULT;
 		done += n;
 	}

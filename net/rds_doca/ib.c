@@ -107,7 +107,7 @@ static void rdsd_ib_dev_fill(struct rdsd_ib_dev *dev, struct rdsd_dev_info *di)
 		di->state = pa.state;
 	if (!rdma_query_gid(ibdev, di->port, 0, &gid))
 		memcpy(di->gid, gid.raw, sizeof(di->gid));
-	di->max_msg = RDSD_MAX_MSG_SIZE;
+	di->max_msg = RDSD_MSG_SIZE_LIMIT;
 	di->atomic_cap = a->atomic_cap;
 	di->masked_atomic_cap = a->masked_atomic_cap;
 	di->frwr_depth = dev->max_frmr_pages;
@@ -415,7 +415,7 @@ const struct rdsd_transport_ops rdsd_ib_transport = {
 	.conn_connect	= rdsd_ib_conn_connect,
 	.conn_shutdown	= rdsd_ib_conn_shutdown,
 	.xmit		= rdsd_ib_xmit,
-	.max_msg	= RDSD_MAX_MSG_SIZE,
+	.max_msg	= RDSD_MSG_SIZE_LIMIT,
 	.cong_changed	= rdsd_ib_cong_changed,
 	.features	= RDSD_TRANS_F_RDMA,
 	.mr_register	= rdsd_ib_mr_register,

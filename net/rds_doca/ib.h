@@ -22,6 +22,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "rdsd.h"
+#include "message.h"
 #include "mr.h"
 #include "transport.h"
 #include "wire.h"
@@ -30,7 +31,10 @@
 
 /* Payload bytes of one fragment, the size of every receive buffer. */
 #define RDSD_IB_FRAG_SIZE	SZ_16K
-/* Fragments of the largest message. */
+/*
+ * Fragments of the largest message posted whole (RDSD_MAX_MSG_SIZE); a
+ * larger one goes in pieces as credits return (ib_send.c).
+ */
 #define RDSD_IB_MAX_FRAGS	(RDSD_MAX_MSG_SIZE / RDSD_IB_FRAG_SIZE)
 /*
  * Slots of each ring, indexed modulo a power of two.  The queue pair and
@@ -263,6 +267,18 @@ struct rdsd_ib_recv {
 };
 
 /**
+ * struct rdsd_ib_sg_cur - where the next fragment's bytes are in a message
+ * @sg: mapped entry holding them.
+ * @start: offset of @sg in the message.
+ * @left: mapped entries from @sg on.
+ */
+struct rdsd_ib_sg_cur {
+	struct scatterlist	*sg;
+	u32			start;
+	int			left;
+};
+
+/**
  * struct rdsd_ib_credits - send credits of one connection
  * @avail: receive buffers of the peer we may send into; at most @max.
  * @adv: receive buffers we posted and have not told the peer about.
@@ -394,6 +410,15 @@ struct rdsd_ib_credits {
  * @denied: a cookie the peer refused, for the operation that asked.
  * @tx_since_req: messages sent since the last ack request.
  * @rx_unacked: messages received since we last sent an acknowledgment.
+ * @tx_big: a message of more than RDSD_IB_MAX_FRAGS fragments whose first
+ *	went and whose rest goes as credits return (a reference), NULL when
+ *	none; while there is one no other message is posted.  Its mapping
+ *	goes with its last fragment's completion, or with the queue pair
+ *	(rdsd_ib_big_drop()).
+ * @tx_big_info: its header fields.
+ * @tx_big_next: its next fragment to post.
+ * @tx_big_nfrags: its fragments.
+ * @tx_big_cur: where @tx_big_next's bytes are.
  * @sends: send ring.
  * @send_hdrs: header of every send slot, mapped at @send_hdrs_dma.
  * @cong_buf: snapshot of the local congestion map being sent.
@@ -404,6 +429,10 @@ struct rdsd_ib_credits {
  *	cm_mutex and send_lock; read locklessly by receive completions.
  * @recv_hdrs: header of every receive slot, mapped at @recv_hdrs_dma.
  * @rx_msg: message being reassembled, NULL while @rx_skip or idle.
+ * @rx_rs: the socket that room was reserved in for @rx_msg, a message of
+ *	more than RDSD_MAX_MSG_SIZE bytes (rdsd_recv_reserve()), with a
+ *	reference; NULL for a smaller one.
+ * @rx_fill: where the next bytes of such a message go.
  * @rx_active: a message's fragments are arriving.
  * @rx_skip: the message being received was delivered before: drop it.
  * @rx_seq: sequence number of the message being received.
@@ -480,6 +509,11 @@ struct rdsd_ib_conn {
 	u64			denied;
 	u32			tx_since_req;
 	u32			rx_unacked;
+	struct rdsd_msg		*tx_big;
+	struct rdsd_wire_info	tx_big_info;
+	u32			tx_big_next;
+	u32			tx_big_nfrags;
+	struct rdsd_ib_sg_cur	tx_big_cur;
 	struct rdsd_ib_send	*sends;
 	void			*send_hdrs;
 	u64			send_hdrs_dma;
@@ -496,6 +530,8 @@ struct rdsd_ib_conn {
 	u64			rx_seq;
 	u32			rx_len;
 	u32			rx_off;
+	struct rdsd_sock	*rx_rs;
+	struct rdsd_msg_fill	rx_fill;
 
 	/* cold, and large: after what every send and receive touches */
 	struct rdsd_ib_grant	grants[RDSD_IB_GRANTS];
@@ -628,6 +664,7 @@ void rdsd_ib_cong_changed(struct rdsd_conn *conn);
 void rdsd_ib_ack_worker(struct work_struct *work);
 void rdsd_ib_cong_worker(struct work_struct *work);
 void rdsd_ib_pack_drop(struct rdsd_ib_conn *tp);
+void rdsd_ib_big_drop(struct rdsd_ib_conn *tp);
 void rdsd_ib_send_ctl(struct rdsd_ib_conn *tp);
 u32 rdsd_ib_ctl_count(const struct rdsd_ib_conn *tp, u8 type);
 void rdsd_ib_ctl_push(struct rdsd_ib_conn *tp,
@@ -663,6 +700,9 @@ int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len);
 int rdsd_ib_op_status(enum ib_wc_status status);
 int rdsd_ib_frag_check(bool active, u64 seq, u32 len, u32 off,
 		       const struct rdsd_wire_info *info);
+#if IS_ENABLED(CONFIG_KUNIT)
+u32 rdsd_ib_frags_room(const struct rdsd_ib_conn *tp, u32 nwr);
+#endif
 int rdsd_ib_grant_check(const struct rdsd_ib_grant *g,
 			const struct rdsd_op *op, __be16 sport, __be16 dport);
 

@@ -123,7 +123,7 @@ static void rdsd_ib_cm_data_fill(struct rdsd_ib_conn *tp,
 	d->credits = cpu_to_be32(RDSD_IB_RECV_INIT);
 	d->recv_max = cpu_to_be32(RDSD_IB_RECV_MAX);
 	d->frag_size = cpu_to_be32(RDSD_IB_FRAG_SIZE);
-	d->max_msg = cpu_to_be32(RDSD_MAX_MSG_SIZE);
+	d->max_msg = cpu_to_be32(RDSD_MSG_SIZE_LIMIT);
 	d->paths = (u8)rdsd_ib_nr_paths;
 	if (!tp)
 		return;

@@ -78,15 +78,96 @@ void rdsd_ib_rx_reset(struct rdsd_ib_conn *tp)
 	if (tp->rx_msg)
 		rdsd_msg_put(tp->rx_msg);
 	tp->rx_msg = NULL;
+	if (tp->rx_rs)
+		rdsd_recv_unreserve(tp->rx_rs, tp->rx_len);
+	tp->rx_rs = NULL;
 	tp->rx_active = false;
 	tp->rx_skip = false;
+}
+
+/*
+ * The first fragment of a message: make the message to reassemble it in,
+ * or decide to skip it.  A message of up to RDSD_MAX_MSG_SIZE bytes gets
+ * its pages at once, as the credits a peer holds bound what it can send;
+ * a larger one only for a socket that has room for it (rdsd_recv_reserve())
+ * and page by page as fragments arrive.
+ */
+static int rdsd_ib_rx_begin(struct rdsd_ib_conn *tp,
+			    const struct rdsd_wire_info *info)
+{
+	struct rdsd_conn *conn = tp->conn;
+	struct rdsd_msg *msg;
+
+	tp->rx_active = true;
+	tp->rx_seq = info->seq;
+	tp->rx_len = info->len;
+	tp->rx_off = 0;
+	/* sent again after a reset, delivered before: skip it */
+	tp->rx_skip = info->seq < READ_ONCE(conn->next_rx_seq);
+	if (tp->rx_skip)
+		return 0;
+	if (info->len <= RDSD_MAX_MSG_SIZE) {
+		msg = rdsd_msg_alloc(info->len, GFP_ATOMIC);
+	} else {
+		tp->rx_rs = rdsd_recv_reserve(conn, info->dport, info->len);
+		if (!tp->rx_rs) {
+			tp->rx_skip = true;
+			return 0;
+		}
+		msg = rdsd_msg_alloc_grow(info->len, GFP_ATOMIC, &tp->rx_fill);
+	}
+	if (!msg)
+		return -ENOMEM;
+	msg->seq = info->seq;
+	msg->saddr = conn->faddr;
+	msg->daddr = conn->laddr;
+	msg->sport = info->sport;
+	msg->dport = info->dport;
+	msg->rdma_dest = info->rdma_cookie;
+	tp->rx_msg = msg;
+	return 0;
+}
+
+/* The last fragment arrived: deliver the message, or let it go. */
+static void rdsd_ib_rx_end(struct rdsd_ib_conn *tp,
+			   const struct rdsd_wire_info *info)
+{
+	struct rdsd_conn *conn = tp->conn;
+
+	/* the operation that rode on the message is done */
+	if (info->flags & RDSD_WIRE_F_RDMA_USED) {
+		const struct rdsd_mr_peer peer = {
+			.saddr = conn->faddr, .sport = info->sport,
+			.daddr = conn->laddr, .dport = info->dport,
+		};
+
+		rdsd_mr_use_key(conn->rn, info->rdma_key, &peer, conn);
+	}
+	if (tp->rx_rs) {
+		/* delivery counts it in the receive buffer again */
+		rdsd_recv_unreserve(tp->rx_rs, tp->rx_len);
+		tp->rx_rs = NULL;
+	}
+	/*
+	 * Not on a connection the reaper took: no ack would cover it, the
+	 * peer sends it again to the successor (conn.c).
+	 */
+	if (test_bit(RDSD_CONN_DEAD, &conn->flags)) {
+		rdsd_stat_inc(conn->rn, recv_drop_old_seq);
+	} else if (tp->rx_msg) {
+		if (info->flags & RDSD_WIRE_F_SILENT)
+			set_bit(RDSD_MSG_SILENT, &tp->rx_msg->flags);
+		rdsd_recv_incoming(conn, tp->rx_msg);
+	} else {
+		rdsd_recv_skipped(conn, tp->rx_seq);
+	}
+	rdsd_ib_rx_reset(tp);
 }
 
 /* A DATA fragment arrived: reassemble, deliver the last one. */
 static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, const void *payload,
 			     const struct rdsd_wire_info *info)
 {
-	struct rdsd_conn *conn = tp->conn;
 	struct rdsd_msg *msg;
 	int ret;
 
@@ -96,53 +177,27 @@ static int rdsd_ib_recv_data(struct rdsd_ib_conn *tp, const void *payload,
 		return ret;
 
 	if (!tp->rx_active) {
-		tp->rx_active = true;
-		tp->rx_seq = info->seq;
-		tp->rx_len = info->len;
-		tp->rx_off = 0;
-		/* sent again after a reset, delivered before: skip it */
-		tp->rx_skip = info->seq < READ_ONCE(conn->next_rx_seq);
-		if (!tp->rx_skip) {
-			msg = rdsd_msg_alloc(info->len, GFP_ATOMIC);
-			if (!msg)
-				return -ENOMEM;
-			msg->seq = info->seq;
-			msg->saddr = conn->faddr;
-			msg->daddr = conn->laddr;
-			msg->sport = info->sport;
-			msg->dport = info->dport;
-			msg->rdma_dest = info->rdma_cookie;
-			tp->rx_msg = msg;
-		}
+		ret = rdsd_ib_rx_begin(tp, info);
+		if (ret)
+			return ret;
 	}
 
-	if (tp->rx_msg && info->frag_len)
-		sg_pcopy_from_buffer(tp->rx_msg->sg, tp->rx_msg->nents, payload,
-				     info->frag_len, info->frag_off);
+	msg = tp->rx_msg;
+	if (msg && info->frag_len) {
+		if (tp->rx_rs) {
+			ret = rdsd_msg_fill(msg, &tp->rx_fill, payload,
+					    info->frag_len, GFP_ATOMIC);
+			if (ret)
+				return ret;
+		} else {
+			sg_pcopy_from_buffer(msg->sg, msg->nents, payload,
+					     info->frag_len, info->frag_off);
+		}
+	}
 	tp->rx_off += info->frag_len;
 
-	if (info->flags & RDSD_WIRE_F_LAST_FRAG) {
-		/* the operation that rode on the message is done */
-		if (info->flags & RDSD_WIRE_F_RDMA_USED) {
-			const struct rdsd_mr_peer peer = {
-				.saddr = conn->faddr, .sport = info->sport,
-				.daddr = conn->laddr, .dport = info->dport,
-			};
-
-			rdsd_mr_use_key(conn->rn, info->rdma_key, &peer, conn);
-		}
-		if (tp->rx_msg && (info->flags & RDSD_WIRE_F_SILENT))
-			set_bit(RDSD_MSG_SILENT, &tp->rx_msg->flags);
-		/*
-		 * Not on a connection the reaper took: no ack would cover
-		 * it, the peer sends it again to the successor (conn.c).
-		 */
-		if (tp->rx_msg && !test_bit(RDSD_CONN_DEAD, &conn->flags))
-			rdsd_recv_incoming(conn, tp->rx_msg);
-		else
-			rdsd_stat_inc(conn->rn, recv_drop_old_seq);
-		rdsd_ib_rx_reset(tp);
-	}
+	if (info->flags & RDSD_WIRE_F_LAST_FRAG)
+		rdsd_ib_rx_end(tp, info);
 	return 0;
 }
 

@@ -529,6 +529,7 @@ void rdsd_ib_rings_free(struct rdsd_ib_conn *tp)
 			rdsd_ib_slot_release(tp,
 					     rdsd_ib_slot(tp, tp->send_tail++),
 					     RDS_RDMA_DROPPED);
+		rdsd_ib_big_drop(tp);
 		spin_unlock_bh(&tp->send_lock);
 	}
 	if (tp->recvs) {

@@ -22,7 +22,9 @@
  * doubles its ring (ib_ring.c) and returns the new buffers as credits.
  * So a message needing more fragments than the ring holds waits for the
  * ring to grow, never forever: the peer's private data promised a ring of
- * at least the largest message.
+ * at least the largest message posted whole (1 MiB).  A larger message
+ * goes in pieces as credits return (tx_big), and nothing else is posted
+ * until its last fragment went.
  *
  * Acknowledgments ride on every header (the highest sequence number
  * delivered).  An explicit ACK goes out when the peer asks for one (it
@@ -491,24 +493,30 @@ static void rdsd_ib_ack_req_sent(struct rdsd_ib_conn *tp, bool req)
 	tp->tx_since_req = req ? 0 : tp->tx_since_req + 1;
 }
 
-/* Scatter/gather entries for bytes [@off, @off + @len) of a mapped list. */
-static int rdsd_ib_frag_sges(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
-			     int count, u32 off, u32 len, struct ib_sge *sge,
-			     int max)
+/*
+ * Scatter/gather entries for bytes [@off, @off + @len) of a mapped list,
+ * from cursor @c on.  Fragments are asked for in order, so the cursor
+ * only moves forward: a message of many entries is walked once.
+ */
+static int rdsd_ib_frag_sges(struct rdsd_ib_conn *tp, struct rdsd_ib_sg_cur *c,
+			     u32 off, u32 len, struct ib_sge *sge, int max)
 {
 	struct scatterlist *sg;
-	int i, n = 0;
+	int left, n = 0;
 
-	for_each_sg(msg->sg, sg, count, i) {
-		u32 slen = sg_dma_len(sg), take;
+	while (c->left && off >= c->start + sg_dma_len(c->sg)) {
+		c->start += sg_dma_len(c->sg);
+		c->sg = sg_next(c->sg);
+		c->left--;
+	}
+	sg = c->sg;
+	left = c->left;
+	off -= c->start;
+	while (left) {
+		u32 take = min(len, sg_dma_len(sg) - off);
 
-		if (off >= slen) {
-			off -= slen;
-			continue;
-		}
 		if (n == max)
 			return -EINVAL;
-		take = min(len, slen - off);
 		sge[n].addr = sg_dma_address(sg) + off;
 		sge[n].length = take;
 		sge[n].lkey = tp->dev->pd->local_dma_lkey;
@@ -517,6 +525,8 @@ static int rdsd_ib_frag_sges(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 		off = 0;
 		if (!len)
 			return n;
+		sg = sg_next(sg);
+		left--;
 	}
 	return -EINVAL;
 }
@@ -807,8 +817,131 @@ static int rdsd_ib_xmit_check(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 }
 
 /*
+ * Fragments that may be posted now, behind @nwr work requests of an
+ * operation: as many as the credits allow (rdsd_ib_credits_ok()) and the
+ * send ring holds, one slot kept for the open pack.  send_lock held.
+ */
+VISIBLE_IF_KUNIT u32 rdsd_ib_frags_room(const struct rdsd_ib_conn *tp, u32 nwr)
+{
+	const struct rdsd_ib_credits *c = &tp->credits;
+	u32 slots = rdsd_ib_send_free(tp);
+	u32 credits = c->adv ? c->avail : c->avail ? c->avail - 1 : 0;
+
+	if (slots < nwr + 2)
+		return 0;
+	return min(credits, slots - nwr - 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_frags_room);
+
+/*
+ * Post fragments @from .. @from + @n - 1 of the @nfrags of @msg, behind
+ * the @nwr work requests of its operation prepared from send_head on.
+ * @base holds the message's header fields; @c walks its mapped entries.
+ * send_lock held; rdsd_ib_frags_room() allows @n.
+ */
+static void rdsd_ib_frags_post(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
+			       const struct rdsd_wire_info *base, u32 from,
+			       u32 n, u32 nwr, u32 nfrags,
+			       struct rdsd_ib_sg_cur *c)
+{
+	struct rdsd_wire_info info = *base;
+	struct rdsd_op *op = msg->op;
+	u16 ack_flags, last_flags;
+	u32 i, adv;
+
+	rdsd_ib_credits_take(&tp->credits, n, &adv);
+	rdsd_ib_fill_ack(tp, &info);
+	ack_flags = info.flags;
+	last_flags = ack_flags | RDSD_WIRE_F_LAST_FRAG;
+	if (from + n == nfrags) {
+		/* a message sent in pieces asks, as it holds the ring long */
+		if (rdsd_ib_ack_req(tp, msg) || nfrags > RDSD_IB_MAX_FRAGS)
+			last_flags |= RDSD_WIRE_F_ACK_REQ;
+		rdsd_ib_ack_req_sent(tp, last_flags & RDSD_WIRE_F_ACK_REQ);
+	}
+
+	for (i = 0; i < n; i++) {
+		u32 frag = from + i, idx = tp->send_head + nwr + i;
+		struct rdsd_ib_send *s = rdsd_ib_slot(tp, idx);
+		bool last = frag + 1 == nfrags;
+		int k = 0;
+
+		info.flags = last ? last_flags : ack_flags;
+		info.frag_off = frag * RDSD_IB_FRAG_SIZE;
+		info.frag_len = min_t(u32, RDSD_IB_FRAG_SIZE,
+				      msg->len - info.frag_off);
+		info.credits = i ? 0 : adv;
+		rdsd_ib_hdr_prep(tp, idx, &info);
+		if (info.frag_len) {
+			k = rdsd_ib_frag_sges(tp, c, info.frag_off,
+					      info.frag_len, &s->sge[1],
+					      tp->dev->max_send_sge - 1);
+			if (WARN_ON_ONCE(k < 0))
+				k = 0;	/* the peer refuses the short fragment */
+		}
+		s->wr.num_sge = 1 + k;
+		if (!i && nwr && op->kind != RDSD_OP_WRITE)
+			s->wr.send_flags |= IB_SEND_FENCE;
+		rdsd_msg_get(msg);
+		s->msg = msg;
+		s->unmap = last && msg->len;
+		rdsd_ib_signal(tp, s, false);
+	}
+	rdsd_ib_post(tp, nwr + n);
+}
+
+/*
+ * Post more of the message being sent in pieces (tp->tx_big), as credits
+ * and send slots allow.  Returns true when its last fragment went: the
+ * messages held back behind it may go.  send_lock held.
+ */
+static bool rdsd_ib_big_more(struct rdsd_ib_conn *tp)
+{
+	struct rdsd_msg *msg = tp->tx_big;
+	u32 n;
+
+	if (!msg || !tp->tx_ready)
+		return false;
+	n = min(rdsd_ib_frags_room(tp, 0), tp->tx_big_nfrags - tp->tx_big_next);
+	if (!n) {
+		/* short of credits: ask for a larger ring */
+		rdsd_ib_credits_short(&tp->credits);
+		return false;
+	}
+	rdsd_ib_frags_post(tp, msg, &tp->tx_big_info, tp->tx_big_next, n, 0,
+			   tp->tx_big_nfrags, &tp->tx_big_cur);
+	tp->tx_big_next += n;
+	if (tp->tx_big_next < tp->tx_big_nfrags)
+		return false;
+	tp->tx_big = NULL;
+	rdsd_msg_put(msg);	/* not the last: the posted slots hold it */
+	return true;
+}
+
+/**
+ * rdsd_ib_big_drop - let go of a message left half sent
+ * @tp: connection whose queue pair is drained: no work request of it
+ *	is in flight.
+ *
+ * The core sends it again, whole, on the next queue pair.  send_lock held.
+ */
+void rdsd_ib_big_drop(struct rdsd_ib_conn *tp)
+{
+	struct rdsd_msg *msg = tp->tx_big;
+
+	if (!msg)
+		return;
+	ib_dma_unmap_sg(tp->dev->ibdev, msg->sg, msg->nents, DMA_TO_DEVICE);
+	tp->tx_big = NULL;
+	rdsd_msg_put(msg);
+}
+
+/*
  * Send @msg in fragments of its own, behind its operation if @post_op,
- * after flushing the open pack: messages leave in order.  send_lock held.
+ * after flushing the open pack: messages leave in order.  A message of
+ * up to RDSD_IB_MAX_FRAGS fragments goes whole or waits; a larger one
+ * goes in pieces, the first now and the rest as credits return
+ * (rdsd_ib_big_more()), while every later message waits.  send_lock held.
  * Returns 0, -EAGAIN when credits or send slots are short (tx_blocked
  * set), or -ENOMEM when a buffer could not be mapped.
  */
@@ -816,19 +949,21 @@ static int rdsd_ib_xmit_frags(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 			      struct rdsd_wire_info *info, bool post_op,
 			      u32 nfrags)
 {
+	bool big = nfrags > RDSD_IB_MAX_FRAGS;
 	struct rdsd_op *op = msg->op;
 	int count = 0, op_count = 0;
-	u16 ack_flags, last_flags;
-	u32 i, adv, nwr = 0;
+	struct rdsd_ib_sg_cur c;
+	u32 n, nwr = 0;
 
 	rdsd_ib_pack_flush(tp);		/* messages leave in order */
 	if (post_op)
 		nwr = rdsd_ib_op_wrs(tp, op, op->nents);
-	if (!rdsd_ib_credits_ok(&tp->credits, nfrags) ||
-	    rdsd_ib_send_free(tp) < nwr + nfrags + 1) {
+	n = rdsd_ib_frags_room(tp, nwr);
+	if (big ? !n : n < nfrags) {
 		tp->tx_blocked = true;
 		return -EAGAIN;
 	}
+	n = min(n, nfrags);
 	if (post_op) {
 		op_count = ib_dma_map_sg(tp->dev->ibdev, op->sg, op->nents,
 					 rdsd_ib_op_dir(op));
@@ -852,42 +987,16 @@ static int rdsd_ib_xmit_frags(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 		nwr = rdsd_ib_op_prep(tp, op, op_count);
 	}
 
-	rdsd_ib_credits_take(&tp->credits, nfrags, &adv);
-	rdsd_ib_fill_ack(tp, info);
-	ack_flags = info->flags;
-	last_flags = ack_flags | RDSD_WIRE_F_LAST_FRAG;
-	if (rdsd_ib_ack_req(tp, msg))
-		last_flags |= RDSD_WIRE_F_ACK_REQ;
-	rdsd_ib_ack_req_sent(tp, last_flags & RDSD_WIRE_F_ACK_REQ);
-
-	for (i = 0; i < nfrags; i++) {
-		u32 idx = tp->send_head + nwr + i;
-		struct rdsd_ib_send *s = rdsd_ib_slot(tp, idx);
-		bool last = i + 1 == nfrags;
-		int n = 0;
-
-		info->flags = last ? last_flags : ack_flags;
-		info->frag_off = i * RDSD_IB_FRAG_SIZE;
-		info->frag_len = min_t(u32, RDSD_IB_FRAG_SIZE,
-				       msg->len - info->frag_off);
-		info->credits = i ? 0 : adv;
-		rdsd_ib_hdr_prep(tp, idx, info);
-		if (info->frag_len) {
-			n = rdsd_ib_frag_sges(tp, msg, count, info->frag_off,
-					      info->frag_len, &s->sge[1],
-					      tp->dev->max_send_sge - 1);
-			if (WARN_ON_ONCE(n < 0))
-				n = 0;	/* the peer refuses the short fragment */
-		}
-		s->wr.num_sge = 1 + n;
-		if (!i && nwr && op->kind != RDSD_OP_WRITE)
-			s->wr.send_flags |= IB_SEND_FENCE;
-		rdsd_msg_get(msg);
-		s->msg = msg;
-		s->unmap = last && msg->len;
-		rdsd_ib_signal(tp, s, false);
+	c = (struct rdsd_ib_sg_cur) { .sg = msg->sg, .left = count };
+	rdsd_ib_frags_post(tp, msg, info, 0, n, nwr, nfrags, &c);
+	if (n < nfrags) {
+		rdsd_msg_get(msg);	/* put by rdsd_ib_big_more() or _drop() */
+		tp->tx_big = msg;
+		tp->tx_big_info = *info;
+		tp->tx_big_next = n;
+		tp->tx_big_nfrags = nfrags;
+		tp->tx_big_cur = c;
 	}
-	rdsd_ib_post(tp, nwr + nfrags);
 	return 0;
 }
 
@@ -897,8 +1006,12 @@ static int rdsd_ib_xmit_frags(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
  * @msg: message, at the tail of the connection's retransmit list.
  *
  * Posts every fragment of @msg in one chain, or none: -EAGAIN when the
- * queue pair is not up or credits or send slots are short (the completion
- * or credit update that ends the wait kicks the connection).  An RDMA or
+ * queue pair is not up, credits or send slots are short, or a message
+ * sent in pieces is not all posted yet (the completion or credit update
+ * that ends the wait kicks the connection).  A message of more than
+ * RDSD_IB_MAX_FRAGS fragments goes in pieces: its first now, the rest
+ * from the completions (rdsd_ib_xmit_frags()).  One larger than the peer
+ * takes is dropped (-EMSGSIZE).  An RDMA or
  * atomic operation riding on @msg goes first: that of a small message at
  * once, the message following at its completion; else in the same chain,
  * the message's first SEND fenced behind a read or an atomic.  Either way
@@ -928,7 +1041,24 @@ again:
 	}
 	if (ret)
 		goto out;
+	/*
+	 * More than the peer said it takes (its private data, learnt before
+	 * tx_ready): it would reset the connection.  Dropped.
+	 */
+	ret = -EMSGSIZE;
+	if (unlikely(msg->len > be32_to_cpu(tp->peer.max_msg))) {
+		pr_info_ratelimited("%pI4->%pI4: a message of %u bytes is over the %u the peer takes, dropped\n",
+				    &conn->laddr, &conn->faddr, msg->len,
+				    be32_to_cpu(tp->peer.max_msg));
+		goto out;
+	}
 	ret = -EAGAIN;
+
+	/* a message being sent in pieces: every later one waits for it */
+	if (tp->tx_big) {
+		tp->tx_blocked = true;
+		goto out;
+	}
 
 	/*
 	 * The operation of a small message may pass the messages waiting in
@@ -1052,11 +1182,14 @@ void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		    tp->pack_msgs >= RDSD_IB_PACK_BATCH)
 			rdsd_ib_pack_flush(tp);
 	}
+	rdsd_ib_big_more(tp);
 	rdsd_ib_send_cong(tp);
 	rdsd_ib_send_ctl(tp);
 	rdsd_ib_tail_check(tp);
-	kick = tp->tx_blocked;
-	tp->tx_blocked = false;
+	/* what waits behind a message sent in pieces waits for its end */
+	kick = tp->tx_blocked && !tp->tx_big;
+	if (kick)
+		tp->tx_blocked = false;
 	spin_unlock_bh(&tp->send_lock);
 
 	if (kick)
@@ -1108,7 +1241,9 @@ bool rdsd_ib_tx_after_rx(struct rdsd_ib_conn *tp,
 		if (!tp->sig_inflight)
 			rdsd_ib_pack_flush(tp);
 	}
-	if (credits && tp->tx_blocked) {
+	if (credits)
+		rdsd_ib_big_more(tp);
+	if (credits && tp->tx_blocked && !tp->tx_big) {
 		tp->tx_blocked = false;
 		kick = true;
 	}
@@ -1139,7 +1274,7 @@ void rdsd_ib_ack_worker(struct work_struct *work)
 	spin_lock_bh(&tp->send_lock);
 	if (tp->rx_unacked || rdsd_ib_tail_stuck(tp))
 		rdsd_ib_post_ctl(tp, RDSD_WIRE_ACK);
-	kick = tp->tx_blocked && tp->tx_ready;
+	kick = tp->tx_blocked && tp->tx_ready && !tp->tx_big;
 	spin_unlock_bh(&tp->send_lock);
 	if (kick)
 		rdsd_conn_kick(tp->conn);

@@ -114,6 +114,28 @@ void rdsd_msg_pool_drain(void)
 			     RDSD_MSG_CHUNK_ORDER);
 }
 
+/*
+ * A payload block for up to *@chunk of the bytes still to place: a block of
+ * RDSD_MSG_CHUNK_ORDER from the pool or the allocator, else a single page,
+ * *@chunk cut down to it.  Returns the block or NULL.
+ */
+static struct page *rdsd_msg_block(size_t *chunk, gfp_t gfp)
+{
+	struct page *page = NULL;
+
+	*chunk = min_t(size_t, *chunk, PAGE_SIZE << RDSD_MSG_CHUNK_ORDER);
+	if (get_order(*chunk) == RDSD_MSG_CHUNK_ORDER)
+		page = rdsd_msg_pool_get();
+	if (!page && *chunk > PAGE_SIZE)
+		page = alloc_pages(gfp | __GFP_NORETRY | __GFP_NOWARN,
+				   get_order(*chunk));
+	if (!page) {
+		*chunk = min_t(size_t, *chunk, PAGE_SIZE);
+		page = alloc_page(gfp);
+	}
+	return page;
+}
+
 static unsigned int rdsd_msg_alloc_chunks(struct rdsd_msg *msg, size_t len,
 					  gfp_t gfp)
 {
@@ -122,19 +144,9 @@ static unsigned int rdsd_msg_alloc_chunks(struct rdsd_msg *msg, size_t len,
 
 	sg_init_table(msg->sg, DIV_ROUND_UP(len, PAGE_SIZE));
 	while (left) {
-		size_t chunk = min_t(size_t, left,
-				     PAGE_SIZE << RDSD_MSG_CHUNK_ORDER);
-		struct page *page = NULL;
+		size_t chunk = left;
+		struct page *page = rdsd_msg_block(&chunk, gfp);
 
-		if (get_order(chunk) == RDSD_MSG_CHUNK_ORDER)
-			page = rdsd_msg_pool_get();
-		if (!page && chunk > PAGE_SIZE)
-			page = alloc_pages(gfp | __GFP_NORETRY | __GFP_NOWARN,
-					   get_order(chunk));
-		if (!page) {
-			chunk = min_t(size_t, left, PAGE_SIZE);
-			page = alloc_page(gfp);
-		}
 		if (!page) {
 			msg->nents = n;	/* what rdsd_msg_put() frees */
 			return 0;
@@ -144,6 +156,15 @@ static unsigned int rdsd_msg_alloc_chunks(struct rdsd_msg *msg, size_t len,
 	}
 	sg_mark_end(&msg->sg[n - 1]);
 	return n;
+}
+
+/* A new message's one reference, on no list. */
+static void rdsd_msg_init(struct rdsd_msg *msg)
+{
+	refcount_set(&msg->refs, 1);
+	INIT_LIST_HEAD(&msg->conn_item);
+	INIT_LIST_HEAD(&msg->sock_item);
+	INIT_LIST_HEAD(&msg->recv_item);
 }
 
 /**
@@ -188,10 +209,7 @@ struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp)
 	}
 	msg->nents = nents;
 	msg->len = len;
-	refcount_set(&msg->refs, 1);
-	INIT_LIST_HEAD(&msg->conn_item);
-	INIT_LIST_HEAD(&msg->sock_item);
-	INIT_LIST_HEAD(&msg->recv_item);
+	rdsd_msg_init(msg);
 	return msg;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_alloc);
@@ -213,12 +231,121 @@ struct rdsd_msg *rdsd_msg_alloc_sg(unsigned int max, gfp_t gfp)
 	if (!msg)
 		return NULL;
 	sg_init_table(msg->sg, max);
-	refcount_set(&msg->refs, 1);
-	INIT_LIST_HEAD(&msg->conn_item);
-	INIT_LIST_HEAD(&msg->sock_item);
-	INIT_LIST_HEAD(&msg->recv_item);
+	rdsd_msg_init(msg);
 	return msg;
 }
+
+/**
+ * rdsd_msg_alloc_grow - allocate a message whose pages come as it fills
+ * @len: payload length, at most RDSD_MSG_SIZE_LIMIT.
+ * @gfp: allocation flags.
+ * @f: the fill cursor, initialized here.
+ *
+ * For a transport that receives a large message in pieces: memory follows
+ * the bytes received (rdsd_msg_fill()), not the length a header claims,
+ * and no allocation needs more than a page (blocks of 32 KiB where the
+ * allocator has them at hand), so it may be made in softirq context.
+ * The scatterlist grows as a chain of tables: the first of
+ * RDSD_MSG_GROW_SG entries in the message, then one page each.  Returns
+ * the message with one reference and no pages, or NULL.
+ */
+struct rdsd_msg *rdsd_msg_alloc_grow(size_t len, gfp_t gfp,
+				     struct rdsd_msg_fill *f)
+{
+	struct rdsd_msg *msg;
+
+	if (!len || len > RDSD_MSG_SIZE_LIMIT)
+		return NULL;
+	msg = kzalloc(struct_size(msg, sg, RDSD_MSG_GROW_SG), gfp);
+	if (!msg)
+		return NULL;
+	sg_init_table(msg->sg, RDSD_MSG_GROW_SG);
+	msg->len = len;
+	rdsd_msg_init(msg);
+	*f = (struct rdsd_msg_fill) {};
+	return msg;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_alloc_grow);
+
+/*
+ * Add a payload block to a growing message, chaining another table of
+ * entries when the current one is full.  The block and the table are
+ * both allocated before either is linked, so a failure leaves the
+ * message as it was, every table holding at least one entry.
+ */
+static int rdsd_msg_grow(struct rdsd_msg *msg, struct rdsd_msg_fill *f,
+			 gfp_t gfp)
+{
+	size_t chunk = msg->len - f->alloc;
+	struct scatterlist *sg, *tbl = NULL;
+	struct page *page;
+
+	page = rdsd_msg_block(&chunk, gfp);
+	if (!page)
+		return -ENOMEM;
+	if (!f->sg) {
+		sg = msg->sg;
+		f->room = RDSD_MSG_GROW_SG - 2;
+	} else if (f->room) {
+		sg = f->sg + 1;
+		f->room--;
+	} else {
+		tbl = kmalloc_array(SG_MAX_SINGLE_ALLOC, sizeof(*tbl), gfp);
+		if (!tbl) {
+			rdsd_msg_free_block(page, get_order(chunk));
+			return -ENOMEM;
+		}
+		sg_init_table(tbl, SG_MAX_SINGLE_ALLOC);
+		/* the slot after the last entry links the table */
+		sg_chain(f->sg + 1, 1, tbl);
+		sg = tbl;
+		f->room = SG_MAX_SINGLE_ALLOC - 2;
+	}
+	sg_set_page(sg, page, chunk, 0);
+	f->sg = sg;
+	f->used = 0;
+	f->alloc += chunk;
+	msg->nents++;
+	if (f->alloc == msg->len)
+		sg_mark_end(sg);
+	return 0;
+}
+
+/**
+ * rdsd_msg_fill - append @n payload bytes to a growing message
+ * @msg: from rdsd_msg_alloc_grow().
+ * @f: its fill cursor.
+ * @src: the bytes.
+ * @n: how many; with what came before, at most msg->len.
+ * @gfp: allocation flags.
+ *
+ * Returns 0, -EINVAL past msg->len, or -ENOMEM; the message stays
+ * consistent (rdsd_msg_put() frees what it holds) either way.
+ */
+int rdsd_msg_fill(struct rdsd_msg *msg, struct rdsd_msg_fill *f,
+		  const void *src, u32 n, gfp_t gfp)
+{
+	if (n > msg->len - f->filled)
+		return -EINVAL;
+	while (n) {
+		u32 take;
+		int ret;
+
+		if (!f->sg || f->used == f->sg->length) {
+			ret = rdsd_msg_grow(msg, f, gfp);
+			if (ret)
+				return ret;
+		}
+		take = min(n, f->sg->length - f->used);
+		memcpy(sg_virt(f->sg) + f->used, src, take);
+		f->used += take;
+		f->filled += take;
+		src += take;
+		n -= take;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_fill);
 
 static bool rdsd_msg_is_inline(struct rdsd_msg *msg)
 {
@@ -257,27 +384,45 @@ int rdsd_msg_copy_to_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_copy_to_iter);
 
+/*
+ * Free the payload blocks of @msg, and the tables a growing message
+ * chained (rdsd_msg_grow()): a table is let go once its link is read.
+ */
+static void rdsd_msg_free_blocks(struct rdsd_msg *msg)
+{
+	struct scatterlist *sg = msg->sg, *tbl = NULL;
+	unsigned int i = 0;
+
+	while (i < msg->nents) {
+		if (sg_is_chain(sg)) {
+			sg = sg_chain_ptr(sg);
+			kfree(tbl);
+			tbl = sg;
+			continue;
+		}
+		rdsd_msg_free_block(sg_page(sg), get_order(sg->length));
+		sg++;
+		i++;
+	}
+	kfree(tbl);
+}
+
 /**
  * rdsd_msg_put - drop a reference; the last one frees the message
  * @msg: message, may be NULL.
  */
 void rdsd_msg_put(struct rdsd_msg *msg)
 {
-	unsigned int i;
-
 	if (!msg || !refcount_dec_and_test(&msg->refs))
 		return;
 
 	WARN_ON_ONCE(test_bit(RDSD_MSG_ON_SOCK, &msg->flags));
 	WARN_ON_ONCE(test_bit(RDSD_MSG_ON_CONN, &msg->flags));
 	rdsd_op_detach(msg->op);
-	if (msg->zc) {
+	if (msg->zc)
 		rdsd_zcopy_release(msg);
-	} else if (!rdsd_msg_is_inline(msg)) {
-		for (i = 0; i < msg->nents; i++)
-			rdsd_msg_free_block(sg_page(&msg->sg[i]),
-					    get_order(msg->sg[i].length));
-	}
+	else if (!rdsd_msg_is_inline(msg))
+		rdsd_msg_free_blocks(msg);
 	kvfree(msg);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_put);

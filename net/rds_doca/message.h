@@ -12,7 +12,33 @@
 #include "rdsd.h"
 #include "mr.h"
 
+/*
+ * Entries of a growing message's first table (rdsd_msg_alloc_grow()): a
+ * kilobyte in the message, enough for 1 MiB in blocks of 32 KiB.
+ */
+#define RDSD_MSG_GROW_SG	32
+
+/**
+ * struct rdsd_msg_fill - where the next bytes of a growing message go
+ * @sg: the entry being filled, NULL before the first.
+ * @room: entries left in @sg's table after it, its link slot not counted.
+ * @used: bytes of @sg filled.
+ * @alloc: payload bytes the message's blocks cover.
+ * @filled: payload bytes filled.
+ */
+struct rdsd_msg_fill {
+	struct scatterlist	*sg;
+	u32			room;
+	u32			used;
+	u32			alloc;
+	u32			filled;
+};
+
 struct rdsd_msg *rdsd_msg_alloc(size_t len, gfp_t gfp);
+struct rdsd_msg *rdsd_msg_alloc_grow(size_t len, gfp_t gfp,
+				     struct rdsd_msg_fill *f);
+int rdsd_msg_fill(struct rdsd_msg *msg, struct rdsd_msg_fill *f,
+		  const void *src, u32 n, gfp_t gfp);
 struct rdsd_msg *rdsd_msg_alloc_sg(unsigned int max, gfp_t gfp);
 int rdsd_msg_copy_from_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
 			    struct iov_iter *from);

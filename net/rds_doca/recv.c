@@ -6,7 +6,10 @@
  * which drops sequence numbers the connection already delivered, finds the
  * socket bound to the destination and appends the message to its receive
  * queue.  A message for a port nobody is bound to is dropped silently, as
- * a datagram would be.
+ * a datagram would be, and so is one over RDSD_MAX_MSG_SIZE for a socket
+ * that did not raise RDS_DOCA_MSG_MAX to hold it (counted in
+ * recv_drop_large): only a receiver that asked for them gets messages
+ * larger than Linux RDS carries.
  *
  * The receive queue is accounted in payload bytes, RDSD_RECV_MIN_CHARGE at
  * least per message, against half of SO_RCVBUF: past it the socket's port
@@ -110,6 +113,12 @@ void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		return;
 	}
 	sk = &rs->sk;
+	/* over Linux's limit only for a socket that raised its own to it */
+	if (unlikely(msg->len > RDSD_MAX_MSG_SIZE &&
+		     msg->len > READ_ONCE(rs->msg_max))) {
+		rdsd_stat_inc(rn, recv_drop_large);
+		goto out;
+	}
 
 	if (unlikely(rs->rx_traces)) {
 		now = local_clock();
@@ -145,6 +154,90 @@ out:
 	sock_put(sk);	/* taken by rdsd_find_bound() */
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_recv_incoming);
+
+/**
+ * rdsd_recv_reserve - make room for a large message that starts arriving
+ * @conn: connection it arrives on.
+ * @dport: its destination port.
+ * @len: its length, over RDSD_MAX_MSG_SIZE.
+ *
+ * A transport that receives a message of more than RDSD_MAX_MSG_SIZE
+ * bytes in pieces counts it in its receiver's buffer before it holds any
+ * of it, so that peers cannot make us hold more than receivers asked for.
+ * The socket must have raised RDS_DOCA_MSG_MAX to @len, its buffer
+ * (rdsd_rcvbuf()) must hold @len, and what is queued and reserved may
+ * pass the buffer by at most the buffer again: a message that started
+ * while the port was not congested always fits, and the reservation
+ * makes the port congested, so other senders hold back.  Any context.
+ *
+ * Returns the socket, with a reference and @len counted in its receive
+ * buffer until rdsd_recv_unreserve(), or NULL when the message is to be
+ * dropped (counted in recv_drop_no_sock or recv_drop_large).
+ */
+struct rdsd_sock *rdsd_recv_reserve(struct rdsd_conn *conn, __be16 dport,
+				    u32 len)
+{
+	struct rdsd_net *rn = conn->rn;
+	struct rdsd_sock *rs;
+	u64 limit;
+	bool ok;
+
+	rs = dport ? rdsd_find_bound(rn, conn->laddr, dport) : NULL;
+	if (!rs) {
+		rdsd_stat_inc(rn, recv_drop_no_sock);
+		return NULL;
+	}
+	spin_lock_bh(&rs->recv_lock);
+	limit = rdsd_rcvbuf(rs);
+	ok = !rs->dead && len <= READ_ONCE(rs->msg_max) && len <= limit &&
+	     (u64)rs->rcv_bytes + len <= 2 * limit;
+	if (ok)
+		rdsd_rcvbuf_delta(rs, (int)len);
+	spin_unlock_bh(&rs->recv_lock);
+	if (ok)
+		return rs;
+	rdsd_stat_inc(rn, recv_drop_large);
+	sock_put(&rs->sk);
+	return NULL;
+}
+
+/**
+ * rdsd_recv_unreserve - give back what rdsd_recv_reserve() counted
+ * @rs: the socket it returned; its reference is dropped.
+ * @len: the length reserved.
+ *
+ * Before the message is delivered (rdsd_recv_incoming() counts it again)
+ * or when it is abandoned.  A socket that closed meanwhile gave up its
+ * whole count already (rdsd_recv_purge()).  Any context.
+ */
+void rdsd_recv_unreserve(struct rdsd_sock *rs, u32 len)
+{
+	spin_lock_bh(&rs->recv_lock);
+	if (!rs->dead && !WARN_ON_ONCE(rs->rcv_bytes < len))
+		rdsd_rcvbuf_delta(rs, -(int)len);
+	spin_unlock_bh(&rs->recv_lock);
+	sock_put(&rs->sk);
+}
+
+/**
+ * rdsd_recv_skipped - a message arrived that is not delivered
+ * @conn: connection it arrived on.
+ * @seq: its sequence number.
+ *
+ * A message received again after a reset, or one rdsd_recv_reserve()
+ * refused: acknowledged as delivered ones are, so that its sender lets
+ * it go.  The transport serializes calls per connection, as for
+ * rdsd_recv_incoming().
+ */
+void rdsd_recv_skipped(struct rdsd_conn *conn, u64 seq)
+{
+	if (seq < conn->next_rx_seq) {
+		rdsd_stat_inc(conn->rn, recv_drop_old_seq);
+		return;
+	}
+	WRITE_ONCE(conn->next_rx_seq, seq + 1);
+	WRITE_ONCE(conn->rx_msgs, conn->rx_msgs + 1);
+}
 
 /*
  * Take the head of the receive queue, or with @peek look at it.  Returns
@@ -398,7 +491,9 @@ out:
  * rdsd_recv_purge - free the receive queue of a closing socket
  * @rs: socket.
  *
- * After this nothing is queued to @rs any more.
+ * After this nothing is queued to @rs any more, and no room is reserved
+ * in its buffer (rdsd_recv_reserve()): reservations still held are given
+ * up with the queue's count.
  */
 void rdsd_recv_purge(struct rdsd_sock *rs)
 {

@@ -17,5 +17,9 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		 int flags);
 void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_recv_purge(struct rdsd_sock *rs);
+struct rdsd_sock *rdsd_recv_reserve(struct rdsd_conn *conn, __be16 dport,
+				    u32 len);
+void rdsd_recv_unreserve(struct rdsd_sock *rs, u32 len);
+void rdsd_recv_skipped(struct rdsd_conn *conn, u64 seq);
 
 #endif /* _RDSD_RECV_H */

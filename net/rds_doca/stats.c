@@ -51,6 +51,7 @@ const struct rdsd_stat_desc rdsd_stat_descs[] = {
 	RDSD_STAT(rdma_revoke_spared),
 	RDSD_STAT(send_zcopy),
 	RDSD_STAT(send_zcopy_full),
+	RDSD_STAT(recv_drop_large),
 	/* copy_<send|recv|rdma>_<engine|cpu|fallback>_<ops|bytes> */
 	RDSD_COPY_STAT("send_engine", RDSD_COPY_SEND, RDSD_COPY_ENGINE, ops),
 	RDSD_COPY_STAT("send_engine", RDSD_COPY_SEND, RDSD_COPY_ENGINE, bytes),

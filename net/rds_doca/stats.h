@@ -54,6 +54,7 @@ struct rdsd_stats {
 	u64	rdma_revoke_spared;
 	u64	send_zcopy;
 	u64	send_zcopy_full;
+	u64	recv_drop_large;
 	struct {
 		u64	ops;
 		u64	bytes;

@@ -150,7 +150,7 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 		/* no sender gets there, and the next one expected would wrap */
 		if (i.seq == U64_MAX)
 			return -EPROTO;
-		if (i.len > RDSD_MAX_MSG_SIZE)
+		if (i.len > RDSD_MSG_SIZE_LIMIT)
 			return -EBADMSG;
 		if (i.frag_off > i.len || i.frag_len > i.len - i.frag_off)
 			return -EBADMSG;

@@ -66,6 +66,58 @@ static void rdsd_ib_credits_ok_keeps_last_credit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cr.adv, c->adv);
 }
 
+struct frags_room_case {
+	const char	*name;
+	u32		avail;
+	u32		adv;
+	u32		busy;	/* send slots holding work requests */
+	u32		nwr;
+	u32		room;
+};
+
+static const struct frags_room_case frags_room_cases[] = {
+	{ "the last credit is kept", 10, 0, 0, 0, 9 },
+	{ "unless fragments return credits", 10, 1, 0, 0, 10 },
+	{ "no credit", 0, 5, 0, 0, 0 },
+	{ "one credit, nothing to return", 1, 0, 0, 0, 0 },
+	{ "a full ring of credits: a slot is kept", 254, 1, 0, 0,
+	  RDSD_IB_SEND_SLOTS - 1 },
+	{ "slots short", 100, 1, RDSD_IB_SEND_SLOTS - 5, 0, 4 },
+	{ "behind an operation", 100, 1, RDSD_IB_SEND_SLOTS - 5, 3, 1 },
+	{ "an operation fills the ring", 100, 1, RDSD_IB_SEND_SLOTS - 4, 3,
+	  0 },
+	{ "ring full", 100, 1, RDSD_IB_SEND_SLOTS, 0, 0 },
+};
+
+static void frags_room_desc(const struct frags_room_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(frags_room, frags_room_cases, frags_room_desc);
+
+/*
+ * What a message sent in pieces may post at a time: what the credits
+ * allow without spending the last one on a message that returns none,
+ * and the send ring holds with one slot left for the open pack.
+ */
+static void rdsd_ib_frags_room_bounds(struct kunit *test)
+{
+	const struct frags_room_case *c = test->param_value;
+	struct rdsd_ib_conn *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	tp->credits.avail = c->avail;
+	tp->credits.adv = c->adv;
+	tp->send_tail = U32_MAX - 2;	/* free-running indices wrap */
+	tp->send_head = tp->send_tail + c->busy;
+	KUNIT_EXPECT_EQ(test, rdsd_ib_frags_room(tp, c->nwr), c->room);
+	/* whatever it allows the credit rule allows too */
+	if (c->room)
+		KUNIT_EXPECT_TRUE(test, rdsd_ib_credits_ok(&tp->credits,
+							   c->room));
+}
+
 struct credits_take_case {
 	const char	*name;
 	u32		avail;
@@ -643,6 +695,7 @@ static struct kunit_case rdsd_ib_credits_cases[] = {
 			 credits_take_gen_params),
 	KUNIT_CASE(rdsd_ib_credits_take_returns_all_over_several_headers),
 	KUNIT_CASE(rdsd_ib_credits_short_asks_once_per_size),
+	KUNIT_CASE_PARAM(rdsd_ib_frags_room_bounds, frags_room_gen_params),
 	KUNIT_CASE(rdsd_ib_ack_credits_quarter_but_three),
 	KUNIT_CASE_PARAM(rdsd_ib_credits_add_clamps_to_posted,
 			 credits_add_gen_params),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite rds_doca_message (message.c): payload layout, copies and
- * the pool of freed payload blocks.
+ * KUnit suite rds_doca_message (message.c): payload layout, copies, the
+ * pool of freed payload blocks and messages filled in pieces.
  */
 #include <kunit/test.h>
 #include <linux/mm.h>
@@ -209,6 +209,104 @@ static void rdsd_msg_block_held_not_reused(struct kunit *test)
 	put_page(page);	/* the first page, all that the free left */
 }
 
+static const size_t grow_sizes[] = {
+	1, SZ_32K, SZ_1M + 1, (2 << 20) + 3, SZ_8M + 4097,
+};
+
+KUNIT_ARRAY_PARAM(grow_size, grow_sizes, msg_size_desc);
+
+/*
+ * A message filled in pieces, as a transport receives one, holds every
+ * byte in order, in a chain of tables once it needs more entries than the
+ * first table has, and reads back whole.
+ */
+static void rdsd_msg_grow_fills_in_pieces(struct kunit *test)
+{
+	size_t len = *(const size_t *)test->param_value;
+	struct rdsd_msg_fill f;
+	struct scatterlist *sg;
+	struct rdsd_msg *msg;
+	struct iov_iter it;
+	struct kvec vec;
+	size_t i, total = 0;
+	u8 *in, *out;
+	u32 piece;
+
+	/* Arrange */
+	in = vmalloc(len);
+	out = vzalloc(len);
+	if (!in || !out) {
+		vfree(in);
+		vfree(out);
+		kunit_skip(test, "no memory for the buffers");
+	}
+	for (i = 0; i < len; i++)
+		in[i] = (u8)(i * 13 + 5);
+	msg = rdsd_msg_alloc_grow(len, GFP_KERNEL, &f);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	KUNIT_EXPECT_EQ(test, msg->nents, 0u);
+
+	/* Act: pieces of 16 KiB, the last one short */
+	for (i = 0; i < len; i += piece) {
+		piece = min_t(size_t, SZ_16K, len - i);
+		KUNIT_ASSERT_EQ(test, rdsd_msg_fill(msg, &f, in + i, piece,
+						    GFP_KERNEL), 0);
+	}
+	vec.iov_base = out;
+	vec.iov_len = len;
+	iov_iter_kvec(&it, ITER_DEST, &vec, 1, len);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_copy_to_iter(NULL, msg, &it, len),
+			(int)len);
+
+	/* Assert */
+	KUNIT_EXPECT_EQ(test, memcmp(in, out, len), 0);
+	KUNIT_EXPECT_EQ(test, f.filled, (u32)len);
+	for_each_sg(msg->sg, sg, msg->nents, i)
+		total += sg->length;
+	KUNIT_EXPECT_EQ(test, total, len);
+	/* the walk ends where the entries do */
+	KUNIT_EXPECT_EQ(test, sg_nents(msg->sg), (int)msg->nents);
+	KUNIT_EXPECT_EQ(test, sg_is_chain(&msg->sg[RDSD_MSG_GROW_SG - 1]),
+			msg->nents >= RDSD_MSG_GROW_SG);
+	/* a byte more than the length is refused */
+	KUNIT_EXPECT_EQ(test, rdsd_msg_fill(msg, &f, in, 1, GFP_KERNEL),
+			-EINVAL);
+	rdsd_msg_put(msg);
+	vfree(in);
+	vfree(out);
+}
+
+/*
+ * A message abandoned half filled (a connection reset) frees what it
+ * holds; kmemleak and KASAN watch the chained tables.  A piece that would
+ * pass the length is refused before anything is copied.
+ */
+static void rdsd_msg_grow_abandoned(struct kunit *test)
+{
+	const size_t len = SZ_4M;
+	static u8 piece[SZ_16K];
+	struct rdsd_msg_fill f;
+	struct rdsd_msg *msg;
+	size_t i;
+
+	msg = rdsd_msg_alloc_grow(len, GFP_KERNEL, &f);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	for (i = 0; i < SZ_2M + SZ_16K; i += SZ_16K)
+		KUNIT_ASSERT_EQ(test, rdsd_msg_fill(msg, &f, piece, SZ_16K,
+						    GFP_KERNEL), 0);
+	KUNIT_EXPECT_GE(test, msg->nents, (unsigned int)RDSD_MSG_GROW_SG);
+	KUNIT_EXPECT_EQ(test, rdsd_msg_fill(msg, &f, piece,
+					    len - f.filled + 1, GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, f.filled, (u32)(SZ_2M + SZ_16K));
+	rdsd_msg_put(msg);
+
+	/* nothing, or more than the limit, is no message */
+	KUNIT_EXPECT_NULL(test, rdsd_msg_alloc_grow(0, GFP_KERNEL, &f));
+	KUNIT_EXPECT_NULL(test, rdsd_msg_alloc_grow(RDSD_MSG_SIZE_LIMIT + 1,
+						    GFP_KERNEL, &f));
+}
+
 static struct kunit_case rdsd_message_cases[] = {
 	KUNIT_CASE_PARAM(rdsd_msg_copy_round_trip, msg_size_gen_params),
 	KUNIT_CASE(rdsd_msg_copy_to_iter_truncates),
@@ -216,6 +314,8 @@ static struct kunit_case rdsd_message_cases[] = {
 	KUNIT_CASE(rdsd_msg_alloc_largest),
 	KUNIT_CASE(rdsd_msg_blocks_reused),
 	KUNIT_CASE(rdsd_msg_block_held_not_reused),
+	KUNIT_CASE_PARAM(rdsd_msg_grow_fills_in_pieces, grow_size_gen_params),
+	KUNIT_CASE(rdsd_msg_grow_abandoned),
 	{}
 };
 

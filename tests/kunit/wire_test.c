@@ -97,7 +97,7 @@ WIRE_MUTATOR(w_reserved3, h->reserved[3] = 0x80)
 WIRE_MUTATOR(w_short, *rcvd = sizeof(*h) - 1)
 WIRE_MUTATOR(w_fewer_bytes, *rcvd -= 1)
 WIRE_MUTATOR(w_more_bytes, *rcvd += 1)
-WIRE_MUTATOR(w_len_big, h->len = htonl(RDSD_MAX_MSG_SIZE + 1))
+WIRE_MUTATOR(w_len_big, h->len = htonl(RDSD_MSG_SIZE_LIMIT + 1))
 WIRE_MUTATOR(w_off_past_len, h->frag_off = htonl(2500))
 WIRE_MUTATOR(w_off_overflow, h->frag_off = htonl(0xfffffff0))
 WIRE_MUTATOR(w_last_flag_early, h->flags |= htons(RDSD_WIRE_F_LAST_FRAG))
@@ -320,7 +320,7 @@ static const struct wire_case wire_cases[] = {
 	{ "shorter than a header", w_short, -EBADMSG },
 	{ "fewer payload bytes than frag_len", w_fewer_bytes, -EBADMSG },
 	{ "more payload bytes than frag_len", w_more_bytes, -EBADMSG },
-	{ "message over 1 MiB", w_len_big, -EBADMSG },
+	{ "message over 64 MiB", w_len_big, -EBADMSG },
 	{ "fragment past the message", w_off_past_len, -EBADMSG },
 	{ "fragment offset overflow", w_off_overflow, -EBADMSG },
 	{ "last-fragment flag too early", w_last_flag_early, -EBADMSG },

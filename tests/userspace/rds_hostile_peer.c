@@ -59,6 +59,7 @@
 #define RING_MAX	254		/* RDSD_IB_RECV_MAX */
 #define FRAG		16384		/* RDSD_IB_FRAG_SIZE */
 #define MAX_MSG		(1024 * 1024)	/* RDSD_MAX_MSG_SIZE */
+#define MSG_LIMIT	(64 << 20)	/* RDSD_MSG_SIZE_LIMIT */
 #define CONG_BYTES	(65536 / 8)	/* a congestion map */
 #define IB_PORT_PARAM	"/sys/module/rds_doca/parameters/ib_port"
 
@@ -897,10 +898,11 @@ static bool frag_last_flag_missing(struct peer *p)
 
 /* -- lengths -- */
 
+/* Over the 64 MiB any message may have (RDSD_MSG_SIZE_LIMIT). */
 static bool len_over_max(struct peer *p)
 {
 	return send_hf(p, (struct hf){ .type = T_DATA, .seq = 1,
-				       .len = MAX_MSG + 1, .frag_len = FRAG,
+				       .len = MSG_LIMIT + 1, .frag_len = FRAG,
 				       .dport = hp.victim_port });
 }
 
@@ -939,6 +941,23 @@ static bool largest_message_abandoned(struct peer *p)
 
 	if (!send_hf(p, (struct hf){ .type = T_DATA, .seq = 1,
 				     .len = MAX_MSG, .frag_len = FRAG,
+				     .dport = hp.victim_port }))
+		return false;
+	return send_raw(p, zero, sizeof(zero));
+}
+
+/*
+ * The first fragment of an 8 MiB message for a socket that raised its
+ * limit, then garbage: the receiver reserved room and took pages for it,
+ * and the reset gives both back (KASAN and kmemleak watch the debug
+ * kernel's run).
+ */
+static bool large_message_abandoned(struct peer *p)
+{
+	static const unsigned char zero[HDR];
+
+	if (!send_hf(p, (struct hf){ .type = T_DATA, .seq = 1,
+				     .len = 8 << 20, .frag_len = FRAG,
 				     .dport = hp.victim_port }))
 		return false;
 	return send_raw(p, zero, sizeof(zero));
@@ -1463,6 +1482,21 @@ static bool answer_unasked(struct peer *p)
 
 /* ------------------------------------------------------------------ */
 
+/* large_message_abandoned, to a victim whose limit holds the message */
+static void large_raised_abandoned(void)
+{
+	int v = 64 << 20, def = 1 << 20;
+
+	ok(setsockopt(hp.victim, SOL_SOCKET, SO_RCVBUFFORCE, &v,
+		      sizeof(v)) == 0 &&
+	   setsockopt(hp.victim, SOL_RDS, RDS_DOCA_MSG_MAX, &v,
+		      sizeof(v)) == 0,
+	   "the victim takes messages of up to 64 MiB");
+	expect_reset(large_message_abandoned, QUIET | COUNTED);
+	ok(setsockopt(hp.victim, SOL_RDS, RDS_DOCA_MSG_MAX, &def,
+		      sizeof(def)) == 0, "and back to 1 MiB");
+}
+
 #define RESET_CASE(fn) { #fn, reset_##fn }
 #define DEFINE_RESET(fn) \
 	static void reset_##fn(void) { expect_reset(fn, QUIET | COUNTED); }
@@ -1575,6 +1609,7 @@ static const struct selftest tests[] = {
 	RESET_CASE(frag_len_changes),
 	RESET_CASE(frag_last_flag_missing),
 	RESET_CASE(len_over_max),
+	{ "large_raised_abandoned", large_raised_abandoned },
 	RESET_CASE(len_u32_max),
 	RESET_CASE(frag_len_u32_max),
 	RESET_CASE(send_over_buffer),

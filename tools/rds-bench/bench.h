@@ -75,6 +75,8 @@
 #define MAX_THREADS		64
 #define MAX_SOCKETS		64	/* per sender / client (--sockets) */
 #define MAX_MSG			RDS_DOCA_MAX_MSG_SIZE	/* 1 MiB */
+/* stream, pingpong and probe: rds_doca with RDS_DOCA_MSG_MAX raised */
+#define MAX_MSG_LARGE		RDS_DOCA_MSG_SIZE_LIMIT	/* 64 MiB */
 #define HDR_MAGIC		0x52445342u		/* "RDSB" */
 #define NSEC			1000000000ull
 #define MSEC			1000000ull

@@ -67,7 +67,10 @@ static void usage(FILE *f)
 "      --daddr A, --peer A\n"
 "                      address the receiving/server end binds, which the\n"
 "                      sending/client end sends to\n"
-"  -s, --size BYTES    message size, 1..1m; suffixes k (1024), m (1048576)\n"
+"  -s, --size BYTES    message size, 1..1m, up to 64m for stream, pingpong\n"
+"                      and probe (rds_doca: RDS_DOCA_MSG_MAX is raised;\n"
+"                      give --sndbuf of the size, --rcvbuf of twice it)\n"
+"                      suffixes k (1024), m (1048576)\n"
 "                      (default 64; rdma-write and rdma-read: the size of\n"
 "                      each operation, default 64k; atomic: always 8;\n"
 "                      reqresp: the request's, 16..1m, default 4k)\n"
@@ -344,10 +347,11 @@ static void parse_args(int argc, char **argv)
 			daddr_set = true;
 			break;
 		case 's':
-			if (!parse_bytes(optarg, &v) || v < 1 || v > MAX_MSG)
+			if (!parse_bytes(optarg, &v) || v < 1 ||
+			    v > MAX_MSG_LARGE)
 				usage_error("invalid --size '%s': expected 1..%u bytes, "
 					    "optionally with a k or m suffix (64, 4k, "
-					    "64k, 1m)", optarg, MAX_MSG);
+					    "64k, 1m, 64m)", optarg, MAX_MSG_LARGE);
 			cfg.size = (uint32_t)v;
 			cfg.size_set = true;
 			break;
@@ -509,6 +513,11 @@ static void parse_args(int argc, char **argv)
 		usage_error("--sockets %d: only stream and pingpong run more than "
 			    "one socket per thread, %s runs one", cfg.sockets,
 			    argv[optind]);
+	if (cfg.size > MAX_MSG && cfg.mode != M_STREAM &&
+	    cfg.mode != M_PINGPONG && cfg.mode != M_PROBE)
+		usage_error("--size %u: only stream, pingpong and probe send "
+			    "messages over 1m (%u), %s sends at most 1m",
+			    cfg.size, MAX_MSG, argv[optind]);
 	if (cfg.zerocopy && cfg.mode != M_STREAM)
 		usage_error("--zerocopy: only stream sends from its own pages, "
 			    "%s copies", argv[optind]);

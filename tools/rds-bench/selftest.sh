@@ -43,7 +43,7 @@ grep_out() {
 # --- command line ------------------------------------------------------
 expect 0 "--help" -- "$B" --help
 grep_out "Usage: rds-bench" "--help prints usage"
-for bad in "" "bogus" "stream pingpong" "--size 4x stream" "--size 2m stream" \
+for bad in "" "bogus" "stream pingpong" "--size 4x stream" "--size 65m stream" \
 	   "--size 0 stream" "--family abc stream" "--family 0 stream" \
 	   "--family 256 stream" "--duration 0 stream" "--duration -1 stream" \
 	   "--warmup x stream" "--count 0 stream" "--threads 0 stream" \
@@ -52,7 +52,8 @@ for bad in "" "bogus" "stream pingpong" "--size 4x stream" "--size 2m stream" \
 	   "--sndbuf 32k --size 64k stream" "--bogus stream" "-z stream" \
 	   "stream --size" "rdma" "--window 0 rdma-write" \
 	   "--window 4097 rdma-read" "--window x atomic" "--size 16 atomic" \
-	   "--size 2m rdma-write" "--size 15 reqresp" "--ack-size 15 reqresp" \
+	   "--size 2m rdma-write" "--size 2m reqresp" "--size 15 reqresp" \
+	   "--ack-size 15 reqresp" \
 	   "--ack-size 2m reqresp" "--rdma-size 0 reqresp" "--rdma-size 2m reqresp" \
 	   "--rr-op send reqresp" "reqresp --rr-op" "--sndbuf 1k --ack-size 4k reqresp" \
 	   "--sockets 0 stream" "--sockets 65 stream" "--sockets x pingpong" \
@@ -71,7 +72,9 @@ done
 for good in "rdma-write" "--size 1m rdma-read" "--window 4096 atomic" "--size 8 atomic" \
 	    "reqresp" "--size 16 --ack-size 16 --rdma-size 1 reqresp" \
 	    "--rr-op read --notify --rdma-size 1m reqresp" "--sockets 64 stream" \
-	    "--sockets 1 reqresp" "--sockets 2 --threads 3 pingpong"; do
+	    "--sockets 1 reqresp" "--sockets 2 --threads 3 pingpong" \
+	    "--size 64m --sndbuf 64m --rcvbuf 128m stream" \
+	    "--size 2m --sndbuf 2m pingpong"; do
 	# shellcheck disable=SC2086
 	expect 1 "accepts '$good'" -- "$B" --family $FAM $good
 done
@@ -602,7 +605,19 @@ grep_out "A = rds_doca-ib:251, B = rds_rdma:250, C = verbs:perftest, D = verbs-e
 grep_out "64 B stream msgs/s, rds_doca / rds_rdma" "ib-compare.sh target table"
 grep_out "^rdma-write 64k   MB/s  .* unsupp\. .* 58.98   (58.98 / unsupp.)" "ib-compare.sh RDMA write row"
 grep_out "^atomic     8     ops/s .* unsupp\. .* 40000   (40000 / 20000)" "ib-compare.sh atomic row"
-grep_out "fetch-and-add ops/s, rds_doca / ib_atomic_bw .* >= 0.8  met" "ib-compare.sh atomic target"
+# the stand-in's own rate depends on the machine's load: the verdict must
+# follow the ratio printed, whichever it is
+if awk '/fetch-and-add ops\/s, rds_doca \/ ib_atomic_bw/ {
+		# name, ratio, ">= 0.8", verdict, maybe "(spread N%)"
+		sub(/.*ib_atomic_bw */, ""); v = $1; verdict = $4
+		ok = (v >= 0.8 && verdict == "met") || (v < 0.8 && verdict == "missed")
+		found = 1
+	} END { exit !(found && ok) }' "$T/out"; then
+	ok "ib-compare.sh atomic target: the verdict follows the ratio"
+else
+	nok "ib-compare.sh atomic target: the verdict follows the ratio"
+	grep "fetch-and-add" "$T/out" | sed 's/^/# /'
+fi
 if [ "$(wc -l < "$T/ib1/runs.jsonl")" -eq 48 ] && [ -s "$T/ib1/ib-summary.txt" ]; then
 	ok "ib-compare.sh output files"
 else

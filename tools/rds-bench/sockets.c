@@ -75,6 +75,19 @@ int open_sock(struct in_addr addr, uint16_t *port, char *err,
 		close(fd);
 		return -1;
 	}
+	/* over Linux's 1 MiB: each end raises its own limit (rds_doca) */
+	if (cfg.size > MAX_MSG &&
+	    setsockopt(fd, SOL_RDS, RDS_DOCA_MSG_MAX, &cfg.size,
+		       sizeof(cfg.size)) < 0) {
+		int e = errno;
+
+		snprintf(what, sizeof(what),
+			 "setsockopt(SOL_RDS, RDS_DOCA_MSG_MAX, %u)", cfg.size);
+		describe(err, errlen, what, e,
+			 "messages over 1m need rds_doca (Linux RDS carries 1m)");
+		close(fd);
+		return -1;
+	}
 	if (cfg.transport >= 0 &&
 	    setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &cfg.transport,
 		       sizeof(cfg.transport)) < 0) {

@@ -355,8 +355,9 @@ struct rds_zcopy_cookies {
  * (an int, 1 to RDS_DOCA_MSG_SIZE_LIMIT bytes), the module parameter
  * max_msg_size the limit sockets start with.  A message is also never
  * larger than half the socket's SO_SNDBUF, nor than its transport carries
- * (loopback: RDS_DOCA_MSG_SIZE_LIMIT; IB: RDS_DOCA_MAX_MSG_SIZE): past
- * any of them sendmsg() fails with EMSGSIZE.
+ * (RDS_DOCA_MSG_SIZE_LIMIT): past any of them sendmsg() fails with
+ * EMSGSIZE.  A message over RDS_DOCA_MAX_MSG_SIZE is delivered only to a
+ * socket whose own limit holds it; others drop it (recv_drop_large).
  */
 #define RDS_DOCA_MAX_MSG_SIZE		(1U << 20)
 #define RDS_DOCA_MSG_SIZE_LIMIT		(64U << 20)
