@@ -892,30 +892,30 @@ static void rdsd_ib_frags_post(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 
 /*
  * Post more of the message being sent in pieces (tp->tx_big), as credits
- * and send slots allow.  Returns true when its last fragment went: the
- * messages held back behind it may go.  send_lock held.
+ * and send slots allow; once its last fragment went, tx_big is NULL and
+ * the messages held back behind it may go.  send_lock held.
  */
-static bool rdsd_ib_big_more(struct rdsd_ib_conn *tp)
+static void rdsd_ib_big_more(struct rdsd_ib_conn *tp)
 {
 	struct rdsd_msg *msg = tp->tx_big;
 	u32 n;
 
 	if (!msg || !tp->tx_ready)
-		return false;
+		return;
 	n = min(rdsd_ib_frags_room(tp, 0), tp->tx_big_nfrags - tp->tx_big_next);
 	if (!n) {
-		/* short of credits: ask for a larger ring */
-		rdsd_ib_credits_short(&tp->credits);
-		return false;
+		/* short of credits, not of slots: ask for a larger ring */
+		if (!rdsd_ib_credits_ok(&tp->credits, 1))
+			rdsd_ib_credits_short(&tp->credits);
+		return;
 	}
 	rdsd_ib_frags_post(tp, msg, &tp->tx_big_info, tp->tx_big_next, n, 0,
 			   tp->tx_big_nfrags, &tp->tx_big_cur);
 	tp->tx_big_next += n;
 	if (tp->tx_big_next < tp->tx_big_nfrags)
-		return false;
+		return;
 	tp->tx_big = NULL;
 	rdsd_msg_put(msg);	/* not the last: the posted slots hold it */
-	return true;
 }
 
 /**
