@@ -355,10 +355,14 @@ struct rdsd_ib_credits {
  * @peer_local: the peer address is one of ours: the congestion map is
  *	shared and no updates travel.
  * @peer: private data the peer sent for the current attempt.
- * @send_lock: protects the send ring, @credits, @tx_ready,
+ * @send_lock: protects the send ring, @credits, @tx_ready, @rx_stopped,
  *	@tx_wait_hello, @tx_blocked, the congestion and pack state, @op_wait,
  *	@grants, @ctl and the acknowledgment state.
  * @tx_ready: the queue pair takes sends.
+ * @rx_stopped: the queue pair is being drained: a receive completion does
+ *	not post its buffer again, so nothing is posted behind the drain's
+ *	own request and every buffer is back when ib_drain_qp() returns.
+ *	Cleared by rdsd_ib_rings_alloc() for the next attempt.
  * @tx_wait_hello: accepted side: sends start when the peer's first
  *	message shows it is ready to receive ours.
  * @tx_blocked: a send waited for credits or slots; kick when they return.
@@ -474,6 +478,7 @@ struct rdsd_ib_conn {
 
 	spinlock_t		send_lock;	/* see above */
 	bool			tx_ready;
+	bool			rx_stopped;
 	bool			tx_wait_hello;
 	bool			tx_blocked;
 	bool			cong_pending;
@@ -658,8 +663,8 @@ void rdsd_ib_tx_stop(struct rdsd_ib_conn *tp);
 int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);
 bool rdsd_ib_tx_after_rx(struct rdsd_ib_conn *tp,
-			 const struct rdsd_ib_rx_sum *sum, bool reposted,
-			 bool kick);
+			 const struct rdsd_ib_rx_sum *sum,
+			 struct rdsd_ib_recv *r, bool kick);
 void rdsd_ib_cong_changed(struct rdsd_conn *conn);
 void rdsd_ib_ack_worker(struct work_struct *work);
 void rdsd_ib_cong_worker(struct work_struct *work);

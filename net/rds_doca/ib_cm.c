@@ -360,7 +360,10 @@ static int rdsd_ib_setup(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
  * what does not exist, so this runs on a half-built attempt and twice:
  *
  *  1. the core stops handing messages to the transport;
- *  2. nothing more is posted (tx_ready off);
+ *  2. nothing more is posted (tx_ready off, rx_stopped on: a receive
+ *     completion racing with the drain keeps its buffer, which would
+ *     otherwise be posted behind the drain's request and still be on
+ *     the queue when ib_drain_qp() returns);
  *  3. an established queue pair is disconnected: the peer hears of it
  *     and the queue pair moves to the error state;
  *  4. ib_drain_qp(): every posted work request completes (flushed) and

@@ -374,16 +374,9 @@ void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 
-	ret = rdsd_ib_recv_post(tp, r);
-	kick = rdsd_ib_tx_after_rx(tp, &sum, !ret, kick);
+	kick = rdsd_ib_tx_after_rx(tp, &sum, r, kick);
 	if (unlikely(sum.more_bufs))
 		rdsd_ib_grow(tp, RDSD_IB_GROW_RECV);
-
-	if (unlikely(ret)) {
-		pr_info_ratelimited("%pI4->%pI4: post receive failed: %d\n",
-				    &conn->laddr, &conn->faddr, ret);
-		rdsd_ib_request_reset(tp, RDSD_RESET_POST);
-	}
 	if (kick)
 		rdsd_conn_kick(conn);
 }

@@ -323,6 +323,7 @@ int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
 		tp->recvs[i].cqe.done = rdsd_ib_recv_done;
 	}
 	spin_lock_bh(&tp->send_lock);
+	tp->rx_stopped = false;
 	tp->send_head = 0;
 	tp->send_tail = 0;
 	tp->credits.avail = 0;

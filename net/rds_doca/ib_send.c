@@ -1200,20 +1200,28 @@ void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
  * rdsd_ib_tx_after_rx - the send side's part of a completed receive
  * @tp: connection.
  * @sum: what the receive buffer said.
- * @reposted: the buffer is posted again, a credit to return.
+ * @r: the receive buffer, handled: posted again (a credit to return)
+ *	unless the queue pair is being drained.
  * @kick: the connection is to be kicked already.
  *
  * Takes the credits, acknowledges when due, and sends what waited for
  * them.  Returns true when the connection is to be kicked.  Softirq.
  */
 bool rdsd_ib_tx_after_rx(struct rdsd_ib_conn *tp,
-			 const struct rdsd_ib_rx_sum *sum, bool reposted,
-			 bool kick)
+			 const struct rdsd_ib_rx_sum *sum,
+			 struct rdsd_ib_recv *r, bool kick)
 {
 	u32 credits = sum->credits;
+	int ret = 0;
 	bool now;
 
 	spin_lock_bh(&tp->send_lock);
+	/* under send_lock: rdsd_ib_tx_stop() orders it before the drain */
+	if (!tp->rx_stopped) {
+		ret = rdsd_ib_recv_post(tp, r);
+		if (!ret)
+			tp->credits.adv++;
+	}
 	if (tp->tx_wait_hello) {
 		tp->tx_wait_hello = false;
 		tp->tx_ready = true;
@@ -1223,8 +1231,6 @@ bool rdsd_ib_tx_after_rx(struct rdsd_ib_conn *tp,
 	rdsd_ib_credits_add(&tp->credits, credits);
 	if (sum->bufs)
 		tp->credits.peer_bufs = sum->bufs;
-	if (reposted)
-		tp->credits.adv++;
 	tp->rx_unacked += sum->delivered;
 	now = sum->ack_req ||
 	      tp->rx_unacked >= RDSD_IB_ACK_EVERY ||
@@ -1253,6 +1259,12 @@ bool rdsd_ib_tx_after_rx(struct rdsd_ib_conn *tp,
 	if (credits)
 		rdsd_ib_tail_check(tp);
 	spin_unlock_bh(&tp->send_lock);
+
+	if (unlikely(ret)) {
+		pr_info_ratelimited("%pI4->%pI4: post receive failed: %d\n",
+				    &tp->conn->laddr, &tp->conn->faddr, ret);
+		rdsd_ib_request_reset(tp, RDSD_RESET_POST);
+	}
 	return kick;
 }
 
@@ -1351,13 +1363,14 @@ void rdsd_ib_tx_arm(struct rdsd_ib_conn *tp,
 }
 
 /**
- * rdsd_ib_tx_stop - no more sends on this queue pair
- * @tp: connection.
+ * rdsd_ib_tx_stop - no more sends on this queue pair, no more receives posted
+ * @tp: connection, about to be drained.
  */
 void rdsd_ib_tx_stop(struct rdsd_ib_conn *tp)
 {
 	spin_lock_bh(&tp->send_lock);
 	tp->tx_ready = false;
+	tp->rx_stopped = true;
 	tp->tx_wait_hello = false;
 	if (tp->sends)
 		rdsd_ib_pack_drop(tp);
