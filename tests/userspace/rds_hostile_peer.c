@@ -1545,8 +1545,8 @@ DEFINE_RESET(ack_with_payload)
 /* Set up the sockets and addresses; checks the legit pair first. */
 static void setup(void)
 {
-	char cmd[256];
 	unsigned int h;
+	FILE *ip;
 	int fail = 0, param = -1;
 
 	if (!read_sysfs_int(IB_PORT_PARAM, &param) && param > 0)
@@ -1556,12 +1556,14 @@ static void setup(void)
 	hp.legit_b = bound_socket_at(cfg.peer, 0, "bind the legit peer");
 	hp.victim = bound_socket_at(cfg.peer, 0, "bind the victim socket");
 	hp.victim_port = hp.victim >= 0 ? bound_port(hp.victim) : 0;
-	/* one address per case that connects, and room for more */
-	for (h = hp.next_host; h < hp.next_host + HOSTILE_ADDRS; h++) {
-		snprintf(cmd, sizeof(cmd),
-			 "ip addr replace 192.0.2.%u/32 dev %s", h, hp.netdev);
-		fail |= system(cmd);
-	}
+	/* one address per case that connects, and room for more: one ip */
+	ip = popen("ip -batch -", "w");
+	fail = !ip;
+	for (h = hp.next_host; ip && h < hp.next_host + HOSTILE_ADDRS; h++)
+		fail |= fprintf(ip, "addr replace 192.0.2.%u/32 dev %s\n",
+				h, hp.netdev) < 0;
+	if (ip)
+		fail |= pclose(ip) != 0;
 	ok(!fail, "add the hostile addresses to %s", hp.netdev);
 	ok(legit_exchange(), "the legit sockets talk");
 	hp.connects = legit_connects();

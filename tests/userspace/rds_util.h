@@ -692,10 +692,40 @@ static inline bool selftest_by_filter(const struct selftest *t)
 }
 
 /*
+ * A test named in the environment's SKIP_TESTS (names separated by commas
+ * or spaces): a run that covers its paths elsewhere leaves it out.  Says
+ * so, and counts it neither passed nor failed.
+ */
+static inline bool selftest_skipped(const char *name)
+{
+	const char *s = getenv("SKIP_TESTS"), *end;
+	size_t n = strlen(name);
+
+	for (; s && *s; s = *end ? end + 1 : end) {
+		end = s + strcspn(s, ", ");
+		if ((size_t)(end - s) == n && !strncmp(s, name, n)) {
+			tap_diag("%s: not run here (SKIP_TESTS)", name);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Seconds since @t0, for the duration a slow test reports. */
+static inline double selftest_elapsed(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
  * main()'s end in a suite of named tests: with --list print the names of
- * the tests @pick selects, else run each, its name prefixing its checks.
- * @tests is an array of structures with .name and .fn.  Evaluates to the
- * exit status.
+ * the tests @pick selects, else run each, its name prefixing its checks,
+ * and say how long those that took a second or more took (a diagnostic,
+ * never a check).  @tests is an array of structures with .name and .fn.
+ * Evaluates to the exit status.
  */
 #define run_selftests(prog, tests, pick) ({				\
 	char __prefix[64];						\
@@ -711,12 +741,21 @@ static inline bool selftest_by_filter(const struct selftest *t)
 			for (__i = 0;					\
 			     __i < sizeof(tests) / sizeof((tests)[0]);	\
 			     __i++) {					\
-				if (!pick(&(tests)[__i]))		\
+				struct timespec __t0;			\
+				double __s;				\
+									\
+				if (!pick(&(tests)[__i]) ||		\
+				    selftest_skipped((tests)[__i].name)) \
 					continue;			\
 				snprintf(__prefix, sizeof(__prefix),	\
 					 "%s: ", (tests)[__i].name);	\
 				tap_set_prefix(__prefix);		\
+				clock_gettime(CLOCK_MONOTONIC, &__t0);	\
 				(tests)[__i].fn();			\
+				__s = selftest_elapsed(&__t0);		\
+				if (__s >= 1)				\
+					tap_diag("%s took %.1f s",	\
+						 (tests)[__i].name, __s); \
 			}						\
 			tap_set_prefix(NULL);				\
 		}							\

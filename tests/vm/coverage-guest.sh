@@ -13,7 +13,7 @@ dir=${1:?usage: coverage-guest.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: coverage-guest.sh BUILD_DIR OUT_DIR}
 cd "$(dirname "$0")/../.." || exit 1
 
-tests/vm/debug-suite.sh "$dir" | tee /run/coverage-suite.log
+tests/vm/debug-suite.sh "$dir" all | tee /run/coverage-suite.log
 st=${PIPESTATUS[0]}
 n=0
 while IFS= read -r -d '' f; do

@@ -85,6 +85,7 @@ void test_connect(void);
 void test_send_errors(void);
 void test_send_sizes(void);
 void test_send_large(void);
+void test_send_largest(void);
 void test_send_zero(void);
 void test_send_no_listener(void);
 void test_send_many_senders(void);

@@ -35,6 +35,7 @@ static const struct test tests[] = {
 	{ "send_errors", test_send_errors, 0 },
 	{ "send_sizes", test_send_sizes, 0 },
 	{ "send_large", test_send_large, T_DOCA },
+	{ "send_largest", test_send_largest, T_DOCA },
 	{ "send_zero", test_send_zero, 0 },
 	{ "send_no_listener", test_send_no_listener, 0 },
 	{ "send_many_senders", test_send_many_senders, 0 },

@@ -218,6 +218,14 @@ static void recv_large(int fd, unsigned char *buf, size_t cap, size_t len,
 		r, len, flags, bad);
 }
 
+static void large_done(void *tx, void *rx, int a, int b)
+{
+	free(tx);
+	free(rx);
+	close(a);
+	close(b);
+}
+
 /*
  * RDS_DOCA_MSG_MAX: the socket's own limit, 1 to 64 MiB, starting at the
  * module parameter max_msg_size.  A larger message needs a send buffer
@@ -229,8 +237,8 @@ static void recv_large(int fd, unsigned char *buf, size_t cap, size_t len,
  */
 void test_send_large(void)
 {
-	static const size_t sizes[] = { (1 << 20) + 1, 2 << 20, 16 << 20,
-					RDS_DOCA_MSG_SIZE_LIMIT };
+	/* 64 MiB itself: send_largest */
+	static const size_t sizes[] = { (1 << 20) + 1, 2 << 20, 16 << 20 };
 	const size_t cap = RDS_DOCA_MSG_SIZE_LIMIT + 64;
 	unsigned char *tx = NULL, *rx = NULL;
 	uint64_t c0 = 0, c1 = 0;
@@ -330,10 +338,41 @@ void test_send_large(void)
 		r, flags);
 	marker(a, b, "nothing else was delivered");
 out:
-	free(tx);
-	free(rx);
-	close(a);
-	close(b);
+	large_done(tx, rx, a, b);
+}
+
+/* The largest message there is: 64 MiB, through a 160 MiB buffer. */
+void test_send_largest(void)
+{
+	const size_t len = RDS_DOCA_MSG_SIZE_LIMIT;
+	unsigned char *tx = NULL, *rx = NULL;
+	struct sockaddr_in to;
+	int a, b;
+
+	if (!make_pair(&a, &b))
+		return;
+	to = sock_addr(b);
+	tx = malloc(len);
+	rx = malloc(len + 64);
+	if (!tx || !rx) {
+		ok_diag(0, "setup: 2 x 64 MiB buffers", "%s", strerror(errno));
+		goto out;
+	}
+	pattern_fill(tx, len, 12);
+	if (!is_ok(set_int(a, SOL_SOCKET, SO_SNDBUFFORCE, 160 << 20),
+		   "SO_SNDBUFFORCE 160 MiB") ||
+	    !is_ok(set_int(b, SOL_SOCKET, SO_RCVBUFFORCE, 160 << 20),
+		   "SO_RCVBUFFORCE 160 MiB") ||
+	    !is_ok(set_int(a, SOL_RDS, RDS_DOCA_MSG_MAX, len),
+		   "the sender's limit 64 MiB") ||
+	    !is_ok(set_int(b, SOL_RDS, RDS_DOCA_MSG_MAX, len),
+		   "the receiver's limit 64 MiB"))
+		goto out;
+	is_eq(send_to(a, &to, tx, len, 0), (ssize_t)len, "64 MiB are sent");
+	recv_large(b, rx, len + 64, len, 12, "and received intact");
+	marker(a, b, "nothing else was delivered");
+out:
+	large_done(tx, rx, a, b);
 }
 
 void test_send_zero(void)
