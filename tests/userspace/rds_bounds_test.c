@@ -810,7 +810,8 @@ static void test_op_pin_flood(void)
 		 tap_errname(res.wait_err));
 
 	ok_diag(res.sent == PIN_OPS,
-		"unprivileged, RLIMIT_MEMLOCK 0: 300 writes of 1 MiB accepted",
+		"unprivileged, RLIMIT_MEMLOCK 0: " TAP_STR(PIN_OPS)
+		" writes of 1 MiB accepted",
 		"sent %u, then %s", res.sent, tap_errname(res.send_err));
 	ok_diag(res.pins0 >= 0 &&
 		(res.pins_max - res.pins0) * 4 <= bound_kb + PIN_SLACK_KB,
