@@ -1497,6 +1497,51 @@ static void large_raised_abandoned(void)
 		      sizeof(def)) == 0, "and back to 1 MiB");
 }
 
+/*
+ * A message over the max_msg the peer announced (ours says 1 MiB) never
+ * reaches it: the module drops it, the next message goes, and the
+ * connection stays up.  Sent in pieces, it would have stopped at our
+ * credits and held the next one behind it.
+ */
+static void sent_over_peer_max(void)
+{
+	int limit = 4 << 20, sndbuf = 16 << 20, def = 1 << 20;
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	unsigned char *tx = calloc(1, 2 << 20);
+	unsigned int data0;
+	long long deadline;
+	struct peer p;
+
+	if (peer_open(&p) && ok(tx != NULL, "a 2 MiB buffer") &&
+	    ok(setsockopt(hp.victim, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf,
+			  sizeof(sndbuf)) == 0 &&
+	       setsockopt(hp.victim, SOL_RDS, RDS_DOCA_MSG_MAX, &limit,
+			  sizeof(limit)) == 0,
+	       "the victim sends messages of up to 4 MiB")) {
+		to.sin_addr = p.addr;
+		to.sin_port = htons(HP_SPORT);
+		poll_cq(&p, 0);
+		data0 = p.data;
+		is_eq(send_to(hp.victim, &to, tx, 2 << 20, 0), 2 << 20,
+		      "2 MiB to a peer that takes 1 MiB: sendmsg takes it");
+		is_eq(send_to(hp.victim, &to, tx, 100, 0), 100,
+		      "then 100 bytes");
+		deadline = now_ms() + ACT_MS;
+		while (p.data == data0 && !p.down && now_ms() < deadline)
+			poll_cq(&p, 100);
+		poll_cq(&p, QUIET_MS);
+		is_eq(p.data - data0, 1,
+		      "one whole message reaches the peer: the 100 bytes");
+		poll_cq(&p, 0);
+		ok_diag(!p.down, "the connection stays up", "%s", p.how);
+		ok(setsockopt(hp.victim, SOL_RDS, RDS_DOCA_MSG_MAX, &def,
+			      sizeof(def)) == 0, "the victim back to 1 MiB");
+	}
+	free(tx);
+	peer_close(&p);
+	ok(legit_exchange(), "the other sockets' messages all arrive");
+}
+
 #define RESET_CASE(fn) { #fn, reset_##fn }
 #define DEFINE_RESET(fn) \
 	static void reset_##fn(void) { expect_reset(fn, QUIET | COUNTED); }
@@ -1612,6 +1657,7 @@ static const struct selftest tests[] = {
 	RESET_CASE(frag_last_flag_missing),
 	RESET_CASE(len_over_max),
 	{ "large_raised_abandoned", large_raised_abandoned },
+	{ "sent_over_peer_max", sent_over_peer_max },
 	RESET_CASE(len_u32_max),
 	RESET_CASE(frag_len_u32_max),
 	RESET_CASE(send_over_buffer),
