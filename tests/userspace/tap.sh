@@ -40,14 +40,13 @@ diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 # status COMMAND...: print COMMAND's exit status (for check).
 status() { "$@"; echo $?; }
 
-# run_suite STAGE COMMAND...: run a TAP suite, renumber and prefix its
-# checks, fold its counts into ours.  Two checks of our own: that it
-# reached its closing line, and that its exit status agrees with it.
 # suite_skipped STAGE: SKIP_SUITES names STAGE (says so).
 suite_skipped() {
-	local pat
+	local pat pats=()
 
-	for pat in ${SKIP_SUITES:-}; do
+	# split on blanks, no globbing: the patterns match stage names only
+	read -ra pats <<<"${SKIP_SUITES:-}"
+	for pat in "${pats[@]}"; do
 		# shellcheck disable=SC2053
 		if [[ $1 == $pat ]]; then
 			diag "$1: not run here (SKIP_SUITES)"
@@ -57,6 +56,9 @@ suite_skipped() {
 	return 1
 }
 
+# run_suite STAGE COMMAND...: run a TAP suite, renumber and prefix its
+# checks, fold its counts into ours.  Two checks of our own: that it
+# reached its closing line, and that its exit status agrees with it.
 run_suite() {
 	local stage=$1 counts rc n p f closed cp cf t0=$SECONDS
 

@@ -82,9 +82,9 @@ if [ "$full" = 0 ]; then
 	# rdsctl and the tracepoints; on the copy engine, the api suite
 	# (its copies are the rdma suite's, which runs, as do the engine's
 	# failures and the fallback to the CPU) and the order, bounds and
-	# timing variants; the 64 MiB message (16 MiB takes the same paths); and the
-	# fault campaigns' length (10,000 messages, three faults each,
-	# still cross every reset path).
+	# timing variants; the 64 MiB message (16 MiB takes the same
+	# paths); and the fault campaigns' length (10,000 messages, three
+	# faults each, still cross every reset path).
 	export SKIP_SUITES=${SKIP_SUITES-"doca-trace ib-trace doca-rdsctl ib-rdsctl dma-api dma-order dma-bounds dma-sync-event dma-prep-* dma-slow-* dma-reorder-* dma-off-*"}
 	export SKIP_TESTS=${SKIP_TESTS-send_largest}
 	export FAULTS_ARGS=${FAULTS_ARGS:---messages 10000}
