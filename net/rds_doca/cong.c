@@ -262,6 +262,53 @@ void rdsd_cong_map_updated(struct rdsd_net *rn, struct rdsd_cong_map *map,
 }
 
 /**
+ * rdsd_cong_pack - a map in its wire form
+ * @wire: RDSD_NR_PORTS / 8 bytes: port p is bit p % 64 of little-endian
+ *	word p / 64, so bit p % 8 of byte p / 8.
+ * @bits: the map.
+ */
+void rdsd_cong_pack(__le64 *wire, const unsigned long *bits)
+{
+	unsigned int w, b;
+
+	for (w = 0; w < RDSD_NR_PORTS / 64; w++) {
+		u64 v = 0;
+
+		for (b = 0; b < 64; b += BITS_PER_LONG)
+			v |= (u64)READ_ONCE(bits[(w * 64 + b) / BITS_PER_LONG])
+				<< b;
+		wire[w] = cpu_to_le64(v);
+	}
+}
+
+/**
+ * rdsd_cong_unpack - apply a peer's map to our copy of it
+ * @bits: our copy.
+ * @wire: the map as received (rdsd_cong_pack()).
+ *
+ * Returns the ports that changed, folded mod 64 (RDS_CONG_MONITOR_MASK()).
+ */
+u64 rdsd_cong_unpack(unsigned long *bits, const __le64 *wire)
+{
+	unsigned int w, b;
+	u64 changed = 0;
+
+	for (w = 0; w < RDSD_NR_PORTS / 64; w++) {
+		u64 new = le64_to_cpu(wire[w]), old = 0;
+
+		for (b = 0; b < 64; b += BITS_PER_LONG)
+			old |= (u64)bits[(w * 64 + b) / BITS_PER_LONG] << b;
+		if (old == new)
+			continue;
+		changed |= old ^ new;
+		for (b = 0; b < 64; b += BITS_PER_LONG)
+			WRITE_ONCE(bits[(w * 64 + b) / BITS_PER_LONG],
+				   (unsigned long)(new >> b));
+	}
+	return changed;
+}
+
+/**
  * rdsd_cong_set - mark a local port congested
  * @rn: namespace.
  * @map: map of the port's address.

@@ -55,6 +55,8 @@ void rdsd_cong_set(struct rdsd_net *rn, struct rdsd_cong_map *map,
 		   __be16 port);
 void rdsd_cong_clear(struct rdsd_net *rn, struct rdsd_cong_map *map,
 		     __be16 port);
+void rdsd_cong_pack(__le64 *wire, const unsigned long *bits);
+u64 rdsd_cong_unpack(unsigned long *bits, const __le64 *wire);
 void rdsd_cong_map_updated(struct rdsd_net *rn, struct rdsd_cong_map *map,
 			   u64 portmask);
 int rdsd_cong_wait(struct rdsd_sock *rs, struct rdsd_cong_map *map,

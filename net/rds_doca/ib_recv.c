@@ -52,27 +52,6 @@ int rdsd_ib_frag_check(bool active, u64 seq, u32 len, u32 off,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_frag_check);
 
-/* Apply a peer's map to our copy; returns the changed ports (mod 64). */
-static u64 rdsd_ib_cong_unpack(unsigned long *bits, const __le64 *wire)
-{
-	unsigned int w, b;
-	u64 changed = 0;
-
-	for (w = 0; w < RDSD_NR_PORTS / 64; w++) {
-		u64 new = le64_to_cpu(wire[w]), old = 0;
-
-		for (b = 0; b < 64; b += BITS_PER_LONG)
-			old |= (u64)bits[(w * 64 + b) / BITS_PER_LONG] << b;
-		if (old == new)
-			continue;
-		changed |= old ^ new;
-		for (b = 0; b < 64; b += BITS_PER_LONG)
-			WRITE_ONCE(bits[(w * 64 + b) / BITS_PER_LONG],
-				   (unsigned long)(new >> b));
-	}
-	return changed;
-}
-
 void rdsd_ib_rx_reset(struct rdsd_ib_conn *tp)
 {
 	if (tp->rx_msg)
@@ -118,12 +97,7 @@ static int rdsd_ib_rx_begin(struct rdsd_ib_conn *tp,
 	}
 	if (!msg)
 		return -ENOMEM;
-	msg->seq = info->seq;
-	msg->saddr = conn->faddr;
-	msg->daddr = conn->laddr;
-	msg->sport = info->sport;
-	msg->dport = info->dport;
-	msg->rdma_dest = info->rdma_cookie;
+	rdsd_recv_msg_init(msg, conn, info);
 	tp->rx_msg = msg;
 	return 0;
 }
@@ -219,8 +193,8 @@ static int rdsd_ib_recv_one(struct rdsd_ib_conn *tp, const void *payload,
 		if (!first)
 			return -EPROTO;
 		if (!tp->peer_local) {
-			u64 changed = rdsd_ib_cong_unpack(conn->fcong->bits,
-							  payload);
+			u64 changed = rdsd_cong_unpack(conn->fcong->bits,
+						       payload);
 
 			if (changed)
 				rdsd_cong_map_updated(conn->rn, conn->fcong,

@@ -300,21 +300,6 @@ static int rdsd_ib_pack_add(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 	return 0;
 }
 
-/* Pack the local congestion map, port p as bit p % 8 of byte p / 8. */
-static void rdsd_ib_cong_pack(__le64 *wire, const unsigned long *bits)
-{
-	unsigned int w, b;
-
-	for (w = 0; w < RDSD_NR_PORTS / 64; w++) {
-		u64 v = 0;
-
-		for (b = 0; b < 64; b += BITS_PER_LONG)
-			v |= (u64)READ_ONCE(bits[(w * 64 + b) / BITS_PER_LONG])
-				<< b;
-		wire[w] = cpu_to_le64(v);
-	}
-}
-
 /*
  * Post a control message (ACK, CONG with the local map, or one of @ctl)
  * with the fields of @info if the credits and the ring allow; send_lock
@@ -340,7 +325,7 @@ static bool rdsd_ib_post_info(struct rdsd_ib_conn *tp,
 	if (type == RDSD_WIRE_CONG) {
 		info.len = RDSD_IB_CONG_BYTES;
 		info.frag_len = RDSD_IB_CONG_BYTES;
-		rdsd_ib_cong_pack(tp->cong_buf, tp->conn->lcong->bits);
+		rdsd_cong_pack(tp->cong_buf, tp->conn->lcong->bits);
 		ib_dma_sync_single_for_device(tp->dev->ibdev, tp->cong_dma,
 					      RDSD_IB_CONG_BYTES,
 					      DMA_TO_DEVICE);

@@ -28,6 +28,7 @@
 
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 
@@ -311,6 +312,30 @@ static int rdsd_msg_grow(struct rdsd_msg *msg, struct rdsd_msg_fill *f,
 	return 0;
 }
 
+/*
+ * Where the next bytes of a growing message go: at most *@room bytes at
+ * the returned address, a new block allocated if the last is full.
+ * Returns NULL with -ENOMEM in *@err.
+ */
+static void *rdsd_msg_fill_at(struct rdsd_msg *msg, struct rdsd_msg_fill *f,
+			      gfp_t gfp, u32 *room, int *err)
+{
+	if (!f->sg || f->used == f->sg->length) {
+		*err = rdsd_msg_grow(msg, f, gfp);
+		if (*err)
+			return NULL;
+	}
+	*room = f->sg->length - f->used;
+	return sg_virt(f->sg) + f->used;
+}
+
+/* @take bytes were written where rdsd_msg_fill_at() said. */
+static void rdsd_msg_filled(struct rdsd_msg_fill *f, u32 take)
+{
+	f->used += take;
+	f->filled += take;
+}
+
 /**
  * rdsd_msg_fill - append @n payload bytes to a growing message
  * @msg: from rdsd_msg_alloc_grow().
@@ -328,24 +353,57 @@ int rdsd_msg_fill(struct rdsd_msg *msg, struct rdsd_msg_fill *f,
 	if (n > msg->len - f->filled)
 		return -EINVAL;
 	while (n) {
-		u32 take;
+		u32 room, take;
+		void *dst;
 		int ret;
 
-		if (!f->sg || f->used == f->sg->length) {
-			ret = rdsd_msg_grow(msg, f, gfp);
-			if (ret)
-				return ret;
-		}
-		take = min(n, f->sg->length - f->used);
-		memcpy(sg_virt(f->sg) + f->used, src, take);
-		f->used += take;
-		f->filled += take;
+		dst = rdsd_msg_fill_at(msg, f, gfp, &room, &ret);
+		if (!dst)
+			return ret;
+		take = min(n, room);
+		memcpy(dst, src, take);
+		rdsd_msg_filled(f, take);
 		src += take;
 		n -= take;
 	}
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_msg_fill);
+
+/**
+ * rdsd_msg_fill_skb - append @n payload bytes from an skb
+ * @msg: from rdsd_msg_alloc_grow().
+ * @f: its fill cursor.
+ * @skb: where the bytes are.
+ * @off: at which offset of @skb.
+ * @n: how many; with what came before, at most msg->len.
+ * @gfp: allocation flags.
+ *
+ * As rdsd_msg_fill(); -EFAULT if @skb is shorter than @off + @n.
+ */
+int rdsd_msg_fill_skb(struct rdsd_msg *msg, struct rdsd_msg_fill *f,
+		      const struct sk_buff *skb, unsigned int off, u32 n,
+		      gfp_t gfp)
+{
+	if (n > msg->len - f->filled)
+		return -EINVAL;
+	while (n) {
+		u32 room, take;
+		void *dst;
+		int ret;
+
+		dst = rdsd_msg_fill_at(msg, f, gfp, &room, &ret);
+		if (!dst)
+			return ret;
+		take = min(n, room);
+		if (skb_copy_bits(skb, off, dst, take))
+			return -EFAULT;
+		rdsd_msg_filled(f, take);
+		off += take;
+		n -= take;
+	}
+	return 0;
+}
 
 static bool rdsd_msg_is_inline(struct rdsd_msg *msg)
 {

@@ -12,6 +12,8 @@
 #include "rdsd.h"
 #include "mr.h"
 
+struct sk_buff;
+
 /*
  * Entries of a growing message's first table (rdsd_msg_alloc_grow()): a
  * kilobyte in the message, enough for 1 MiB in blocks of 32 KiB.
@@ -39,6 +41,9 @@ struct rdsd_msg *rdsd_msg_alloc_grow(size_t len, gfp_t gfp,
 				     struct rdsd_msg_fill *f);
 int rdsd_msg_fill(struct rdsd_msg *msg, struct rdsd_msg_fill *f,
 		  const void *src, u32 n, gfp_t gfp);
+int rdsd_msg_fill_skb(struct rdsd_msg *msg, struct rdsd_msg_fill *f,
+		      const struct sk_buff *skb, unsigned int off, u32 n,
+		      gfp_t gfp);
 struct rdsd_msg *rdsd_msg_alloc_sg(unsigned int max, gfp_t gfp);
 int rdsd_msg_copy_from_iter(struct rdsd_net *rn, struct rdsd_msg *msg,
 			    struct iov_iter *from);

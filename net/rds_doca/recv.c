@@ -42,6 +42,7 @@
 #include "recv.h"
 #include "send.h"
 #include "stats.h"
+#include "wire.h"
 #include "zcopy.h"
 
 /*
@@ -199,6 +200,23 @@ struct rdsd_sock *rdsd_recv_reserve(struct rdsd_conn *conn, __be16 dport,
 	rdsd_stat_inc(rn, recv_drop_large);
 	sock_put(&rs->sk);
 	return NULL;
+}
+
+/**
+ * rdsd_recv_msg_init - fill in a received message from its DATA header
+ * @msg: the message, its payload not yet received.
+ * @conn: the connection it arrives on.
+ * @info: its header, checked.
+ */
+void rdsd_recv_msg_init(struct rdsd_msg *msg, const struct rdsd_conn *conn,
+			const struct rdsd_wire_info *info)
+{
+	msg->seq = info->seq;
+	msg->saddr = conn->faddr;
+	msg->daddr = conn->laddr;
+	msg->sport = info->sport;
+	msg->dport = info->dport;
+	msg->rdma_dest = info->rdma_cookie;
 }
 
 /**
