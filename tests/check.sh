@@ -104,8 +104,8 @@ step "DKMS builds the module for $KVER_612 and $KVER_61" \
 # make check-full) neither the tracepoints nor rdsctl's suites, whose
 # code does not differ between kernels, nor the two-host suite, which
 # make check runs on the first kernel only.
-DOCA_STAGES="--stage doca --stage dropin --stage dma --stage conns --stage ib --stage ib-faults"
-DOCA_STAGES_MORE="--stage doca --stage conns --stage ib --stage ib-faults"
+DOCA_STAGES="--stage doca --stage dropin --stage dma --stage conns --stage ib --stage ib-faults --stage tcp"
+DOCA_STAGES_MORE="--stage doca --stage conns --stage ib --stage ib-faults --stage tcp"
 SKIP_MORE="doca-trace ib-trace doca-rdsctl ib-rdsctl"
 REF_STAGES="--stage conflict --stage rds --stage rds-ib"
 first=${kernels%% *}

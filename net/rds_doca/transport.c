@@ -3,8 +3,9 @@
  * rds_doca transport selection.
  *
  * The rules are Linux RDS's.  A socket bound to 127/8 uses the loopback
- * transport; any other address needs a transport that serves it (the one
- * owning the address's RDMA device), else bind() fails with EADDRNOTAVAIL.
+ * transport; any other address needs a transport that serves it: the one
+ * owning the address's RDMA device, else TCP for any local address; an
+ * address that is not the host's fails bind() with EADDRNOTAVAIL.
  * SO_RDS_TRANSPORT may name the transport before bind(); the address must
  * then be one it serves.  A connection between two ends of the same
  * address, or towards 127/8, goes over loopback whatever the socket's
@@ -24,6 +25,7 @@
  */
 static const struct rdsd_transport_ops *const rdsd_transports[] = {
 	&rdsd_ib_transport,
+	&rdsd_tcp_transport,
 	NULL
 };
 

@@ -31,6 +31,7 @@ struct rdsd_sock;
 
 /* Transport numbers as SO_RDS_TRANSPORT reports them (Linux values). */
 #define RDSD_TRANS_IB		0	/* RDS_TRANS_IB */
+#define RDSD_TRANS_TCP		2	/* RDS_TRANS_TCP */
 #define RDSD_TRANS_LOOP		3	/* Linux's internal RDS_TRANS_LOOP */
 
 /**
@@ -59,8 +60,9 @@ struct rdsd_sock;
  *	sleep; serialized with @conn_connect by the state machine.  Must be
  *	safe to call on a connection that never came up.
  * @xmit: send @msg on @conn.  Called with the connection's xmit bit held
- *	(one caller per connection at a time), in process context, must not
- *	sleep.  Returns 0 if the message is on its way (the core keeps it on
+ *	(one caller per connection at a time), in process context; must not
+ *	wait for room (the TCP transport sleeps only on its mutex and its
+ *	socket's lock).  Returns 0 if the message is on its way (the core keeps it on
  *	the retransmit list until rdsd_send_acked() covers its sequence
  *	number), -EAGAIN if the transport has no room now (the core retries
  *	when the transport calls rdsd_conn_kick()), RDSD_XMIT_DONE if
@@ -248,6 +250,7 @@ struct rdsd_dev_info {
 
 extern const struct rdsd_transport_ops rdsd_loop_transport;
 extern const struct rdsd_transport_ops rdsd_ib_transport;
+extern const struct rdsd_transport_ops rdsd_tcp_transport;
 
 const struct rdsd_transport_ops *rdsd_trans_for_bind(struct net *net,
 						     __be32 addr,

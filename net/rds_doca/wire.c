@@ -27,6 +27,7 @@ static_assert(offsetof(struct rdsd_wire_hdr, bufs) == 42);
 static_assert(offsetof(struct rdsd_wire_hdr, reserved) == 44);
 static_assert(offsetof(struct rdsd_wire_hdr, rdma_cookie) == 48);
 static_assert(sizeof(struct rdsd_ib_cm_data) == 56);
+static_assert(sizeof(struct rdsd_tcp_hello) == 48);
 
 /**
  * rdsd_wire_encode - fill @hdr from @info

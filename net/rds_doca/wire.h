@@ -173,6 +173,41 @@ struct rdsd_ib_cm_data {
 	__u8	reserved[6];
 };
 
+/**
+ * struct rdsd_tcp_hello - the first bytes each way of a TCP connection
+ * @magic: RDSD_WIRE_MAGIC.
+ * @version: RDSD_WIRE_VERSION, that of the frames that follow.
+ * @reserved0: zero.
+ * @flags: zero.
+ * @max_msg: largest message the sender accepts.
+ * @reserved1: zero.
+ * @incarnation: identity of the sender's side of the connection, new
+ *	every time it is created.
+ * @peer_incarnation: the peer incarnation @rx_next refers to, 0 if none.
+ * @rx_next: next sequence number the sender expects from the peer.
+ * @path: which of the paths between the two addresses this connection
+ *	is, below RDSD_MAX_PATHS.
+ * @paths: paths the sender would use, 1..RDSD_MAX_PATHS.
+ * @reserved: zero.
+ *
+ * 48 bytes.  The TCP transport (tcp.c) sends and checks it: the
+ * connecting end first, the accepting end in answer.
+ */
+struct rdsd_tcp_hello {
+	__be32	magic;
+	__u8	version;
+	__u8	reserved0;
+	__be16	flags;
+	__be32	max_msg;
+	__be32	reserved1;
+	__be64	incarnation;
+	__be64	peer_incarnation;
+	__be64	rx_next;
+	__u8	path;
+	__u8	paths;
+	__u8	reserved[6];
+};
+
 void rdsd_wire_encode(struct rdsd_wire_hdr *hdr,
 		      const struct rdsd_wire_info *info);
 int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,

@@ -23,13 +23,15 @@ struct trans_bind_case {
 static const struct trans_bind_case trans_bind_cases[] = {
 	{ "127.0.0.1 is loopback", 0x7f000001, -1, true, 0 },
 	{ "127.255.255.254 is loopback", 0x7ffffffe, -1, true, 0 },
-	/* no RDMA device serves these in the test kernel */
+	/* not local in the test kernel: neither RDMA nor TCP serves them */
 	{ "203.0.113.1 has no transport", 0xcb007101, -1, false, -EADDRNOTAVAIL },
 	{ "192.0.2.1 has no transport", 0xc0000201, -1, false, -EADDRNOTAVAIL },
 	{ "forced IB refuses loopback", 0x7f000001, RDS_TRANS_IB, false,
 	  -ENOPROTOOPT },
-	{ "forced TCP is unavailable", 0x7f000001, RDS_TRANS_TCP, false,
+	{ "forced TCP refuses loopback", 0x7f000001, RDS_TRANS_TCP, false,
 	  -ENOPROTOOPT },
+	{ "forced TCP refuses an address not local", 0xcb007101,
+	  RDS_TRANS_TCP, false, -ENOPROTOOPT },
 };
 
 static void trans_bind_desc(const struct trans_bind_case *c, char *desc)
@@ -63,7 +65,7 @@ static const struct {
 	{ RDSD_TRANS_LOOP, -EINVAL },
 	{ RDS_TRANS_IB, 0 },
 	{ RDS_TRANS_GAP, -ENOPROTOOPT },
-	{ RDS_TRANS_TCP, -ENOPROTOOPT },
+	{ RDS_TRANS_TCP, 0 },
 	{ 1000, -EINVAL },
 };
 

@@ -44,7 +44,15 @@
 #                 then rds_doca must unload with its connections up
 #   9. rds-ib:    the in-tree rds_rdma (family 21), the reference
 #
-# and, when named: 10. dkms: make dkms-install (DKMS builds rds_doca for
+# and over TCP, when named:
+#
+#  10. tcp:       the same two addresses on a dummy interface without an
+#                 RDMA device: the api and order suites over the TCP
+#                 transport, a hostile peer (tcp_hostile_test.py), then
+#                 two namespaces joined by a veth pair talking as two
+#                 hosts (rds_xhost_test's echo, ping and stream)
+#
+# and, when named: 11. dkms: make dkms-install (DKMS builds rds_doca for
 # the running kernel: minutes under TCG), modprobe, rdsctl, the demo,
 # make dkms-remove, nothing left (tests/install/install_test.sh --dkms);
 # make check names it for the 6.12 VM.
@@ -64,7 +72,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KO=build/$(uname -r)/rds_doca.ko
 STAGES=()
 DEFAULT_STAGES=(doca conflict rds dropin dma conns)
-ALL_STAGES=(doca conflict rds dropin dma conns ib ib-faults rds-ib dkms)
+ALL_STAGES=(doca conflict rds dropin dma conns ib ib-faults rds-ib tcp dkms)
 ORDER_ARGS=${ORDER_ARGS:-}
 FAULTS_ARGS=${FAULTS_ARGS:-}
 
@@ -77,13 +85,25 @@ IB_PEER=192.0.2.2
 . "$HERE/rxe.sh"
 IB_ARGS=(--addr "$IB_ADDR" --peer "$IB_PEER" --transport ib)
 
+# The TCP topology: the same two addresses on a dummy interface without
+# an RDMA device, so the TCP transport serves them; and two namespaces
+# joined by a veth pair, one address each.
+TCP_NETDEV=t0
+TCP_ADDR=192.0.2.1
+TCP_PEER=192.0.2.2
+TCP_ARGS=(--addr "$TCP_ADDR" --peer "$TCP_PEER" --transport tcp)
+NS_A=rdsd-a
+NS_B=rdsd-b
+NS_ADDR_A=198.51.100.1
+NS_ADDR_B=198.51.100.2
+
 usage() {
 	cat <<EOF
 usage: ${0##*/} [--ko PATH] [--stage NAME]...
   --ko PATH     rds_doca module (default: build/\$(uname -r)/rds_doca.ko)
   --stage NAME  run only the named stages (repeatable): doca, conflict,
                 rds, dropin, dma, conns (these six by default), ib,
-                ib-faults, rds-ib, dkms;
+                ib-faults, rds-ib, tcp, dkms;
                 all: every one of them
 environment: SUITE_TIMEOUT (seconds per suite, default 600),
              ORDER_ARGS (extra rds_order_test arguments),
@@ -111,7 +131,7 @@ done
 [[ ${#STAGES[@]} -eq 0 ]] && STAGES=("${DEFAULT_STAGES[@]}")
 for s in "${STAGES[@]}"; do
 	case $s in
-	doca|conflict|rds|dropin|dma|conns|ib|ib-faults|rds-ib|dkms) ;;
+	doca|conflict|rds|dropin|dma|conns|ib|ib-faults|rds-ib|tcp|dkms) ;;
 	*) echo "${0##*/}: unknown stage '$s'" >&2; usage >&2; exit 2 ;;
 	esac
 done
@@ -669,6 +689,88 @@ if want_stage ib-faults; then
 	fi
 fi
 
+# tcp_teardown: remove the TCP stage's interfaces and namespaces.
+tcp_teardown() {
+	local rc=0
+
+	if ip link show "$TCP_NETDEV" >/dev/null 2>&1; then
+		ip link delete "$TCP_NETDEV" 2>&1 || rc=1
+	fi
+	for ns in "$NS_A" "$NS_B"; do
+		if ip netns list | grep -qw "$ns"; then
+			ip netns delete "$ns" 2>&1 || rc=1
+		fi
+	done
+	return $rc
+}
+
+# tcp_setup STAGE: the dummy interface with both addresses, no RDMA
+# device on it; two namespaces, each with one end of a veth pair.
+tcp_setup() {
+	local out
+
+	tcp_teardown >/dev/null
+	out=$({ modprobe dummy &&
+		ip link add "$TCP_NETDEV" type dummy &&
+		ip addr add "$TCP_ADDR/24" dev "$TCP_NETDEV" &&
+		ip addr add "$TCP_PEER/24" dev "$TCP_NETDEV" &&
+		ip link set "$TCP_NETDEV" up &&
+		ip netns add "$NS_A" && ip netns add "$NS_B" &&
+		ip -n "$NS_A" link add v0 type veth peer name v1 netns "$NS_B" &&
+		ip -n "$NS_A" addr add "$NS_ADDR_A/24" dev v0 &&
+		ip -n "$NS_B" addr add "$NS_ADDR_B/24" dev v1 &&
+		ip -n "$NS_A" link set v0 up && ip -n "$NS_A" link set lo up &&
+		ip -n "$NS_B" link set v1 up && ip -n "$NS_B" link set lo up; } 2>&1)
+	check $? "$1: dummy $TCP_NETDEV with $TCP_ADDR and $TCP_PEER; namespaces $NS_A ($NS_ADDR_A) and $NS_B ($NS_ADDR_B) on a veth pair" \
+		"$out"
+}
+
+# log_ready LOG PID: until the program writing LOG said "# ready", or
+# ended, or 10 s passed.
+log_ready() {
+	for _ in $(seq 100); do
+		grep -q '^# ready$' "$1" && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# netns_pair STAGE FAMILY: an echo server in one namespace, round trips
+# of 0 bytes to 1 MiB and a pipelined burst from the other, then a
+# sequenced stream; the two namespaces talk over TCP as two hosts would.
+netns_pair() {
+	local stage=$1 fam=$2 log pid rc=0 c
+
+	suite_skipped "$stage-netns" && return 0
+	c=(--family "$fam" --impl doca --transport tcp)
+	log=$(mktemp)
+	ip netns exec "$NS_B" "$XHOST" "${c[@]}" --addr "$NS_ADDR_B" \
+		--peer "$NS_ADDR_A" --mode echo --port 5000 >"$log" 2>&1 &
+	pid=$!
+	log_ready "$log" "$pid"
+	run_suite "$stage-netns-ping" ip netns exec "$NS_A" "$XHOST" \
+		"${c[@]}" --addr "$NS_ADDR_A" --peer "$NS_ADDR_B" --mode ping \
+		--port 5000
+	wait "$pid" || rc=$?
+	check "$rc" "$stage-netns: the echo server in $NS_B passed" \
+		"$(grep -v '^ok' "$log")"
+
+	ip netns exec "$NS_B" "$XHOST" "${c[@]}" --addr "$NS_ADDR_B" \
+		--peer "$NS_ADDR_A" --mode stream-recv --port 6000 \
+		--sport 6002 --count 2000 >"$log" 2>&1 &
+	pid=$!
+	log_ready "$log" "$pid"
+	run_suite "$stage-netns-stream" ip netns exec "$NS_A" "$XHOST" \
+		"${c[@]}" --addr "$NS_ADDR_A" --peer "$NS_ADDR_B" \
+		--mode stream-send --port 6002 --dport 6000 --from 0 --to 2000
+	rc=0
+	wait "$pid" || rc=$?
+	check "$rc" "$stage-netns: the stream's receiver in $NS_B got every message once, in order" \
+		"$(grep -v '^ok' "$log")"
+	rm -f "$log"
+}
+
 # 9. the in-tree rds_rdma over the same device, the reference
 if want_stage rds-ib; then
 	if rxe_setup rds-ib; then
@@ -692,7 +794,35 @@ if want_stage rds-ib; then
 	check $? "rds-ib: remove $IB_DEV and $IB_NETDEV" "$out"
 fi
 
-# 10. the module through DKMS, built in the guest
+# 10. rds_doca over its TCP transport: two addresses of one namespace,
+# then two namespaces
+if want_stage tcp; then
+	if check $((1 - have_ko)) "tcp: module $KO exists" && tcp_setup tcp; then
+		out=$(insmod_doca)
+		if check $? "tcp: insmod rds_doca.ko" "$out"; then
+			fam=$(family_param)
+			run_suite tcp-probe "$STREAM" --probe --family "$fam" \
+				--impl doca "${TCP_ARGS[@]}"
+			run_suite tcp-api "$API" --family "$fam" --impl doca \
+				"${TCP_ARGS[@]}"
+			# shellcheck disable=SC2086
+			run_suite tcp-order "$ORDER" --family "$fam" \
+				--impl doca "${TCP_ARGS[@]}" $ORDER_ARGS
+			run_suite tcp-hostile "$HERE/tcp_hostile_test.py" \
+				--family "$fam" --addr "$TCP_ADDR" \
+				--peer "$TCP_PEER" --netdev "$TCP_NETDEV" \
+				--rdsctl "$RDSCTL"
+			netns_pair tcp "$fam"
+			out=$(unload rds_doca 5)
+			check $? "tcp: rmmod rds_doca within 5 s of the last socket closing" \
+				"$out"
+		fi
+	fi
+	out=$(tcp_teardown)
+	check $? "tcp: remove $TCP_NETDEV, $NS_A and $NS_B" "$out"
+fi
+
+# 11. the module through DKMS, built in the guest
 if want_stage dkms; then
 	run_suite dkms "$HERE/../install/install_test.sh" --ko "$KO" --dkms
 fi

@@ -91,7 +91,7 @@ if [ "$full" = 0 ]; then
 fi
 stage userspace tests/userspace/run.sh --ko "$dir/rds_doca.ko" \
 	--stage doca --stage dma --stage conns --stage ib \
-	--stage ib-faults
+	--stage ib-faults --stage tcp
 # the regression programs alone (the fuzz stage runs them after its own)
 stage regress tests/fuzz/regress.sh --ko "$dir/rds_doca.ko"
 # trinity over the socket calls, as nobody, with the module in drop-in

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rds_doca TCP transport: shared definitions (tcp.c, tcp_send.c,
+ * tcp_recv.c).
+ */
+#ifndef _RDSD_TCP_H
+#define _RDSD_TCP_H
+
+#include <linux/bvec.h>
+#include <linux/mutex.h>
+#include <linux/net.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "rdsd.h"
+#include "message.h"
+#include "wire.h"
+
+#define RDSD_TCP_PORT_DEFAULT	18636	/* rds_tcp listens on 16385 */
+
+/*
+ * Ask the peer for an ack every so many messages, and acknowledge after
+ * so many even when not asked: as over IB.
+ */
+#define RDSD_TCP_ACK_REQ_EVERY	16
+#define RDSD_TCP_ACK_EVERY	32
+
+/* Pieces of a frame handed to the socket at once. */
+#define RDSD_TCP_TX_BVECS	64
+
+/* Connections being accepted per namespace before their hello arrived. */
+#define RDSD_TCP_PENDING_MAX	64
+/* How long an accepted connection may take to say hello. */
+#define RDSD_TCP_HELLO_MS	5000
+
+/* rdsd_tcp_conn.state, under cm_mutex */
+enum rdsd_tcp_state {
+	RDSD_TCP_DOWN,		/* no socket */
+	RDSD_TCP_ACTIVE,	/* our connect and hello are out */
+	RDSD_TCP_UP,		/* both hellos exchanged */
+};
+
+/* what the receiver is in the middle of (softirq, under the socket lock) */
+enum rdsd_tcp_rx_state {
+	RDSD_TCP_RX_HELLO,	/* the peer's hello */
+	RDSD_TCP_RX_HDR,	/* a frame header */
+	RDSD_TCP_RX_DATA,	/* a DATA frame's payload, into rx_msg */
+	RDSD_TCP_RX_SKIP,	/* a DATA frame's payload, dropped */
+	RDSD_TCP_RX_CONG,	/* a CONG frame's map */
+	RDSD_TCP_RX_DEAD,	/* broken: nothing more is read */
+};
+
+/**
+ * struct rdsd_tcp_conn - the TCP transport's side of a connection
+ * @conn: the core's connection.
+ * @cm_mutex: serializes connecting, accepting and tearing down.
+ * @state: enum rdsd_tcp_state, under @cm_mutex.
+ * @gen: bumped by every teardown, under @cm_mutex and @tx_mutex; work
+ *	queued for an older socket finds it changed and does nothing.
+ * @incarnation: identity of our side of the connection (conn.c).
+ * @peer_incarnation: the peer's, from its last hello; 0 before.
+ * @peer_hello: the peer's hello of the current socket.
+ * @backoff_ms: the delay before the next attempt; doubles, randomized.
+ * @sock: the connected socket, or NULL; set under @cm_mutex and
+ *	@tx_mutex, its callbacks point to us through sk_user_data.
+ * @orig_data_ready: @sock's own callbacks, put back by the teardown.
+ * @orig_write_space: as @orig_data_ready.
+ * @orig_state_change: as @orig_data_ready.
+ * @peer_local: the peer address is one of ours in the namespace: the
+ *	congestion map is the same object at both ends, not sent.
+ * @dead: ->conn_shutdown began: no attempt is made any more.
+ * @reset_gen: the generation a reset was asked for (rdsd_tcp_request_reset()).
+ * @hello_heard: the peer answered our attempt's hello (tcp_recv.c).
+ * @connect_work: the next attempt (delayed by @backoff_ms).
+ * @timeout_work: ends an attempt that did not come up in time.
+ * @reset_work: tears the socket down and reconnects.
+ * @up_work: finishes our attempt once the peer's hello came.
+ * @tx_work: finishes a frame the socket had no room for, then sends
+ *	what waits.
+ * @ack_work: acknowledges what no DATA header carried.
+ * @cong_work: sends the local congestion map after a change.
+ * @rx_work: reads what the socket holds when softirq could not (memory).
+ * @tx_mutex: serializes writers of @sock: ->xmit, the workers.
+ * @tx_ready: frames may be written: the peer's hello was taken.
+ * @hello_due: our hello is the next thing to write.
+ * @tx_blocked: ->xmit was refused for room; the core waits for a kick.
+ * @tx_hdr: the header of the frame being written.
+ * @tx_hello: our hello, while it is being written.
+ * @tx_msg: the message whose frame is being written, with a reference;
+ *	NULL for a frame of @tx_hdr alone or @tx_buf.
+ * @tx_head: the frame's header (@tx_hdr, or @tx_hello), @tx_head_len bytes.
+ * @tx_head_len: see @tx_head.
+ * @tx_lin: a linear payload (@tx_buf), @tx_lin_len bytes, or NULL.
+ * @tx_lin_len: see @tx_lin.
+ * @tx_done: bytes of @tx_head and @tx_lin written.
+ * @tx_sg: the entry of @tx_msg's payload to write next, or NULL.
+ * @tx_sg_off: bytes of it written.
+ * @tx_sg_left: payload bytes not written yet.
+ * @tx_left: bytes of the frame not written yet; 0 when none is pending.
+ * @tx_bvec: the pieces handed to the socket at once.
+ * @tx_since_req: DATA frames sent since one asked for an ack.
+ * @tx_acked: the ack value last written, in a header or a hello; kept
+ *	across sockets, for ->conn_idle.
+ * @tx_acked_valid: @tx_acked was written at all.
+ * @cong_pending: the congestion map is to be sent.
+ * @tx_buf: the congestion map's wire form, RDSD_NR_PORTS / 8 bytes.
+ * @rx_state: enum rdsd_tcp_rx_state.
+ * @rx_have: bytes of @rx_raw collected (hello, header, map).
+ * @rx_raw: where a hello or a header is collected.
+ * @rx_map: where a congestion map is collected (RDSD_NR_PORTS / 8 bytes),
+ *	allocated at the first.
+ * @rx_info: the frame being received, decoded.
+ * @rx_off: payload bytes of it received.
+ * @rx_msg: the message being filled, or NULL.
+ * @rx_rs: the socket a message over RDSD_MAX_MSG_SIZE reserved room in.
+ * @rx_fill: where the next bytes of a growing @rx_msg go.
+ * @rx_unacked: messages delivered since an ack went.
+ *
+ * Lifetime: allocated by ->conn_alloc, freed by ->conn_free after
+ * ->conn_shutdown, which releases the socket and cancels every work.
+ */
+struct rdsd_tcp_conn {
+	struct rdsd_conn	*conn;
+	struct mutex		cm_mutex;	/* see above */
+	int			state;
+	u32			gen;
+	u64			incarnation;
+	u64			peer_incarnation;
+	struct rdsd_tcp_hello	peer_hello;
+	unsigned int		backoff_ms;
+	struct socket		*sock;
+	void			(*orig_data_ready)(struct sock *sk);
+	void			(*orig_write_space)(struct sock *sk);
+	void			(*orig_state_change)(struct sock *sk);
+	bool			peer_local;
+	bool			dead;
+	u32			reset_gen;
+	bool			hello_heard;
+
+	struct delayed_work	connect_work;
+	struct delayed_work	timeout_work;
+	struct work_struct	reset_work;
+	struct work_struct	up_work;
+	struct work_struct	tx_work;
+	struct delayed_work	ack_work;
+	struct work_struct	cong_work;
+	struct work_struct	rx_work;
+
+	struct mutex		tx_mutex;	/* see above */
+	bool			tx_ready;
+	bool			hello_due;
+	bool			tx_blocked;
+	struct rdsd_wire_hdr	tx_hdr __aligned(64);
+	struct rdsd_tcp_hello	tx_hello __aligned(64);
+	struct rdsd_msg		*tx_msg;
+	const void		*tx_head;
+	u32			tx_head_len;
+	const void		*tx_lin;
+	u32			tx_lin_len;
+	u32			tx_done;
+	struct scatterlist	*tx_sg;
+	u32			tx_sg_off;
+	u32			tx_sg_left;
+	u32			tx_left;
+	struct bio_vec		tx_bvec[RDSD_TCP_TX_BVECS];
+	u32			tx_since_req;
+	u64			tx_acked;
+	bool			tx_acked_valid;
+	bool			cong_pending;
+	void			*tx_buf;
+
+	int			rx_state;
+	u32			rx_have;
+	union {
+		struct rdsd_tcp_hello	hello;
+		struct rdsd_wire_hdr	hdr;
+	} rx_raw;
+	void			*rx_map;
+	struct rdsd_wire_info	rx_info;
+	u32			rx_off;
+	struct rdsd_msg		*rx_msg;
+	struct rdsd_sock	*rx_rs;
+	struct rdsd_msg_fill	rx_fill;
+	u32			rx_unacked;
+};
+
+/* tcp.c */
+int rdsd_tcp_hello_check(const struct rdsd_tcp_hello *h);
+void rdsd_tcp_hello_fill(const struct rdsd_tcp_conn *tp,
+			 struct rdsd_tcp_hello *h);
+void rdsd_tcp_peer_learn(struct rdsd_tcp_conn *tp,
+			 const struct rdsd_tcp_hello *h);
+void rdsd_tcp_hello_heard(struct rdsd_tcp_conn *tp,
+			  const struct rdsd_tcp_hello *h);
+void rdsd_tcp_request_reset(struct rdsd_tcp_conn *tp, u32 gen);
+u16 rdsd_tcp_port(void);
+
+/* tcp_send.c */
+int rdsd_tcp_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg);
+void rdsd_tcp_tx_worker(struct work_struct *work);
+void rdsd_tcp_ack_worker(struct work_struct *work);
+void rdsd_tcp_cong_worker(struct work_struct *work);
+void rdsd_tcp_cong_changed(struct rdsd_conn *conn);
+void rdsd_tcp_tx_start(struct rdsd_tcp_conn *tp);
+void rdsd_tcp_tx_stop(struct rdsd_tcp_conn *tp);
+void rdsd_tcp_write_space(struct sock *sk);
+
+/* tcp_recv.c */
+void rdsd_tcp_data_ready(struct sock *sk);
+void rdsd_tcp_rx_worker(struct work_struct *work);
+void rdsd_tcp_rx_reset(struct rdsd_tcp_conn *tp);
+int rdsd_tcp_frame_check(const struct rdsd_wire_info *info);
+
+#endif /* _RDSD_TCP_H */

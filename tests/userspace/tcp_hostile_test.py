@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A hostile peer of the TCP transport (TAP).
+
+Speaks the transport's protocol itself, from plain TCP sockets bound to
+addresses of its own, to rds_doca's listener on --addr:--port.  Each
+case is a new TCP connection:
+
+  - hellos that are not of this protocol (magic, version, a reserved
+    byte, incarnation 0, no paths, max_msg below 1 MiB) and silence: the
+    module closes the socket, and counts each bad hello once in
+    recv_proto_error;
+  - a valid hello: the module answers with its own, then delivers a
+    DATA frame to the bound socket it names and acknowledges it;
+  - after a valid hello, frames that break the rules (a DATA frame that
+    is not one whole message, longer than 64 MiB, with an operation's
+    flag; a region message; an ack of a message never sent; garbage):
+    the module closes the socket, counts one recv_proto_error, and
+    delivers nothing of it;
+  - a message sent again with a number already delivered is dropped and
+    counted (recv_drop_old_seq), and the connection goes on;
+  - 80 silent connections at once: 64 wait for their hello, the rest are
+    closed at once and counted in conn_limit.
+
+After every case two rds_doca sockets on --addr and --peer exchange a
+message.
+
+usage: tcp_hostile_test.py --family N --addr A --peer B --netdev DEV
+                           [--port P] [--rdsctl PATH]
+Run as root, rds_doca loaded, A and B on DEV without an RDMA device.
+"""
+
+import argparse
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# pylint: disable=wrong-import-position
+import rdsctl_test  # noqa: E402
+from rdsctl_test import Tap, RdsSock, rdsctl_json, counters_of, \
+    run_main  # noqa: E402
+
+T = Tap()
+
+MAGIC = 0x52445344
+VERSION = 5
+DATA, ACK, CONG, PING, PONG, MR_REQ = 1, 2, 3, 4, 5, 6
+F_ACK_REQ, F_ACK_VALID, F_LAST_FRAG = 0x1, 0x2, 0x4
+F_RDMA_USED = 0x20
+HDR = struct.Struct(">IBBHQQIIHHIHH4sQII")
+HELLO = struct.Struct(">IBBHIIQQQBB6s")
+# addresses the hostile peer speaks from, one per case, on --netdev
+HOSTILE = [f"192.0.2.{n}" for n in range(100, 140)]
+RDS_PORT = 4300
+INCARNATION = 0x1234567890ABCDEF
+
+
+def hello(magic=MAGIC, version=VERSION, reserved0=0, flags=0,
+          max_msg=1 << 20, reserved1=0, inc=INCARNATION, peer_inc=0,
+          rx_next=0, path=0, paths=1, reserved=bytes(6)):
+    return HELLO.pack(magic, version, reserved0, flags, max_msg, reserved1,
+                      inc, peer_inc, rx_next, path, paths, reserved)
+
+
+def frame(ftype, payload=b"", flags=0, seq=0, ack=0, length=None,
+          frag_off=0, frag_len=None, sport=0, dport=0, cookie=0, key=0):
+    length = len(payload) if length is None else length
+    frag_len = len(payload) if frag_len is None else frag_len
+    return HDR.pack(MAGIC, VERSION, ftype, flags, seq, ack, length,
+                    frag_off, sport, dport, frag_len, 0, 0, bytes(4),
+                    cookie, key, 0) + payload
+
+
+def data(payload, seq, sport, dport=RDS_PORT, flags=F_LAST_FRAG, **kw):
+    return frame(DATA, payload, flags=flags, seq=seq, sport=sport,
+                 dport=dport, **kw)
+
+
+class Peer:
+    """One TCP connection of the hostile peer."""
+
+    def __init__(self, src, addr, port):
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.s.bind((src, 0))
+        self.s.settimeout(10)
+        self.s.connect((addr, port))
+        self.buf = b""
+
+    def send(self, b):
+        self.s.sendall(b)
+
+    def read(self, n, timeout=10.0):
+        """@n bytes, or None if the module closed first or was silent."""
+        end = time.time() + timeout
+        while len(self.buf) < n:
+            left = end - time.time()
+            if left <= 0:
+                return None
+            self.s.settimeout(left)
+            try:
+                b = self.s.recv(65536)
+            except (socket.timeout, ConnectionResetError):
+                return None
+            if not b:
+                return None
+            self.buf += b
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def closed(self, timeout=15.0):
+        """Did the module close the connection (EOF or reset) in time?"""
+        end = time.time() + timeout
+        while time.time() < end:
+            self.s.settimeout(max(end - time.time(), 0.01))
+            try:
+                b = self.s.recv(65536)
+            except socket.timeout:
+                return False
+            except ConnectionResetError:
+                return True
+            if not b:
+                return True
+        return False
+
+    def close(self):
+        self.s.close()
+
+
+def counter(name):
+    return counters_of(rdsctl_json("stats", "show")).get(name, 0)
+
+
+def legit_exchange(family, addr, peer, what):
+    """Two sockets of the module, on the two addresses, still talk."""
+    a = RdsSock(family, addr, 0)
+    b = RdsSock(family, peer, RDS_PORT + 1)
+    try:
+        a.send(b"still here", peer, RDS_PORT + 1)
+        T.eq(b.recv(10), b"still here",
+             f"{what}: the module's own sockets still exchange a message")
+    finally:
+        a.close()
+        b.close()
+
+
+def refused_hello(args, src, h, what):
+    before = counter("recv_proto_error")
+    p = Peer(src, args.addr, args.port)
+    p.send(h)
+    T.ok(p.closed(), f"{what}: the module closes the socket")
+    p.close()
+    T.eq(counter("recv_proto_error") - before, 1,
+         f"{what}: counted once in recv_proto_error")
+
+
+def answered(args, src, inc=INCARNATION, rx_next=0):
+    """A connection whose valid hello the module answered, or None."""
+    p = Peer(src, args.addr, args.port)
+    p.send(hello(inc=inc, rx_next=rx_next))
+    h = p.read(HELLO.size)
+    if h is None:
+        p.close()
+        return None, None
+    return p, HELLO.unpack(h)
+
+
+def bad_frame(args, src, fr, what, rx):
+    p, h = answered(args, src)
+    if not T.ok(p is not None, f"{what}: the module answers the hello"):
+        return
+    before = counter("recv_proto_error")
+    p.send(fr)
+    T.ok(p.closed(), f"{what}: the module closes the socket")
+    p.close()
+    T.eq(counter("recv_proto_error") - before, 1,
+         f"{what}: counted once in recv_proto_error")
+    T.ok(rx.recv(0.5) is None, f"{what}: nothing of it is delivered")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--family", type=int, required=True)
+    ap.add_argument("--addr", required=True)
+    ap.add_argument("--peer", required=True)
+    ap.add_argument("--netdev", required=True)
+    ap.add_argument("--port", type=int, default=18636)
+    ap.add_argument("--rdsctl", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)),
+        "../../tools/rdsctl/rdsctl"))
+    args = ap.parse_args()
+    rdsctl_test.RDSCTL = os.path.normpath(args.rdsctl)
+
+    subprocess.run(["ip", "-batch", "-"], check=True, text=True,
+                   input="".join(f"addr add {a}/32 dev {args.netdev}\n"
+                                 for a in HOSTILE))
+    src = iter(HOSTILE)
+    rx = RdsSock(args.family, args.addr, RDS_PORT)
+    try:
+        for h, what in [
+                (hello(magic=0x52445345), "hello with a wrong magic"),
+                (hello(version=4), "hello of version 4"),
+                (hello(reserved0=1), "hello with a reserved byte set"),
+                (hello(reserved=b"\0\0\0\0\0\x01"),
+                 "hello with its last reserved byte set"),
+                (hello(flags=1), "hello with a flag"),
+                (hello(inc=0), "hello of incarnation 0"),
+                (hello(paths=0), "hello of 0 paths"),
+                (hello(path=8), "hello of path 8"),
+                (hello(max_msg=65536), "hello taking 64 KiB messages"),
+                (b"\xff" * HELLO.size, "48 bytes of garbage")]:
+            refused_hello(args, next(src), h, what)
+        legit_exchange(args.family, args.addr, args.peer, "bad hellos")
+
+        p = Peer(next(src), args.addr, args.port)
+        p.send(hello()[:20])
+        T.ok(p.closed(timeout=30),
+             "half a hello, then silence: closed at the deadline")
+        p.close()
+
+        # a valid hello, a message, its ack
+        me = next(src)
+        p, h = answered(args, me)
+        if T.ok(p is not None, "a valid hello is answered"):
+            T.ok(h[0] == MAGIC and h[1] == VERSION and h[6] != 0 and
+                 h[9] == 0 and h[10] >= 1,
+                 "... with a hello of this protocol", f"{h}")
+            p.send(data(b"hello from outside", seq=0, sport=999,
+                        flags=F_LAST_FRAG | F_ACK_REQ))
+            T.eq(rx.recv(10), b"hello from outside",
+                 "a DATA frame is delivered to the port it names")
+            ack = None
+            while ack is None:
+                f = p.read(HDR.size)
+                if f is None:
+                    break
+                f = HDR.unpack(f)
+                if f[10]:
+                    p.read(f[10])
+                if f[3] & F_ACK_VALID:
+                    ack = f[5]
+            T.eq(ack, 0, "the module acknowledges it")
+            # the same number again: dropped, the connection goes on
+            before = counter("recv_drop_old_seq")
+            p.send(data(b"again", seq=0, sport=999))
+            p.send(data(b"the next one", seq=1, sport=999))
+            T.eq(rx.recv(10), b"the next one",
+                 "a message sent again is not delivered; the next is")
+            T.eq(counter("recv_drop_old_seq") - before, 1,
+                 "... and the old one counted in recv_drop_old_seq")
+            p.close()
+
+        for fr, what in [
+                (data(b"x" * 100, seq=0, sport=999, length=200,
+                      frag_len=100, flags=0),
+                 "a DATA frame with half a message"),
+                (data(b"", seq=0, sport=999, length=(64 << 20) + 1,
+                      frag_len=(64 << 20) + 1),
+                 "a DATA frame of 64 MiB + 1"),
+                (data(b"abc", seq=0, sport=999,
+                      flags=F_LAST_FRAG | F_RDMA_USED, key=7),
+                 "a DATA frame saying an operation used a region"),
+                (frame(MR_REQ, sport=999, dport=RDS_PORT, cookie=1),
+                 "a region request"),
+                (frame(ACK, flags=F_ACK_VALID, ack=1000),
+                 "an ack of a message never sent"),
+                (b"\x00" * HDR.size, "64 bytes of zeros"),
+                (frame(99), "a frame of type 99")]:
+            bad_frame(args, next(src), fr, what, rx)
+        legit_exchange(args.family, args.addr, args.peer, "bad frames")
+
+        # a flood of silent connections from one address
+        flood_src = next(src)
+        before = counter("conn_limit")
+        peers = [Peer(flood_src, args.addr, args.port) for _ in range(80)]
+        time.sleep(3)
+        closed = 0
+        for q in peers:
+            q.s.setblocking(False)
+            try:
+                closed += q.s.recv(1) == b""
+            except BlockingIOError:
+                pass
+            except ConnectionResetError:
+                closed += 1
+        T.ok(closed >= 16,
+             "80 silent connections: at least 16 are closed at once",
+             f"{closed} closed")
+        T.ok(counter("conn_limit") - before >= 16,
+             "... counted in conn_limit")
+        for q in peers:
+            q.close()
+        legit_exchange(args.family, args.addr, args.peer, "flood")
+    finally:
+        rx.close()
+    return T.close()
+
+
+if __name__ == "__main__":
+    run_main(main, T)
