@@ -73,7 +73,8 @@ MODULE_PARM_DESC(tcp_port,
 /* how long an attempt may wait for the peer's hello */
 #define RDSD_TCP_ATTEMPT_MS	15000
 
-u16 rdsd_tcp_port(void)
+/* ->listen_port */
+static u16 rdsd_tcp_port(void)
 {
 	return rdsd_tcp_port_param;
 }

@@ -193,7 +193,6 @@ void rdsd_tcp_peer_learn(struct rdsd_tcp_conn *tp,
 void rdsd_tcp_hello_heard(struct rdsd_tcp_conn *tp,
 			  const struct rdsd_tcp_hello *h);
 void rdsd_tcp_request_reset(struct rdsd_tcp_conn *tp, u32 gen);
-u16 rdsd_tcp_port(void);
 
 /* tcp_send.c */
 int rdsd_tcp_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg);
