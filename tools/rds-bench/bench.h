@@ -51,6 +51,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -115,6 +116,8 @@ struct config {
 	unsigned retry_us;
 	bool inproc, blocking, verify, silent;
 	bool zerocopy;			/* stream: MSG_ZEROCOPY sends */
+	const char *netns_active;	/* a named network namespace, or NULL */
+	const char *netns_passive;
 };
 
 extern struct config cfg;

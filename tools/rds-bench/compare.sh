@@ -346,7 +346,7 @@ while [ $i -le $NSPEC ]; do
 	is_subject $i || tries=2
 	while :; do
 		# shellcheck disable=SC2086
-		out=$("$prog" probe $args --saddr "$SADDR" --daddr "$DADDR" --timeout "$TIMEOUT" 2>&1) && break
+		out=$("$prog" probe $args $BENCH_ARGS --saddr "$SADDR" --daddr "$DADDR" --timeout "$TIMEOUT" 2>&1) && break
 		tries=$((tries - 1))
 		[ $tries -gt 0 ] || break
 		echo "compare.sh: reference $side ($spec) does not work, trying once more" >&2

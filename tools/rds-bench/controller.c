@@ -20,6 +20,50 @@ static void *active_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * Enter the network namespace @name (/run/netns/@name); NULL: the one
+ * @home_fd holds (-1: stay).  Returns 0 or -1 with a message.
+ */
+static int enter_netns(const char *name, int home_fd)
+{
+	char path[PATH_MAX];
+	int fd = home_fd, ret;
+
+	if (!name && home_fd < 0)
+		return 0;
+	if (name) {
+		snprintf(path, sizeof(path), "/run/netns/%s", name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	} else {
+		snprintf(path, sizeof(path), "the starting namespace");
+	}
+	ret = fd < 0 ? -1 : setns(fd, CLONE_NEWNET);
+	if (ret < 0)
+		fprintf(stderr, PROG ": network namespace %s: %s\n", path,
+			strerror(errno));
+	if (name && fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
+ * The namespace this process started in, when an end runs elsewhere: an
+ * open fd, -1 when no end does, -2 on error (said).
+ */
+static int netns_home(void)
+{
+	int fd;
+
+	if (!cfg.netns_active && !cfg.netns_passive)
+		return -1;
+	fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": /proc/self/ns/net: %s\n", strerror(errno));
+		return -2;
+	}
+	return fd;
+}
+
 static int start_end(struct end *e, bool active)
 {
 	e->running = false;
@@ -45,6 +89,8 @@ static int start_end(struct end *e, bool active)
 		signal(SIGTERM, SIG_DFL);
 		close(go_pipe[1]);
 		close(report_pipe[0]);
+		if (enter_netns(active ? cfg.netns_active : cfg.netns_passive, -1))
+			_exit(1);
 		if (active)
 			run_active(e->dport);
 		else
@@ -566,12 +612,17 @@ static int preflight(bool verbose)
 {
 	char err[400];
 	uint16_t port;
-	int snd = 0, rcv = 0;
-	int fd = open_sock(cfg.daddr, &port, err, sizeof(err), &snd, &rcv);
+	int snd = 0, rcv = 0, fd, fd2, home, ret = 1;
 
+	home = netns_home();
+	if (home == -2)
+		return 1;
+	if (enter_netns(cfg.netns_passive, home))
+		goto out_home;
+	fd = open_sock(cfg.daddr, &port, err, sizeof(err), &snd, &rcv);
 	if (fd < 0) {
 		fprintf(stderr, PROG ": %s\n", err);
-		return 1;
+		goto out_home;
 	}
 	/* (the messages of the RDMA modes are 8-byte carriers) */
 	if (!rdma_mode() && snd > 0 && (uint64_t)snd / 2 < cfg.size)
@@ -585,18 +636,28 @@ static int preflight(bool verbose)
 		fprintf(stderr, PROG ": WARNING: effective SO_RCVBUF is %d bytes, "
 			"below one message: the receiver will be congested all the "
 			"time; run as root or raise net.core.rmem_max\n", rcv);
-	if (cfg.saddr.s_addr != cfg.daddr.s_addr) {
-		int fd2 = open_sock(cfg.saddr, &port, err, sizeof(err), NULL, NULL);
-
+	ret = 0;
+	if (cfg.saddr.s_addr != cfg.daddr.s_addr || home >= 0) {
+		ret = 1;
+		if (enter_netns(cfg.netns_active, home))
+			goto out_fd;
+		fd2 = open_sock(cfg.saddr, &port, err, sizeof(err), NULL, NULL);
 		if (fd2 < 0) {
 			fprintf(stderr, PROG ": %s\n", err);
-			close(fd);
-			return 1;
+			goto out_fd;
 		}
 		close(fd2);
+		ret = 0;
 	}
+out_fd:
 	close(fd);
-	return 0;
+out_home:
+	if (home >= 0) {
+		if (enter_netns(NULL, home))
+			ret = 1;
+		close(home);
+	}
+	return ret;
 }
 
 /* probe: open both ends in this process and pass one message. */
@@ -606,21 +667,31 @@ int run_probe(void)
 	uint16_t rport, sport;
 	struct sockaddr_in dst, from;
 	uint8_t *buf = xmalloc((size_t)cfg.size + 1);
-	int rfd, sfd, mflags, r, rc = 1;
+	int rfd, sfd, mflags, r, rc = 1, home = -1;
 	uint64_t e1 = 0, e2 = 0, deadline;
 
 	if (preflight(false))
 		return 1;
+	/* a socket stays in the namespace it was made in */
+	home = netns_home();
+	if (home == -2)
+		goto out_home;
+	if (enter_netns(cfg.netns_passive, home))
+		goto out_home;
 	rfd = open_sock(cfg.daddr, &rport, err, sizeof(err), NULL, NULL);
 	if (rfd < 0) {
 		fprintf(stderr, PROG ": %s\n", err);
-		return 1;
+		goto out_home;
+	}
+	if (enter_netns(cfg.netns_active, home)) {
+		close(rfd);
+		goto out_home;
 	}
 	sfd = open_sock(cfg.saddr, &sport, err, sizeof(err), NULL, NULL);
 	if (sfd < 0) {
 		fprintf(stderr, PROG ": %s\n", err);
 		close(rfd);
-		return 1;
+		goto out_home;
 	}
 	memcpy(buf, pattern, cfg.size);
 	put_hdr(buf, 0, 0);
@@ -670,6 +741,9 @@ int run_probe(void)
 out:
 	close(sfd);
 	close(rfd);
+out_home:
+	if (home >= 0)
+		close(home);
 	free(buf);
 	return rc;
 }

@@ -112,6 +112,10 @@ static void usage(FILE *f)
 "                      the same in messages (default 65536; 0 = no limit)\n"
 "      --blocking      blocking sends (wait in the kernel for congestion to\n"
 "                      clear) instead of MSG_DONTWAIT + poll + retry\n"
+"      --netns-active NAME, --netns-passive NAME\n"
+"                      run the sending/client (receiving/server) end in the\n"
+"                      network namespace NAME (/run/netns/NAME, as made by\n"
+"                      ip netns add): two hosts on one machine\n"
 "      --inproc        run both ends as threads of one process instead of\n"
 "                      two processes\n"
 "      --verify        also compare every payload byte (costs CPU)\n"
@@ -257,7 +261,7 @@ static void default_family(void)
 
 enum {
 	O_SADDR = 256, O_DADDR, O_SNDBUF, O_RCVBUF, O_BUSY_POLL, O_TIMEOUT, O_RETRY,
-	O_BLOCKING, O_INPROC, O_VERIFY, O_SILENT, O_INFLIGHT, O_INFLIGHT_MSGS,
+	O_BLOCKING, O_INPROC, O_NETNS_A, O_NETNS_P, O_VERIFY, O_SILENT, O_INFLIGHT, O_INFLIGHT_MSGS,
 	O_RDMA_SIZE, O_ACK_SIZE, O_RR_OP, O_NOTIFY, O_SOCKETS, O_ZEROCOPY,
 };
 
@@ -304,6 +308,8 @@ static void parse_args(int argc, char **argv)
 		{ "max-inflight-msgs", required_argument, NULL, O_INFLIGHT_MSGS },
 		{ "blocking",	no_argument,	   NULL, O_BLOCKING },
 		{ "inproc",	no_argument,	   NULL, O_INPROC },
+		{ "netns-active", required_argument, NULL, O_NETNS_A },
+		{ "netns-passive", required_argument, NULL, O_NETNS_P },
 		{ "zerocopy",	no_argument,	   NULL, O_ZEROCOPY },
 		{ "verify",	no_argument,	   NULL, O_VERIFY },
 		{ "silent",	no_argument,	   NULL, O_SILENT },
@@ -446,6 +452,12 @@ static void parse_args(int argc, char **argv)
 		case O_BLOCKING:
 			cfg.blocking = true;
 			break;
+		case O_NETNS_A:
+			cfg.netns_active = optarg;
+			break;
+		case O_NETNS_P:
+			cfg.netns_passive = optarg;
+			break;
 		case O_INPROC:
 			cfg.inproc = true;
 			break;
@@ -518,6 +530,9 @@ static void parse_args(int argc, char **argv)
 		usage_error("--size %u: only stream, pingpong and probe send "
 			    "messages over 1m (%u), %s sends at most 1m",
 			    cfg.size, MAX_MSG, argv[optind]);
+	if (cfg.inproc && (cfg.netns_active || cfg.netns_passive))
+		usage_error("--netns-active/--netns-passive: each end needs its own "
+			    "process; drop --inproc");
 	if (cfg.zerocopy && cfg.mode != M_STREAM)
 		usage_error("--zerocopy: only stream sends from its own pages, "
 			    "%s copies", argv[optind]);
