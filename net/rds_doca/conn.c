@@ -53,7 +53,12 @@
  *
  * Sending is driven by rdsd_conn_xmit(): whoever holds RDSD_CONN_IN_XMIT
  * moves messages from the send queue to the transport, so at most one
- * thread feeds a connection at a time and messages leave in order.
+ * thread feeds a connection at a time and messages leave in order.  A
+ * pass ends with the transport's ->xmit_flush.  sendmsg() calls it
+ * through rdsd_conn_send(), which leaves the pass to the worker while
+ * messages are in flight on a transport that writes in batches (TCP):
+ * the sender goes on queueing on its CPU while the worker writes, and
+ * what queued meanwhile goes to the peer in one write.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -671,7 +676,7 @@ static void rdsd_conn_requeue(struct rdsd_conn *conn, struct rdsd_msg *msg)
 void rdsd_conn_xmit(struct rdsd_conn *conn)
 {
 	struct rdsd_net *rn = conn->rn;
-	bool blocked = false;
+	bool blocked = false, sent = false;
 	struct rdsd_msg *msg;
 	int ret;
 
@@ -686,6 +691,7 @@ again:
 	smp_mb__after_atomic();
 
 	while (!blocked && (msg = rdsd_conn_next(conn))) {
+		sent = true;
 		/*
 		 * Our reference keeps @msg alive while the transport works on
 		 * it and until we are done below, even if an ack completes it
@@ -712,6 +718,10 @@ again:
 		}
 		rdsd_msg_put(msg);	/* taken by rdsd_conn_next() */
 	}
+	if (sent && conn->trans->xmit_flush) {
+		conn->trans->xmit_flush(conn);
+		sent = false;
+	}
 
 	clear_bit_unlock(RDSD_CONN_IN_XMIT, &conn->flags);
 	/* a message queued after our last look must not be stranded */
@@ -727,6 +737,27 @@ again:
 		goto again;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_xmit);
+
+/**
+ * rdsd_conn_send - send what a caller just queued on @conn
+ * @conn: connection.
+ *
+ * Process context.  The caller sends itself (rdsd_conn_xmit()), the
+ * shortest way to the peer, unless the transport writes in batches
+ * (RDSD_TRANS_F_BATCH) and messages are in flight: then the worker
+ * sends, on another CPU, while the caller may queue more, and it sends
+ * them together.  A connection with nothing in flight (a request that
+ * waits for its answer) is never delayed.
+ */
+void rdsd_conn_send(struct rdsd_conn *conn)
+{
+	if ((conn->trans->features & RDSD_TRANS_F_BATCH) &&
+	    !list_empty_careful(&conn->retrans))
+		rdsd_conn_kick(conn);
+	else
+		rdsd_conn_xmit(conn);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_send);
 
 /* Messages queued and received so far: traffic changes it. */
 static u64 rdsd_conn_mark(const struct rdsd_conn *conn)

@@ -31,6 +31,7 @@ void rdsd_conn_down(struct rdsd_conn *conn);
 void rdsd_conn_requeue_unacked(struct rdsd_conn *conn);
 void rdsd_conn_xmit(struct rdsd_conn *conn);
 void rdsd_conn_kick(struct rdsd_conn *conn);
+void rdsd_conn_send(struct rdsd_conn *conn);
 void rdsd_conn_up(struct rdsd_conn *conn);
 void rdsd_conn_net_init(struct rdsd_net *rn);
 void rdsd_conn_net_exit(struct rdsd_net *rn);

@@ -691,7 +691,7 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 	if (zcopy)
 		rdsd_stat_inc(rn, send_zcopy);
 	rdsd_conn_start(conn);	/* a parked path connects again */
-	rdsd_conn_xmit(conn);
+	rdsd_conn_send(conn);
 	ret = payload_len;
 	goto out_msg;
 

@@ -84,6 +84,10 @@ enum rdsd_tcp_rx_state {
  * @tx_ready: frames may be written: the peer's hello was taken.
  * @hello_due: our hello is the next thing to write.
  * @tx_blocked: ->xmit was refused for room; the core waits for a kick.
+ * @tx_more: the frame being written is a message the core's pass may
+ *	follow with another: its end goes with MSG_MORE.
+ * @tx_held: the socket holds bytes written with MSG_MORE: the pass's
+ *	flush (->xmit_flush) or the next frame without it sends them.
  * @tx_hdr: the header of the frame being written.
  * @tx_hello: our hello, while it is being written.
  * @tx_msg: the message whose frame is being written, with a reference;
@@ -150,6 +154,8 @@ struct rdsd_tcp_conn {
 	bool			tx_ready;
 	bool			hello_due;
 	bool			tx_blocked;
+	bool			tx_more;
+	bool			tx_held;
 	struct rdsd_wire_hdr	tx_hdr __aligned(64);
 	struct rdsd_tcp_hello	tx_hello __aligned(64);
 	struct rdsd_msg		*tx_msg;
@@ -196,6 +202,7 @@ void rdsd_tcp_request_reset(struct rdsd_tcp_conn *tp, u32 gen);
 
 /* tcp_send.c */
 int rdsd_tcp_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg);
+void rdsd_tcp_xmit_flush(struct rdsd_conn *conn);
 void rdsd_tcp_tx_worker(struct work_struct *work);
 void rdsd_tcp_ack_worker(struct work_struct *work);
 void rdsd_tcp_cong_worker(struct work_struct *work);

@@ -148,7 +148,7 @@ static int rdsd_tcp_push(struct rdsd_tcp_conn *tp)
 	while (tp->tx_left) {
 		n = rdsd_tcp_bvec_fill(tp, &count);
 		m.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
-		if (count < tp->tx_left)
+		if (count < tp->tx_left || tp->tx_more)
 			m.msg_flags |= MSG_MORE;
 		iov_iter_bvec(&m.msg_iter, ITER_SOURCE, tp->tx_bvec, n, count);
 		ret = sock_sendmsg(tp->sock, &m);
@@ -161,6 +161,7 @@ static int rdsd_tcp_push(struct rdsd_tcp_conn *tp)
 			return ret;
 		}
 		rdsd_tcp_advance(tp, ret);
+		tp->tx_held = m.msg_flags & MSG_MORE;
 	}
 	if (tp->tx_msg) {
 		rdsd_msg_put(tp->tx_msg);
@@ -322,13 +323,36 @@ int rdsd_tcp_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		       msg->len ? msg->sg : NULL, msg->len);
 	rdsd_msg_get(msg);	/* put when the frame is written */
 	tp->tx_msg = msg;
+	/* the pass's next message, or its flush, sends this one's end */
+	tp->tx_more = true;
 	ret = rdsd_tcp_push(tp);
+	tp->tx_more = false;
 	/* the rest is written by the worker: the message is on its way */
 	if (ret == -EAGAIN)
 		ret = 0;
 out:
 	mutex_unlock(&tp->tx_mutex);
 	return ret;
+}
+
+/**
+ * rdsd_tcp_xmit_flush - ->xmit_flush of the TCP transport
+ * @conn: connection whose pass ended.
+ *
+ * Sends what the messages' MSG_MORE left in the socket: together, in as
+ * few segments as they fill.
+ */
+void rdsd_tcp_xmit_flush(struct rdsd_conn *conn)
+{
+	struct rdsd_tcp_conn *tp = conn->tp;
+
+	mutex_lock(&tp->tx_mutex);
+	if (tp->tx_held && tp->sock) {
+		tp->tx_held = false;
+		/* TCP_NODELAY is on: this pushes what is queued */
+		tcp_sock_set_cork(tp->sock->sk, false);
+	}
+	mutex_unlock(&tp->tx_mutex);
 }
 
 /**
@@ -463,6 +487,7 @@ void rdsd_tcp_tx_stop(struct rdsd_tcp_conn *tp)
 	tp->sock = NULL;
 	tp->gen++;	/* what was asked of the old socket is forgotten */
 	tp->tx_left = 0;
+	tp->tx_held = false;
 	if (tp->tx_msg)
 		rdsd_msg_put(tp->tx_msg);
 	tp->tx_msg = NULL;

@@ -77,6 +77,10 @@ struct rdsd_sock;
  *	A transport that keeps @msg after returning (in a work request, a
  *	waiting list) takes a reference of its own with rdsd_msg_get() and
  *	puts it when done.
+ * @xmit_flush: optional: the core's pass over @conn's queue ends (it has
+ *	called @xmit at least once since the last flush); send at once what
+ *	@xmit held back to join the next message.  Process context, the
+ *	xmit bit held, may sleep on the transport's locks.
  * @max_msg: the largest payload the transport carries; sendmsg() refuses
  *	a larger one with EMSGSIZE.
  * @features: RDSD_TRANS_F_* bits.
@@ -133,6 +137,7 @@ struct rdsd_transport_ops {
 	int		(*conn_connect)(struct rdsd_conn *conn);
 	void		(*conn_shutdown)(struct rdsd_conn *conn);
 	int		(*xmit)(struct rdsd_conn *conn, struct rdsd_msg *msg);
+	void		(*xmit_flush)(struct rdsd_conn *conn);
 	u32		max_msg;
 	unsigned int	features;
 	void		(*cong_changed)(struct rdsd_conn *conn);
@@ -244,6 +249,13 @@ struct rdsd_dev_info {
 /* rdsd_transport_ops.features */
 #define RDSD_TRANS_F_RDMA		BIT(0)	/* RDMA and atomic operations */
 #define RDSD_TRANS_F_MASKED_ATOMICS	BIT(1)	/* their masked forms too */
+/*
+ * Every write to the peer costs the same whatever it carries (a TCP
+ * segment): while messages wait for the peer's acknowledgment a sender
+ * leaves its message to the connection's worker, which sends what
+ * gathered meanwhile together (rdsd_conn_send()).
+ */
+#define RDSD_TRANS_F_BATCH		BIT(2)
 
 /* rdsd_transport_ops.xmit: nothing goes to the peer, complete the message */
 #define RDSD_XMIT_DONE			1

@@ -13,7 +13,9 @@
  * records the sequence numbers it is handed and can refuse one message
  * with -EAGAIN, resetting the path, bringing it back up or letting
  * another sender in while it does, or be acknowledged while it is being
- * sent.
+ * sent.  The last cases check that every pass ends with one
+ * ->xmit_flush, and that rdsd_conn_send() leaves the sending to the
+ * worker only on a batching transport with messages in flight.
  */
 #include <kunit/test.h>
 #include <linux/in.h>
@@ -31,6 +33,7 @@
 
 #define WIN_LADDR	htonl(0x7f4e0001)	/* 127.78.0.1 */
 #define WIN_FADDR	htonl(0x7f4e0002)
+#define WIN_FADDR2	htonl(0x7f4e0003)
 #define WIN_LOG		64
 
 /* What happened to a connection's transport state, kept by the case. */
@@ -64,6 +67,10 @@ struct win_counts {
  * @ack_refs: the message's references right after that ack.
  * @ack_on_conn: RDSD_MSG_ON_CONN right after that ack.
  * @counts: where ->conn_shutdown and ->conn_free are counted, if set.
+ * @by_worker: the send of the same index in @sent came from the
+ *	connection's worker, not from the caller.
+ * @flushes: ->xmit_flush calls.
+ * @flush_at: @nsent at the last of them.
  */
 struct win_tp {
 	u64		sent[WIN_LOG];
@@ -82,6 +89,9 @@ struct win_tp {
 	unsigned int	ack_refs;
 	bool		ack_on_conn;
 	struct win_counts *counts;
+	bool		by_worker[WIN_LOG];
+	unsigned int	flushes;
+	unsigned int	flush_at;
 };
 
 static int win_laddr_check(struct net *net, __be32 addr)
@@ -151,22 +161,43 @@ static int win_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		tp->overflow = true;
 		return 0;
 	}
+	tp->by_worker[tp->nsent] = current_work() == &conn->xmit_work;
 	tp->sent[tp->nsent++] = msg->seq;
 	if (tp->done && msg->seq == tp->done_seq)
 		return RDSD_XMIT_DONE;
 	return 0;
 }
 
+static void win_xmit_flush(struct rdsd_conn *conn)
+{
+	struct win_tp *tp = conn->tp;
+
+	tp->flushes++;
+	tp->flush_at = tp->nsent;
+}
+
+/* Everything but the name and the features, shared by both transports. */
+#define WIN_OPS						\
+	.type		= -1,				\
+	.laddr_check	= win_laddr_check,		\
+	.conn_alloc	= win_conn_alloc,		\
+	.conn_free	= win_conn_free,		\
+	.conn_connect	= win_conn_connect,		\
+	.conn_shutdown	= win_conn_shutdown,		\
+	.xmit		= win_xmit,			\
+	.xmit_flush	= win_xmit_flush,		\
+	.max_msg	= RDSD_MAX_MSG_SIZE
+
 static const struct rdsd_transport_ops win_transport = {
 	.name		= "kunit",
-	.type		= -1,
-	.laddr_check	= win_laddr_check,
-	.conn_alloc	= win_conn_alloc,
-	.conn_free	= win_conn_free,
-	.conn_connect	= win_conn_connect,
-	.conn_shutdown	= win_conn_shutdown,
-	.xmit		= win_xmit,
-	.max_msg	= RDSD_MAX_MSG_SIZE,
+	WIN_OPS,
+};
+
+/* The same, writing in batches as the TCP transport does. */
+static const struct rdsd_transport_ops win_batch_transport = {
+	.name		= "kunit-batch",
+	WIN_OPS,
+	.features	= RDSD_TRANS_F_BATCH,
 };
 
 /**
@@ -643,6 +674,78 @@ static void rdsd_conn_destroy_releases_every_message(struct kunit *test)
 	}
 }
 
+/* One flush ends every pass that handed the transport something. */
+static void rdsd_conn_xmit_flushes_once_per_pass(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	/* Act: one pass over five messages */
+	win_send(test, w->conn, 5);
+
+	/* Assert: flushed once, after the last */
+	EXPECT_SENT_SINCE(test, w, 0, 0, 1, 2, 3, 4);
+	KUNIT_EXPECT_EQ(test, w->tp->flushes, 1U);
+	KUNIT_EXPECT_EQ(test, w->tp->flush_at, 5U);
+
+	/* Act: a pass with nothing to send */
+	rdsd_conn_xmit(w->conn);
+
+	/* Assert: nothing to flush */
+	KUNIT_EXPECT_EQ(test, w->tp->flushes, 1U);
+}
+
+/*
+ * A batching transport: the caller sends itself while nothing is in
+ * flight; with messages unacknowledged the worker sends, and everything
+ * queued meanwhile goes in its pass.
+ */
+static void rdsd_conn_send_batches_only_in_flight(struct kunit *test)
+{
+	struct win *w = test->priv;
+	struct rdsd_conn *conn;
+	struct win_tp *tp;
+
+	conn = rdsd_conn_find_create(w->rn, &win_batch_transport, WIN_LADDR,
+				     WIN_FADDR2, 0, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(conn));
+	tp = conn->tp;
+	rdsd_conn_up(conn);
+	flush_work(&conn->xmit_work);
+
+	/* Act: one message on an idle connection */
+	win_queue(test, conn, 1);
+	rdsd_conn_send(conn);
+
+	/* Assert: sent before rdsd_conn_send() returned, by the caller */
+	KUNIT_EXPECT_EQ(test, tp->nsent, 1U);
+	KUNIT_EXPECT_FALSE(test, tp->by_worker[0]);
+
+	/* Act: three more while the first is unacknowledged */
+	win_queue(test, conn, 3);
+	rdsd_conn_send(conn);
+	flush_work(&conn->xmit_work);
+
+	/* Assert: the worker sent them, in order, in one flushed pass */
+	KUNIT_ASSERT_EQ(test, tp->nsent, 4U);
+	KUNIT_EXPECT_EQ(test, tp->sent[1], tp->sent[0] + 1);
+	KUNIT_EXPECT_EQ(test, tp->sent[3], tp->sent[0] + 3);
+	KUNIT_EXPECT_TRUE(test, tp->by_worker[1]);
+	KUNIT_EXPECT_TRUE(test, tp->by_worker[3]);
+	KUNIT_EXPECT_EQ(test, tp->flushes, 2U);
+	KUNIT_EXPECT_EQ(test, tp->flush_at, 4U);
+
+	/* Act: everything acknowledged, then one more */
+	KUNIT_EXPECT_EQ(test, rdsd_send_acked(conn, tp->sent[3]), 0);
+	win_queue(test, conn, 1);
+	rdsd_conn_send(conn);
+
+	/* Assert: the caller sends again */
+	KUNIT_EXPECT_EQ(test, tp->nsent, 5U);
+	KUNIT_EXPECT_FALSE(test, tp->by_worker[4]);
+	flush_work(&conn->xmit_work);
+	rdsd_conn_put(conn);	/* rdsd_conn_net_exit() destroys it */
+}
+
 static struct kunit_case rdsd_conn_window_cases[] = {
 	KUNIT_CASE(rdsd_conn_xmit_sends_in_order),
 	KUNIT_CASE(rdsd_conn_xmit_done_completes_at_once),
@@ -658,6 +761,8 @@ static struct kunit_case rdsd_conn_window_cases[] = {
 	KUNIT_CASE(rdsd_conn_xmit_acked_while_refused_is_not_requeued),
 	KUNIT_CASE(rdsd_conn_ack_beyond_sent_changes_nothing),
 	KUNIT_CASE(rdsd_conn_destroy_releases_every_message),
+	KUNIT_CASE(rdsd_conn_xmit_flushes_once_per_pass),
+	KUNIT_CASE(rdsd_conn_send_batches_only_in_flight),
 	{}
 };
 
