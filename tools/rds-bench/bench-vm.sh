@@ -15,7 +15,11 @@
 #     (compare.sh --modes reqresp) for rds_doca against rds_rdma;
 #  4. the copy engine: loopback streaming and RDMA with every copy on the
 #     test DMA provider (rdsd_test_dma.ko) against the CPU
-#     (dma-compare.sh).
+#     (dma-compare.sh);
+#  5. TCP: two network namespaces joined by a veth pair, 198.51.100.1 and
+#     198.51.100.2; rds_doca's TCP transport against Linux rds_tcp
+#     (compare.sh --netns-*): messages.  On one host Linux RDS would use
+#     its loopback transport, so the ends live in two namespaces.
 # Results go to $RDSD_BENCH_OUT (default build/bench-<date>), in loopback/,
 # scaling/, ib/, ib-reqresp/ and dma/.  RDSD_BENCH_ROUNDS (3) and
 # RDSD_BENCH_DURATION (1.5 s per run) set the length, RDSD_BENCH_IB_SIZES
@@ -25,7 +29,8 @@
 # RDSD_BENCH_IB=0 the IB part, RDSD_BENCH_RDMA=0 the RDMA workloads of
 # every part (reqresp included), RDSD_BENCH_WINDOW (16) sets the operations
 # they keep outstanding; RDSD_BENCH_DMA=0 skips the copy engine part
-# (dma-compare.sh with the test DMA provider, in dma/).
+# (dma-compare.sh with the test DMA provider, in dma/), RDSD_BENCH_TCP=0
+# the TCP part (in tcp/).
 # Only rds_doca is under test: a run of a reference (Linux RDS, rds_rdma,
 # perftest) that fails is retried once, then shown as missing; the exit
 # status is non-zero only when rds_doca fails or delivers bad data.
@@ -81,6 +86,27 @@ if [[ ${RDSD_BENCH_DMA:-1} == 1 && -f $dma_ko ]]; then
 	rmmod rdsd_test_dma
 fi
 
+# TCP between two namespaces: each end in its own, both modules in each
+if [[ ${RDSD_BENCH_TCP:-1} == 1 ]]; then
+	modprobe rds_tcp
+	ip netns add rdsd-bench-a
+	ip netns add rdsd-bench-b
+	ip link add rbva netns rdsd-bench-a type veth peer name rbvb netns rdsd-bench-b
+	ip -n rdsd-bench-a addr add 198.51.100.1/24 dev rbva
+	ip -n rdsd-bench-b addr add 198.51.100.2/24 dev rbvb
+	ip -n rdsd-bench-a link set rbva up
+	ip -n rdsd-bench-b link set rbvb up
+	echo
+	echo "# TCP: rds_doca on family $family (TCP transport), rds_tcp on family 21, two namespaces over veth"
+	tools/rds-bench/compare.sh "${len[@]}" --out "$out/tcp" \
+		--modes "stream pingpong" --sizes "64 4k 64k 1m" \
+		--saddr 198.51.100.1 --daddr 198.51.100.2 --subject rds_doca-tcp \
+		--bench-args "--netns-active rdsd-bench-a --netns-passive rdsd-bench-b" \
+		"rds_doca-tcp:$family" "rds_tcp:21" || { r=$?; ((r > rc)) && rc=$r; }
+	ip netns delete rdsd-bench-a
+	ip netns delete rdsd-bench-b
+fi
+
 if [[ ${RDSD_BENCH_IB:-1} == 1 ]]; then
 	modprobe rds_rdma
 	modprobe rdma_rxe
@@ -123,6 +149,9 @@ if [[ ${RDSD_BENCH_IB:-1} == 1 ]]; then
 	rmmod rds_rdma
 else
 	rmmod rds_doca
+fi
+if lsmod | grep -q '^rds_tcp '; then
+	rmmod rds_tcp
 fi
 rmmod rds
 exit "$rc"
