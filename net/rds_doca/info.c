@@ -250,6 +250,67 @@ static void rdsd_info_ib_connections(struct rdsd_net *rn,
 	}
 }
 
+/* Both forms of a TCP socket share their counters, from hdr_rem on. */
+#define RDSD_INFO_TCP_TAIL	(offsetof(struct rds_info_tcp_socket, tos) - \
+				 offsetof(struct rds_info_tcp_socket, hdr_rem))
+static_assert(sizeof(struct rds6_info_tcp_socket) -
+	      offsetof(struct rds6_info_tcp_socket, hdr_rem) ==
+	      RDSD_INFO_TCP_TAIL);
+
+/* One TCP connection's socket, in the form @in asks for. */
+static void rdsd_info_tcp_fill(struct rdsd_info *in, struct rdsd_conn *conn,
+			       const struct rdsd_conn_info *ci)
+{
+	struct rds_info_tcp_socket t = {};
+	struct rds6_info_tcp_socket *t6;
+	void *p = rdsd_info_next(in);
+
+	if (!p)
+		return;
+	t.local_addr = conn->laddr;
+	t.local_port = ci->tcp_lport;
+	t.peer_addr = conn->faddr;
+	t.peer_port = ci->tcp_fport;
+	t.hdr_rem = ci->tcp_hdr_rem;
+	t.data_rem = ci->tcp_data_rem;
+	t.last_sent_nxt = ci->tcp_snd_nxt;
+	t.last_expected_una = ci->tcp_write_seq;
+	t.last_seen_una = ci->tcp_snd_una;
+	if (!in->v6) {
+		memcpy(p, &t, sizeof(t));
+		return;
+	}
+	t6 = p;
+	ipv6_addr_set_v4mapped(t.local_addr, &t6->local_addr);
+	t6->local_port = t.local_port;
+	ipv6_addr_set_v4mapped(t.peer_addr, &t6->peer_addr);
+	t6->peer_port = t.peer_port;
+	memcpy((u8 *)t6 + offsetof(typeof(*t6), hdr_rem),
+	       (u8 *)&t + offsetof(typeof(t), hdr_rem), RDSD_INFO_TCP_TAIL);
+}
+
+/* The TCP transport's connections that have a socket. */
+static void rdsd_info_tcp_sockets(struct rdsd_net *rn, struct rdsd_info *in)
+{
+	struct rdsd_conn *conn;
+	unsigned long id = 0;
+
+	in->each = in->v6 ? sizeof(struct rds6_info_tcp_socket) :
+		   sizeof(struct rds_info_tcp_socket);
+	/* ->conn_info sleeps: hold each connection by reference */
+	for (; (conn = rdsd_conn_get_next(rn, &id)); id++) {
+		struct rdsd_conn_info ci = {};
+
+		if (conn->trans->type == RDSD_TRANS_TCP &&
+		    conn->trans->conn_info) {
+			conn->trans->conn_info(conn, &ci);
+			if (ci.has_tcp)
+				rdsd_info_tcp_fill(in, conn, &ci);
+		}
+		rdsd_conn_put(conn);
+	}
+}
+
 /*
  * One message; as in Linux, "local" is the sender for queued sends and
  * the receiving socket for received messages (@received).
@@ -390,6 +451,8 @@ static int rdsd_info_v4_form(int optname)
 		return RDS_INFO_RECV_MESSAGES;
 	case RDS6_INFO_SOCKETS:
 		return RDS_INFO_SOCKETS;
+	case RDS6_INFO_TCP_SOCKETS:
+		return RDS_INFO_TCP_SOCKETS;
 	default:
 		return RDS_INFO_IB_CONNECTIONS;
 	}
@@ -403,8 +466,8 @@ static int rdsd_info_v4_form(int optname)
  * @optlen: in, its length; out, the snapshot's.
  *
  * Returns the size of one entry, -ENOSPC with *optlen the length needed,
- * -ENOPROTOOPT for a snapshot rds_doca does not provide (those of the
- * TCP and iWARP transports, the per-connection statistics), -EINVAL for
+ * -ENOPROTOOPT for a snapshot rds_doca does not provide (that of the
+ * iWARP transport, the per-connection statistics), -EINVAL for
  * a negative length, -EFAULT or -ENOMEM.
  */
 int rdsd_info_getsockopt(struct rdsd_sock *rs, int optname,
@@ -422,6 +485,7 @@ int rdsd_info_getsockopt(struct rdsd_sock *rs, int optname,
 	case RDS6_INFO_RECV_MESSAGES:
 	case RDS6_INFO_SOCKETS:
 	case RDS6_INFO_IB_CONNECTIONS:
+	case RDS6_INFO_TCP_SOCKETS:
 		in.v6 = true;
 		optname = rdsd_info_v4_form(optname);
 		break;
@@ -432,6 +496,7 @@ int rdsd_info_getsockopt(struct rdsd_sock *rs, int optname,
 	case RDS_INFO_RECV_MESSAGES:
 	case RDS_INFO_SOCKETS:
 	case RDS_INFO_IB_CONNECTIONS:
+	case RDS_INFO_TCP_SOCKETS:
 		break;
 	default:
 		return -ENOPROTOOPT;
@@ -460,6 +525,9 @@ int rdsd_info_getsockopt(struct rdsd_sock *rs, int optname,
 		break;
 	case RDS_INFO_IB_CONNECTIONS:
 		rdsd_info_ib_connections(rn, &in);
+		break;
+	case RDS_INFO_TCP_SOCKETS:
+		rdsd_info_tcp_sockets(rn, &in);
 		break;
 	default:
 		rdsd_info_sockets(rn, &in, optname);

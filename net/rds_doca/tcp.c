@@ -946,6 +946,49 @@ static bool rdsd_tcp_conn_idle(struct rdsd_conn *conn)
 			 READ_ONCE(tp->tx_acked) == next - 1);
 }
 
+/*
+ * ->conn_info: the path's socket, as RDS_INFO_TCP_SOCKETS lists it.
+ * cm_mutex keeps the socket; its lock, the receive state.
+ */
+static void rdsd_tcp_conn_info(struct rdsd_conn *conn,
+			       struct rdsd_conn_info *ci)
+{
+	struct rdsd_tcp_conn *tp = conn->tp;
+	struct sock *sk;
+
+	mutex_lock(&tp->cm_mutex);
+	if (!tp->sock)
+		goto out;
+	sk = tp->sock->sk;
+	lock_sock(sk);
+	ci->has_tcp = true;
+	ci->tcp_lport = inet_sk(sk)->inet_sport;
+	ci->tcp_fport = inet_sk(sk)->inet_dport;
+	ci->tcp_snd_nxt = tcp_sk(sk)->snd_nxt;
+	ci->tcp_write_seq = tcp_sk(sk)->write_seq;
+	ci->tcp_snd_una = tcp_sk(sk)->snd_una;
+	switch (tp->rx_state) {
+	case RDSD_TCP_RX_HELLO:
+		ci->tcp_hdr_rem = sizeof(tp->rx_raw.hello) - tp->rx_have;
+		break;
+	case RDSD_TCP_RX_HDR:
+		/* between frames nothing is owed */
+		if (tp->rx_have)
+			ci->tcp_hdr_rem = sizeof(tp->rx_raw.hdr) - tp->rx_have;
+		break;
+	case RDSD_TCP_RX_DATA:
+	case RDSD_TCP_RX_SKIP:
+	case RDSD_TCP_RX_CONG:
+		ci->tcp_data_rem = tp->rx_info.frag_len - tp->rx_off;
+		break;
+	default:
+		break;
+	}
+	release_sock(sk);
+out:
+	mutex_unlock(&tp->cm_mutex);
+}
+
 static int rdsd_tcp_conn_drop(struct rdsd_conn *conn)
 {
 	struct rdsd_tcp_conn *tp = conn->tp;
@@ -984,6 +1027,7 @@ const struct rdsd_transport_ops rdsd_tcp_transport = {
 	.max_msg	= RDSD_MSG_SIZE_LIMIT,
 	.features	= RDSD_TRANS_F_BATCH,
 	.cong_changed	= rdsd_tcp_cong_changed,
+	.conn_info	= rdsd_tcp_conn_info,
 	.conn_drop	= rdsd_tcp_conn_drop,
 	.conn_idle	= rdsd_tcp_conn_idle,
 	.init		= rdsd_tcp_init,

@@ -190,6 +190,17 @@ enum rdsd_reset_why {
  * @mr_size: pages one registration maps.
  * @recv_bufs: receive buffers posted, with @has_recv_bufs.
  * @has_recv_bufs: @recv_bufs means something.
+ * @has_tcp: the TCP fields below mean something: the path has a socket.
+ * @tcp_lport: the socket's local TCP port.
+ * @tcp_fport: the peer's TCP port.
+ * @tcp_hdr_rem: bytes of the frame header (or hello) being received
+ *	still to come, 0 between frames.
+ * @tcp_data_rem: bytes of the frame payload being received still to
+ *	come.
+ * @tcp_snd_nxt: the socket's next sequence number to send.
+ * @tcp_write_seq: its sequence number after the last byte written to
+ *	it: what the peer acknowledges once it has everything.
+ * @tcp_snd_una: the oldest sequence number not acknowledged.
  *
  * The fields after @has_credits are those of RDS_INFO_IB_CONNECTIONS;
  * they stay zero while the path has no queue pair.
@@ -210,6 +221,14 @@ struct rdsd_conn_info {
 	u32	mr_size;
 	u32	recv_bufs;
 	bool	has_recv_bufs;
+	bool	has_tcp;
+	__be16	tcp_lport;
+	__be16	tcp_fport;
+	u64	tcp_hdr_rem;
+	u64	tcp_data_rem;
+	u32	tcp_snd_nxt;
+	u32	tcp_write_seq;
+	u32	tcp_snd_una;
 };
 
 /**

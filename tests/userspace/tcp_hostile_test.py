@@ -19,6 +19,9 @@ case is a new TCP connection:
     delivers nothing of it;
   - a message sent again with a number already delivered is dropped and
     counted (recv_drop_old_seq), and the connection goes on;
+  - RDS_INFO_TCP_SOCKETS and RDS6_INFO_TCP_SOCKETS list that connection
+    with its addresses and TCP ports, and the bytes of a frame still to
+    come while half a header and then half a payload are in;
   - 80 silent connections at once: 64 wait for their hello, the rest are
     closed at once and counted in conn_limit.
 
@@ -57,6 +60,11 @@ HELLO = struct.Struct(">IBBHIIQQQBB6s")
 HOSTILE = [f"192.0.2.{n}" for n in range(100, 140)]
 RDS_PORT = 4300
 INCARNATION = 0x1234567890ABCDEF
+RDS_INFO_TCP_SOCKETS, RDS6_INFO_TCP_SOCKETS = 10007, 10016
+# struct rds_info_tcp_socket, rds6_info_tcp_socket (packed; addresses and
+# ports in network order, the rest in the host's)
+TCP_INFO = struct.Struct("=4s2s4s2sQQIIIB")
+TCP6_INFO = struct.Struct("=16s2s16s2sQQIII")
 
 
 def hello(magic=MAGIC, version=VERSION, reserved0=0, flags=0,
@@ -181,6 +189,63 @@ def bad_frame(args, src, fr, what, rx):
     T.ok(rx.recv(0.5) is None, f"{what}: nothing of it is delivered")
 
 
+def tcp_sockets(rx, v6=False):
+    """The TCP transport's connections, as (laddr, lport, faddr, fport,
+    hdr_rem, data_rem) tuples with text addresses."""
+    st = TCP6_INFO if v6 else TCP_INFO
+    raw, each = rx.info(RDS6_INFO_TCP_SOCKETS if v6 else RDS_INFO_TCP_SOCKETS)
+    T.eq(each, st.size, f"{'RDS6' if v6 else 'RDS'}_INFO_TCP_SOCKETS: "
+         f"entries of {st.size} bytes")
+    out = []
+    for i in range(len(raw) // st.size):
+        f = st.unpack_from(raw, i * st.size)
+        la, fa = f[0], f[2]
+        if v6:
+            # IPv4-mapped: ::ffff:a.b.c.d
+            if la[:12] != bytes(10) + b"\xff\xff" or \
+               fa[:12] != bytes(10) + b"\xff\xff":
+                continue
+            la, fa = la[12:], fa[12:]
+        out.append((socket.inet_ntoa(la), int.from_bytes(f[1], "big"),
+                    socket.inet_ntoa(fa), int.from_bytes(f[3], "big"),
+                    f[4], f[5]))
+    return out
+
+
+def wait_rem(rx, me, want, what):
+    """Wait (5 s at most) for @me's entry to show (hdr_rem, data_rem)."""
+    ent = None
+    for _ in range(50):
+        ent = [e for e in tcp_sockets(rx) if e[2] == me]
+        if ent and ent[0][4:] == want:
+            break
+        time.sleep(0.1)
+    T.ok(bool(ent) and ent[0][4:] == want, what, f"{ent}")
+
+
+def info_case(args, rx, me, p):
+    """The listing of the hostile peer's connection, while a frame is
+    half in."""
+    lport = p.s.getsockname()[1]
+    for v6 in (False, True):
+        ent = [e for e in tcp_sockets(rx, v6) if e[2] == me]
+        T.ok(len(ent) == 1 and ent[0][:4] ==
+             (args.addr, args.port, me, lport),
+             f"{'RDS6' if v6 else 'RDS'}_INFO_TCP_SOCKETS lists the "
+             "connection: addresses, the listener's port and the peer's",
+             f"{ent}")
+    fr = data(b"0123456789", seq=2, sport=999)
+    p.send(fr[:20])
+    wait_rem(rx, me, (HDR.size - 20, 0),
+             "20 bytes of a header in: hdr_rem is the rest of it")
+    p.send(fr[20:HDR.size + 3])
+    wait_rem(rx, me, (0, 7),
+             "the header and 3 of 10 payload bytes in: data_rem is 7")
+    p.send(fr[HDR.size + 3:])
+    T.eq(rx.recv(10), b"0123456789", "... and the rest completes it")
+    wait_rem(rx, me, (0, 0), "between frames nothing is owed")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--family", type=int, required=True)
@@ -251,6 +316,7 @@ def main():
                  "a message sent again is not delivered; the next is")
             T.eq(counter("recv_drop_old_seq") - before, 1,
                  "... and the old one counted in recv_drop_old_seq")
+            info_case(args, rx, me, p)
             p.close()
 
         for fr, what in [

@@ -387,8 +387,19 @@ void test_info(void)
 	}
 	if (cfg.impl_doca) {
 		len = 0;
-		is_err(getsockopt(a, SOL_RDS, RDS_INFO_TCP_SOCKETS, NULL, &len),
-		       ENOPROTOOPT, "RDS_INFO_TCP_SOCKETS (no TCP transport) -> ENOPROTOOPT");
+		is_err(getsockopt(a, SOL_RDS, RDS_INFO_IWARP_CONNECTIONS, NULL,
+				  &len), ENOPROTOOPT,
+		       "RDS_INFO_IWARP_CONNECTIONS (no iWARP transport) -> ENOPROTOOPT");
+		/* a probe: the entry size, or ENOSPC with whole entries */
+		len = 0;
+		r = getsockopt(a, SOL_RDS, RDS_INFO_TCP_SOCKETS, NULL, &len);
+		ok_diag(r >= 0 ? r == (int)sizeof(struct rds_info_tcp_socket) &&
+				 len == 0 :
+				 errno == ENOSPC && len > 0 &&
+				 len % sizeof(struct rds_info_tcp_socket) == 0,
+			"RDS_INFO_TCP_SOCKETS probe -> entry size or ENOSPC",
+			"returned %d (%s), length %u", r, tap_errname(errno),
+			len);
 		/* net/rds pins the buffer first and answers EAGAIN */
 		len = 4096;
 		is_err(getsockopt(a, SOL_RDS, RDS_INFO_COUNTERS, (void *)8,
