@@ -738,6 +738,74 @@ again:
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_xmit);
 
+/* protects every struct rdsd_attempts; nothing is taken under it */
+static DEFINE_SPINLOCK(rdsd_attempt_lock);
+
+/**
+ * rdsd_attempt_get - take a place for a connection attempt
+ * @at: the transport's table.
+ * @rn: namespace whose conn_attempt_wait counts a refusal.
+ * @uid: the user whose sends made the connection; INVALID_UID for one a
+ *	peer's request made (counted together).
+ *
+ * Returns true with the place taken (rdsd_attempt_put() gives it back
+ * when the peer answers or the attempt goes), false when @uid holds
+ * RDSD_USER_ATTEMPTS or all users RDSD_MAX_ATTEMPTS.  Any context.
+ */
+bool rdsd_attempt_get(struct rdsd_attempts *at, struct rdsd_net *rn,
+		      kuid_t uid)
+{
+	unsigned int i, slot = RDSD_MAX_ATTEMPTS;
+	bool ok = false;
+
+	spin_lock_bh(&rdsd_attempt_lock);
+	if (at->total >= RDSD_MAX_ATTEMPTS)
+		goto out;
+	for (i = 0; i < RDSD_MAX_ATTEMPTS; i++) {
+		if (!at->users[i].held) {
+			if (slot == RDSD_MAX_ATTEMPTS)
+				slot = i;
+		} else if (uid_eq(at->users[i].uid, uid)) {
+			slot = i;
+			break;
+		}
+	}
+	/* fewer than RDSD_MAX_ATTEMPTS held: a slot is free */
+	if (at->users[slot].held >= RDSD_USER_ATTEMPTS)
+		goto out;
+	at->users[slot].uid = uid;
+	at->users[slot].held++;
+	at->total++;
+	ok = true;
+out:
+	spin_unlock_bh(&rdsd_attempt_lock);
+	if (!ok)
+		rdsd_stat_inc(rn, conn_attempt_wait);
+	return ok;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_attempt_get);
+
+/**
+ * rdsd_attempt_put - give back a place rdsd_attempt_get() gave @uid
+ * @at: the transport's table.
+ * @uid: as given to rdsd_attempt_get().
+ */
+void rdsd_attempt_put(struct rdsd_attempts *at, kuid_t uid)
+{
+	unsigned int i;
+
+	spin_lock_bh(&rdsd_attempt_lock);
+	for (i = 0; i < RDSD_MAX_ATTEMPTS; i++) {
+		if (at->users[i].held && uid_eq(at->users[i].uid, uid)) {
+			at->users[i].held--;
+			at->total--;
+			break;
+		}
+	}
+	spin_unlock_bh(&rdsd_attempt_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_attempt_put);
+
 /**
  * rdsd_conn_send - send what a caller just queued on @conn
  * @conn: connection.

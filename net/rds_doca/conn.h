@@ -8,10 +8,41 @@
 
 #include <linux/gfp.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 
 struct rdsd_conn;
 struct rdsd_net;
 struct rdsd_transport_ops;
+
+/*
+ * Connection attempts of a transport that hold resources before the peer
+ * answered (a queue pair and rings, a socket), in all and of the
+ * connections one user's sends made; beyond either an attempt waits for
+ * its next turn (the conn_attempt_wait counter).
+ */
+#define RDSD_MAX_ATTEMPTS	64
+#define RDSD_USER_ATTEMPTS	16
+
+/**
+ * struct rdsd_attempts - a transport's attempts in flight, by user
+ * @total: attempts held, at most RDSD_MAX_ATTEMPTS.
+ * @users: a slot for each attempt that may be held, so a user always
+ *	finds one: its uid and how many it holds (0: free).
+ *
+ * One per transport, zeroed (static); conn.c's rdsd_attempt_lock
+ * protects every table.
+ */
+struct rdsd_attempts {
+	unsigned int	total;
+	struct {
+		kuid_t		uid;
+		unsigned int	held;
+	} users[RDSD_MAX_ATTEMPTS];
+};
+
+bool rdsd_attempt_get(struct rdsd_attempts *at, struct rdsd_net *rn,
+		      kuid_t uid);
+void rdsd_attempt_put(struct rdsd_attempts *at, kuid_t uid);
 
 struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *bound,

@@ -100,15 +100,6 @@
 /* How often the reaper looks whether a down path came back. */
 #define RDSD_IB_PARK_POLL_MS	100
 /*
- * Connection attempts of ours that hold a queue pair and send rings while
- * the peer has not answered yet (for as long as rdma_cm retries, a minute
- * when nobody answers), in all and of the connections one user's sends
- * made; beyond either an attempt waits for its next turn.
- */
-#define RDSD_IB_MAX_ATTEMPTS	64
-#define RDSD_IB_USER_ATTEMPTS	16
-
-/*
  * Memory regions a device keeps for reuse once invalidated, by capacity:
  * RDSD_IB_MR_CACHE of each power of two from RDSD_IB_MR_MIN_PAGES pages
  * up, RDSD_IB_MR_CLASSES of them (16 to 512 pages).
@@ -326,9 +317,9 @@ struct rdsd_ib_credits {
  *	message made the connection, with a reference; NULL when a peer's
  *	request made it.
  * @uid: user whose send made the connection, INVALID_UID for a peer's
- *	request: whose RDSD_IB_USER_ATTEMPTS its attempts count against.
- * @holds_attempt: the attempt counts against RDSD_IB_MAX_ATTEMPTS and
- *	@uid's RDSD_IB_USER_ATTEMPTS (cm_mutex).
+ *	request: whose RDSD_USER_ATTEMPTS its attempts count against.
+ * @holds_attempt: the attempt counts against RDSD_MAX_ATTEMPTS and
+ *	@uid's RDSD_USER_ATTEMPTS (cm_mutex).
  * @peer_stale: an established queue pair was torn down without a DREQ
  *	(the path was down): the peer may still think it up and wait for
  *	an acknowledgment or an answer, so the path is not parked until the

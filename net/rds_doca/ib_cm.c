@@ -224,73 +224,29 @@ static void rdsd_ib_qp_event(struct ib_event *ev, void *context)
 
 /*
  * Attempts of ours that hold rings before anyone answered: a user sending
- * to addresses nobody answers then holds at most RDSD_IB_USER_ATTEMPTS
+ * to addresses nobody answers then holds at most RDSD_USER_ATTEMPTS
  * queue pairs at once, whatever max_conns allows, and all users together
- * RDSD_IB_MAX_ATTEMPTS.  Counted per user in a table with a slot for each
- * attempt that may be held, so a user always finds one.
- *
- * rdsd_ib_attempt_lock protects the table and the total; it is taken
- * under a connection's cm_mutex and nothing is taken under it.  An
- * attempt's place is taken on route resolution and given back when the
- * peer's answer arrives or the attempt is torn down (holds_attempt).
+ * RDSD_MAX_ATTEMPTS (conn.c).  An attempt's place is taken on route
+ * resolution and given back when the peer's answer arrives or the
+ * attempt is torn down (holds_attempt, under cm_mutex).
  */
-static struct {
-	kuid_t		uid;
-	unsigned int	held;
-} rdsd_ib_attempt_users[RDSD_IB_MAX_ATTEMPTS];
-static unsigned int rdsd_ib_attempts;
-static DEFINE_SPINLOCK(rdsd_ib_attempt_lock);
+static struct rdsd_attempts rdsd_ib_attempts;
 
 static bool rdsd_ib_attempt_get(struct rdsd_ib_conn *tp)
 {
-	unsigned int i, slot = RDSD_IB_MAX_ATTEMPTS;
-	bool ok = false;
-
 	lockdep_assert_held(&tp->cm_mutex);
-	spin_lock(&rdsd_ib_attempt_lock);
-	if (rdsd_ib_attempts >= RDSD_IB_MAX_ATTEMPTS)
-		goto out;
-	for (i = 0; i < RDSD_IB_MAX_ATTEMPTS; i++) {
-		if (!rdsd_ib_attempt_users[i].held) {
-			if (slot == RDSD_IB_MAX_ATTEMPTS)
-				slot = i;
-		} else if (uid_eq(rdsd_ib_attempt_users[i].uid, tp->uid)) {
-			slot = i;
-			break;
-		}
-	}
-	if (rdsd_ib_attempt_users[slot].held >= RDSD_IB_USER_ATTEMPTS)
-		goto out;
-	rdsd_ib_attempt_users[slot].uid = tp->uid;
-	rdsd_ib_attempt_users[slot].held++;
-	rdsd_ib_attempts++;
-	tp->holds_attempt = true;
-	ok = true;
-out:
-	spin_unlock(&rdsd_ib_attempt_lock);
-	if (!ok)
-		rdsd_stat_inc(tp->conn->rn, conn_attempt_wait);
-	return ok;
+	tp->holds_attempt = rdsd_attempt_get(&rdsd_ib_attempts, tp->conn->rn,
+					     tp->uid);
+	return tp->holds_attempt;
 }
 
 static void rdsd_ib_attempt_put(struct rdsd_ib_conn *tp)
 {
-	unsigned int i;
-
 	lockdep_assert_held(&tp->cm_mutex);
 	if (!tp->holds_attempt)
 		return;
 	tp->holds_attempt = false;
-	spin_lock(&rdsd_ib_attempt_lock);
-	for (i = 0; i < RDSD_IB_MAX_ATTEMPTS; i++) {
-		if (rdsd_ib_attempt_users[i].held &&
-		    uid_eq(rdsd_ib_attempt_users[i].uid, tp->uid)) {
-			rdsd_ib_attempt_users[i].held--;
-			rdsd_ib_attempts--;
-			break;
-		}
-	}
-	spin_unlock(&rdsd_ib_attempt_lock);
+	rdsd_attempt_put(&rdsd_ib_attempts, tp->uid);
 }
 
 /* The peer is there: allocate the buffers and post every receive. */

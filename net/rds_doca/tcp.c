@@ -44,6 +44,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/in.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -300,6 +301,24 @@ void rdsd_tcp_request_reset(struct rdsd_tcp_conn *tp, u32 gen)
 }
 
 /*
+ * Our attempts waiting for the peer's hello hold a socket each: at most
+ * RDSD_USER_ATTEMPTS of one user's and RDSD_MAX_ATTEMPTS in all at once
+ * (conn.c), whatever max_conns allows.  A place is taken before the
+ * socket is made and given back when the path comes up or the attempt
+ * goes (holds_attempt, under cm_mutex).
+ */
+static struct rdsd_attempts rdsd_tcp_attempts;
+
+static void rdsd_tcp_attempt_put(struct rdsd_tcp_conn *tp)
+{
+	lockdep_assert_held(&tp->cm_mutex);
+	if (!tp->holds_attempt)
+		return;
+	tp->holds_attempt = false;
+	rdsd_attempt_put(&rdsd_tcp_attempts, tp->uid);
+}
+
+/*
  * Let the current socket go: no callback, worker or writer touches it
  * afterwards, what was half sent or half received is dropped, and the
  * core learns the path is down.  cm_mutex held.
@@ -310,6 +329,7 @@ static void rdsd_tcp_teardown_locked(struct rdsd_tcp_conn *tp)
 
 	lockdep_assert_held(&tp->cm_mutex);
 	cancel_delayed_work(&tp->timeout_work);
+	rdsd_tcp_attempt_put(tp);
 	if (!sock) {
 		tp->state = RDSD_TCP_DOWN;
 		return;
@@ -396,6 +416,7 @@ static int rdsd_tcp_established(struct rdsd_tcp_conn *tp)
 		return -EPROTO;
 	}
 	cancel_delayed_work(&tp->timeout_work);
+	rdsd_tcp_attempt_put(tp);
 	tp->state = RDSD_TCP_UP;
 	tp->backoff_ms = 0;
 	rdsd_conn_requeue_unacked(conn);
@@ -494,8 +515,20 @@ static void rdsd_tcp_connect_worker(struct work_struct *work)
 	mutex_lock(&tp->cm_mutex);
 	if (tp->state != RDSD_TCP_DOWN || tp->dead)
 		goto out;
+	tp->holds_attempt = rdsd_attempt_get(&rdsd_tcp_attempts, conn->rn,
+					     tp->uid);
+	if (!tp->holds_attempt) {
+		/*
+		 * Too many wait for answers: try again later.  This counts as
+		 * a failed attempt: what closed sockets left goes.
+		 */
+		rdsd_send_drop_orphans(conn);
+		rdsd_tcp_schedule_connect(tp);
+		goto out;
+	}
 	ret = rdsd_tcp_connect_locked(tp);
 	if (ret) {
+		rdsd_tcp_attempt_put(tp);
 		WRITE_ONCE(conn->last_error, ret);
 		pr_info_ratelimited("%pI4->%pI4: cannot connect: %d\n",
 				    &conn->laddr, &conn->faddr, ret);
@@ -867,6 +900,8 @@ static int rdsd_tcp_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
 	if (!tp)
 		return -ENOMEM;
 	tp->conn = conn;
+	/* a sender's connection: its attempts count against its user */
+	tp->uid = gfp & __GFP_ACCOUNT ? current_uid() : INVALID_UID;
 	mutex_init(&tp->cm_mutex);
 	mutex_init(&tp->tx_mutex);
 	tp->state = RDSD_TCP_DOWN;

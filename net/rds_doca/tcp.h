@@ -80,6 +80,11 @@ enum rdsd_tcp_rx_state {
  * @ack_work: acknowledges what no DATA header carried.
  * @cong_work: sends the local congestion map after a change.
  * @rx_work: reads what the socket holds when softirq could not (memory).
+ * @uid: the user whose send made the connection, INVALID_UID for one a
+ *	peer's hello made: whose RDSD_USER_ATTEMPTS its attempts count
+ *	against.
+ * @holds_attempt: our attempt holds a place of rdsd_tcp_attempts
+ *	(cm_mutex).
  * @tx_mutex: serializes writers of @sock: ->xmit, the workers.
  * @tx_ready: frames may be written: the peer's hello was taken.
  * @hello_due: our hello is the next thing to write.
@@ -140,6 +145,8 @@ struct rdsd_tcp_conn {
 	bool			dead;
 	u32			reset_gen;
 	bool			hello_heard;
+	kuid_t			uid;
+	bool			holds_attempt;
 
 	struct delayed_work	connect_work;
 	struct delayed_work	timeout_work;

@@ -9,7 +9,8 @@
  * limit (max_conns), the reaper's idea of idle (rdsd_conn_reap() with an
  * idle time of 0 or of an hour), that congestion maps are shared per
  * address, reach only their own connections and go with their last user,
- * and when a failed path parks (rdsd_conn_park()) and connects again.
+ * and when a failed path parks (rdsd_conn_park()) and connects again;
+ * and the table of attempts waiting for an answer (rdsd_attempt_get()).
  */
 #include <kunit/test.h>
 #include <linux/in.h>
@@ -469,6 +470,56 @@ static void rdsd_conn_wanted_is_not_parked_until_up(struct kunit *test)
 	rdsd_conn_put(conn);
 }
 
+/*
+ * Attempts waiting for an answer: 16 per user, 64 in all, a place given
+ * back is found again; each refusal counted.
+ */
+static void rdsd_conn_attempts_bounded_per_user_and_host(struct kunit *test)
+{
+	struct rdsd_net *rn = test->priv;
+	struct rdsd_attempts *at;
+	kuid_t a = KUIDT_INIT(1000), late = KUIDT_INIT(1004);
+	unsigned int i, u, got = 0;
+
+	at = kunit_kzalloc(test, sizeof(*at), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, at);
+
+	/* Act: one user asks for one more than its share */
+	for (i = 0; i <= RDSD_USER_ATTEMPTS; i++)
+		got += rdsd_attempt_get(at, rn, a);
+
+	/* Assert: its share, one refusal counted */
+	KUNIT_EXPECT_EQ(test, got, RDSD_USER_ATTEMPTS);
+	KUNIT_EXPECT_EQ(test, rdsd_stat_get(rn, conn_attempt_wait), 1ULL);
+
+	/* Act: three more users take theirs: the host's are all held */
+	for (u = 1; u < RDSD_MAX_ATTEMPTS / RDSD_USER_ATTEMPTS; u++)
+		for (i = 0; i < RDSD_USER_ATTEMPTS; i++)
+			KUNIT_EXPECT_TRUE(test, rdsd_attempt_get(at, rn,
+							KUIDT_INIT(1000 + u)));
+
+	/* Assert: a fifth user finds none, until the first gives one back */
+	KUNIT_EXPECT_EQ(test, at->total, RDSD_MAX_ATTEMPTS);
+	KUNIT_EXPECT_FALSE(test, rdsd_attempt_get(at, rn, late));
+	rdsd_attempt_put(at, a);
+	KUNIT_EXPECT_TRUE(test, rdsd_attempt_get(at, rn, late));
+	KUNIT_EXPECT_EQ(test, rdsd_stat_get(rn, conn_attempt_wait), 2ULL);
+
+	/* Act: everything given back (a put of a user with none is a no-op) */
+	rdsd_attempt_put(at, late);
+	rdsd_attempt_put(at, KUIDT_INIT(2000));
+	for (i = 0; i < RDSD_USER_ATTEMPTS - 1; i++)
+		rdsd_attempt_put(at, a);
+	for (u = 1; u < RDSD_MAX_ATTEMPTS / RDSD_USER_ATTEMPTS; u++)
+		for (i = 0; i < RDSD_USER_ATTEMPTS; i++)
+			rdsd_attempt_put(at, KUIDT_INIT(1000 + u));
+
+	/* Assert: nothing held */
+	KUNIT_EXPECT_EQ(test, at->total, 0U);
+	for (i = 0; i < RDSD_MAX_ATTEMPTS; i++)
+		KUNIT_EXPECT_EQ(test, at->users[i].held, 0U);
+}
+
 static struct kunit_case rdsd_conn_cases[] = {
 	KUNIT_CASE(rdsd_conn_find_create_over_limit_fails),
 	KUNIT_CASE(rdsd_conn_paths_are_distinct),
@@ -482,6 +533,7 @@ static struct kunit_case rdsd_conn_cases[] = {
 	KUNIT_CASE(rdsd_conn_park_only_when_nothing_waits),
 	KUNIT_CASE(rdsd_conn_parked_connects_on_next_message),
 	KUNIT_CASE(rdsd_conn_wanted_is_not_parked_until_up),
+	KUNIT_CASE(rdsd_conn_attempts_bounded_per_user_and_host),
 	{}
 };
 

@@ -195,6 +195,37 @@ class RdsSock:
             self.fd = -1
 
 
+RDS_INFO_TCP_SOCKETS, RDS6_INFO_TCP_SOCKETS = 10007, 10016
+# struct rds_info_tcp_socket, rds6_info_tcp_socket (packed; addresses and
+# ports in network order, the rest in the host's)
+TCP_INFO = struct.Struct("=4s2s4s2sQQIIIB")
+TCP6_INFO = struct.Struct("=16s2s16s2sQQIII")
+
+
+def tcp_sockets(sock, v6=False):
+    """The TCP transport's connections that have a socket, read through
+    @sock: ([(laddr, lport, faddr, fport, hdr_rem, data_rem)], entry
+    size), text addresses; IPv4-mapped ones only in the RDS6 form."""
+    st = TCP6_INFO if v6 else TCP_INFO
+    raw, each = sock.info(RDS6_INFO_TCP_SOCKETS if v6 else
+                          RDS_INFO_TCP_SOCKETS)
+    out = []
+    if each != st.size:
+        return out, each
+    for i in range(len(raw) // st.size):
+        f = st.unpack_from(raw, i * st.size)
+        la, fa = f[0], f[2]
+        if v6:
+            mapped = bytes(10) + b"\xff\xff"
+            if la[:12] != mapped or fa[:12] != mapped:
+                continue
+            la, fa = la[12:], fa[12:]
+        out.append((socket.inet_ntoa(la), int.from_bytes(f[1], "big"),
+                    socket.inet_ntoa(fa), int.from_bytes(f[3], "big"),
+                    f[4], f[5]))
+    return out, each
+
+
 def rdsctl(*args, user=None, ns=None, timeout=60):
     """Run rdsctl; returns (exit status, stdout, stderr)."""
     cmd = [RDSCTL, *args]

@@ -48,7 +48,9 @@
 #
 #  10. tcp:       the same two addresses on a dummy interface without an
 #                 RDMA device: the api and order suites over the TCP
-#                 transport, a hostile peer (tcp_hostile_test.py), then
+#                 transport, a hostile peer (tcp_hostile_test.py),
+#                 five unprivileged users' attempts to addresses nobody
+#                 answers (tcp_attempts_test.py), then
 #                 two namespaces joined by a veth pair talking as two
 #                 hosts (rds_xhost_test's echo, ping and stream)
 #
@@ -87,10 +89,12 @@ IB_ARGS=(--addr "$IB_ADDR" --peer "$IB_PEER" --transport ib)
 
 # The TCP topology: the same two addresses on a dummy interface without
 # an RDMA device, so the TCP transport serves them; and two namespaces
-# joined by a veth pair, one address each.
+# joined by a veth pair, one address each.  TCP_DEAD_NET/24 is routed
+# to the dummy interface, which drops everything: nobody answers there.
 TCP_NETDEV=t0
 TCP_ADDR=192.0.2.1
 TCP_PEER=192.0.2.2
+TCP_DEAD_NET=203.0.113.0
 TCP_ARGS=(--addr "$TCP_ADDR" --peer "$TCP_PEER" --transport tcp)
 NS_A=rdsd-a
 NS_B=rdsd-b
@@ -715,13 +719,14 @@ tcp_setup() {
 		ip addr add "$TCP_ADDR/24" dev "$TCP_NETDEV" &&
 		ip addr add "$TCP_PEER/24" dev "$TCP_NETDEV" &&
 		ip link set "$TCP_NETDEV" up &&
+		ip route add "$TCP_DEAD_NET/24" dev "$TCP_NETDEV" &&
 		ip netns add "$NS_A" && ip netns add "$NS_B" &&
 		ip -n "$NS_A" link add v0 type veth peer name v1 netns "$NS_B" &&
 		ip -n "$NS_A" addr add "$NS_ADDR_A/24" dev v0 &&
 		ip -n "$NS_B" addr add "$NS_ADDR_B/24" dev v1 &&
 		ip -n "$NS_A" link set v0 up && ip -n "$NS_A" link set lo up &&
 		ip -n "$NS_B" link set v1 up && ip -n "$NS_B" link set lo up; } 2>&1)
-	check $? "$1: dummy $TCP_NETDEV with $TCP_ADDR and $TCP_PEER; namespaces $NS_A ($NS_ADDR_A) and $NS_B ($NS_ADDR_B) on a veth pair" \
+	check $? "$1: dummy $TCP_NETDEV with $TCP_ADDR and $TCP_PEER, $TCP_DEAD_NET/24 routed to it; namespaces $NS_A ($NS_ADDR_A) and $NS_B ($NS_ADDR_B) on a veth pair" \
 		"$out"
 }
 
@@ -812,6 +817,9 @@ if want_stage tcp; then
 				--family "$fam" --addr "$TCP_ADDR" \
 				--peer "$TCP_PEER" --netdev "$TCP_NETDEV" \
 				--rdsctl "$RDSCTL"
+			run_suite tcp-attempts "$HERE/tcp_attempts_test.py" \
+				--family "$fam" --addr "$TCP_ADDR" \
+				--peer "$TCP_PEER" --net "$TCP_DEAD_NET"
 			netns_pair tcp "$fam"
 			out=$(unload rds_doca 5)
 			check $? "tcp: rmmod rds_doca within 5 s of the last socket closing" \

@@ -45,7 +45,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # pylint: disable=wrong-import-position
 import rdsctl_test  # noqa: E402
 from rdsctl_test import Tap, RdsSock, rdsctl_json, counters_of, \
-    run_main  # noqa: E402
+    run_main, TCP_INFO, TCP6_INFO  # noqa: E402
 
 T = Tap()
 
@@ -60,11 +60,6 @@ HELLO = struct.Struct(">IBBHIIQQQBB6s")
 HOSTILE = [f"192.0.2.{n}" for n in range(100, 140)]
 RDS_PORT = 4300
 INCARNATION = 0x1234567890ABCDEF
-RDS_INFO_TCP_SOCKETS, RDS6_INFO_TCP_SOCKETS = 10007, 10016
-# struct rds_info_tcp_socket, rds6_info_tcp_socket (packed; addresses and
-# ports in network order, the rest in the host's)
-TCP_INFO = struct.Struct("=4s2s4s2sQQIIIB")
-TCP6_INFO = struct.Struct("=16s2s16s2sQQIII")
 
 
 def hello(magic=MAGIC, version=VERSION, reserved0=0, flags=0,
@@ -190,26 +185,12 @@ def bad_frame(args, src, fr, what, rx):
 
 
 def tcp_sockets(rx, v6=False):
-    """The TCP transport's connections, as (laddr, lport, faddr, fport,
-    hdr_rem, data_rem) tuples with text addresses."""
-    st = TCP6_INFO if v6 else TCP_INFO
-    raw, each = rx.info(RDS6_INFO_TCP_SOCKETS if v6 else RDS_INFO_TCP_SOCKETS)
-    T.eq(each, st.size, f"{'RDS6' if v6 else 'RDS'}_INFO_TCP_SOCKETS: "
-         f"entries of {st.size} bytes")
-    out = []
-    for i in range(len(raw) // st.size):
-        f = st.unpack_from(raw, i * st.size)
-        la, fa = f[0], f[2]
-        if v6:
-            # IPv4-mapped: ::ffff:a.b.c.d
-            if la[:12] != bytes(10) + b"\xff\xff" or \
-               fa[:12] != bytes(10) + b"\xff\xff":
-                continue
-            la, fa = la[12:], fa[12:]
-        out.append((socket.inet_ntoa(la), int.from_bytes(f[1], "big"),
-                    socket.inet_ntoa(fa), int.from_bytes(f[3], "big"),
-                    f[4], f[5]))
-    return out
+    """RDS_INFO_TCP_SOCKETS (RDS6_: @v6), its entry size checked."""
+    ent, each = rdsctl_test.tcp_sockets(rx, v6)
+    T.eq(each, (TCP6_INFO if v6 else TCP_INFO).size,
+         f"{'RDS6' if v6 else 'RDS'}_INFO_TCP_SOCKETS: entries of "
+         f"{each} bytes")
+    return ent
 
 
 def wait_rem(rx, me, want, what):
