@@ -47,8 +47,8 @@ build_clean() {
 }
 
 # The cross-host suite in two VMs: pair_suite NAME MODULE-DIR MESSAGES
-# STAGES [tests/vm/pair options...], STAGES of cross_host.sh: rds (Linux
-# RDS, the reference) and/or doca.
+# STAGES [tests/vm/pair options...], STAGES of cross_host.sh: rds and
+# rds-tcp (Linux RDS, the reference), doca and doca-tcp.
 pair_suite() {
 	local name=$1 dir=$2 messages=$3 s log stages=()
 
@@ -137,12 +137,12 @@ for k in $kernels; do
 	done
 	[ "$k" = "$first" ] || [ "$full" = 1 ] || continue
 	t0=$(date +%s)
-	pair_suite "stock $k VM pair" "build/$v" 4000 doca \
+	pair_suite "stock $k VM pair" "build/$v" 4000 "doca doca-tcp" \
 		--kernel "$v" --timeout 900
 	# Linux RDS across hosts, the reference: once is enough
 	if [ "$k" = "$first" ] && [ "$full" = 1 ]; then
-		pair_suite "stock $k VM pair (reference)" "build/$v" 4000 rds \
-			--kernel "$v" --timeout 900
+		pair_suite "stock $k VM pair (reference)" "build/$v" 4000 \
+			"rds rds-tcp" --kernel "$v" --timeout 900
 	fi
 	echo "# stock $k VM pairs: $(( $(date +%s) - t0 )) s"
 done

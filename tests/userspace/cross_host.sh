@@ -28,7 +28,11 @@
 #              congestion change reach the IB transport, both at once
 #
 # Stages: "rds" runs them over Linux RDS (rds_rdma, family 21) as the
-# reference, "doca" over rds_doca.  Output is TAP, the checks of the
+# reference, "doca" over rds_doca; "doca-tcp" over rds_doca's TCP
+# transport (SO_RDS_TRANSPORT on every socket, the RDMA device beside
+# it unused) and "rds-tcp" over Linux rds_tcp, the roundtrip, order,
+# fan-in and reload tests (RDMA over TCP is refused), and for doca-tcp
+# rdsctl.  Output is TAP, the checks of the
 # programs renumbered and prefixed; the last line is "N passed, N failed".
 #
 #	tests/vm/pair -- tests/userspace/cross_host.sh [options]
@@ -59,7 +63,8 @@ usage() {
 	cat <<EOF
 usage: ${0##*/} [--ko PATH] [--stage rds|doca]... [--messages N]
   --ko PATH     rds_doca module (default: build/\$(uname -r)/rds_doca.ko)
-  --stage NAME  run only the named stages (repeatable; default: rds doca)
+  --stage NAME  run only the named stages (repeatable; default: rds doca;
+                also doca-tcp, rds-tcp)
   --messages N  messages per direction of the order test (default $MESSAGES);
                 the fan-in sends N/2, the reload tests N/8
 Runs inside a VM pair: tests/vm/pair -- ${0##*/} ...
@@ -112,15 +117,17 @@ unload() {
 # The modules of a stage, in unload order.
 stage_modules() {
 	case $1 in
-	rds)	echo rds_rdma rds ;;
-	doca)	echo rds_doca ;;
+	rds)		echo rds_rdma rds ;;
+	rds-tcp)	echo rds_tcp rds ;;
+	doca|doca-tcp)	echo rds_doca ;;
 	esac
 }
 
 load_stage_module() {
 	case $1 in
-	rds)	modprobe rds_rdma ;;
-	doca)	modprobe rdma_cm && insmod "$KO" ;;
+	rds)		modprobe rds_rdma ;;
+	rds-tcp)	modprobe rds_tcp ;;
+	doca|doca-tcp)	modprobe rdma_cm && insmod "$KO" ;;
 	esac
 }
 
@@ -190,6 +197,8 @@ fold() {
 common() {
 	printf '%s\n' --family "$family" --impl "$impl" --addr "$ADDR" \
 		--peer "$PEER"
+	[[ -z $transport ]] ||
+		printf '%s\n' --transport "$transport" --force-transport
 }
 
 test_roundtrip() {
@@ -233,8 +242,9 @@ test_rdma_cong() {
 	fold rdma-cong
 }
 
-# test_ctl: each host pings the other's kernel with rdsctl, and shows
-# the connection between them.
+# test_ctl: each host pings the other's kernel with rdsctl (over IB, the
+# address's own transport), and shows the connection of the stage's
+# transport between them.
 test_ctl() {
 	local out rc
 
@@ -246,10 +256,12 @@ test_ctl() {
 	out=$("$RDSCTL" -j conn show peer "$PEER" state up 2>&1)
 	check "$(status python3 -c '
 import json, sys
-c = json.loads(sys.argv[1])
-sys.exit(not (len(c) == 1 and c[0]["transport"] == "ib" and
-              c[0]["tx_msgs"] > 0 and c[0]["qpn"] > 0))' "$out")" \
-		"$stage: rdsctl shows the connection to $PEER up, over ib" \
+t = sys.argv[2]
+c = [x for x in json.loads(sys.argv[1]) if x["transport"] == t]
+sys.exit(not (len(c) == 1 and
+              c[0]["tx_msgs"] > 0 and (t != "ib" or c[0]["qpn"] > 0)))' \
+		"$out" "${transport:-ib}")" \
+		"$stage: rdsctl shows the connection to $PEER up, over ${transport:-ib}" \
 		"$out"
 	sync_peer ctl-done
 }
@@ -321,13 +333,16 @@ timed() {
 run_stage() {
 	local out
 
+	transport=''
 	case $stage in
-	rds)	family=21 impl=rds ;;
-	doca)	family='' impl=doca ;;
-	*)	check 1 "unknown stage $stage"; return ;;
+	rds)		family=21 impl=rds ;;
+	rds-tcp)	family=21 impl=rds transport=tcp ;;
+	doca)		family='' impl=doca ;;
+	doca-tcp)	family='' impl=doca transport=tcp ;;
+	*)		check 1 "unknown stage $stage"; return ;;
 	esac
 	diag "stage $stage on host $ROLE ($ADDR), peer $PEER"
-	if [[ $stage == doca && ! -f $KO ]]; then
+	if [[ $stage == doca* && ! -f $KO ]]; then
 		check 1 "doca: module $KO exists"
 		sync_peer loaded
 		return
@@ -348,7 +363,7 @@ run_stage() {
 	timed reload_test reload-b b "$PORT_RELOAD_B"
 	[[ $stage != doca ]] || timed test_rdma
 	[[ $stage != doca ]] || timed test_rdma_cong
-	[[ $stage != doca ]] || timed test_ctl
+	[[ $stage != doca* ]] || timed test_ctl
 
 	sync_peer end || return
 	# shellcheck disable=SC2046 # a list of module names

@@ -47,6 +47,7 @@ struct rds_cfg {
 	struct in_addr addr;	/* local end */
 	struct in_addr peer;	/* remote end (same host) */
 	int transport;		/* SO_RDS_TRANSPORT expected once bound, -1: any */
+	bool force_transport;	/* set it before every bind (--force-transport) */
 	const char *filter;
 	bool list;
 };
@@ -94,7 +95,8 @@ static inline void usage(const char *prog, const char *extra)
 {
 	fprintf(stderr,
 		"usage: %s [--family N] [--impl doca|rds] [--addr A] [--peer B]\n"
-		"          [--transport loop|ib|tcp] [--filter S[,S...]] [--list]%s\n"
+		"          [--transport loop|ib|tcp [--force-transport]]\n"
+		"          [--filter S[,S...]] [--list]%s\n"
 		"  --family N   socket family under test (default: %s, else %d)\n"
 		"  --impl       which implementation's documented behaviour to expect\n"
 		"               (default: doca when rds_doca is loaded with family N,\n"
@@ -103,6 +105,8 @@ static inline void usage(const char *prog, const char *extra)
 		"  --peer B     peer address on the same host (default: --addr)\n"
 		"  --transport  transport the addresses are served by (default: loop\n"
 		"               for 127.0.0.0/8, otherwise not checked)\n"
+		"  --force-transport  select it with SO_RDS_TRANSPORT before every\n"
+		"               bind of the helpers (over an RDMA device: TCP)\n"
 		"  --filter     run the tests whose name contains one of the S\n",
 		prog, extra ? extra : "", RDS_DOCA_FAMILY_PARAM, AF_INET_OFFLOAD,
 		AF_RDS);
@@ -129,6 +133,8 @@ static inline int parse_common(int argc, char **argv,
 	opts[n++] = (struct option){ "peer", required_argument, NULL, 'p' };
 	opts[n++] = (struct option){ "transport", required_argument, NULL,
 				     't' };
+	opts[n++] = (struct option){ "force-transport", no_argument, NULL,
+				     'T' };
 	opts[n++] = (struct option){ "filter", required_argument, NULL, 'F' };
 	opts[n++] = (struct option){ "list", no_argument, NULL, 'l' };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
@@ -168,6 +174,9 @@ static inline int parse_common(int argc, char **argv,
 				return -1;
 			}
 			break;
+		case 'T':
+			cfg.force_transport = true;
+			break;
 		case 'F':
 			cfg.filter = optarg;
 			break;
@@ -188,6 +197,10 @@ static inline int parse_common(int argc, char **argv,
 	}
 	if (!peer_set)
 		cfg.peer = cfg.addr;
+	if (cfg.force_transport && cfg.transport < 0) {
+		fprintf(stderr, "--force-transport needs --transport\n");
+		return -1;
+	}
 	if (cfg.transport < 0 && cfg_loopback())
 		cfg.transport = RDS_TRANS_LOOP;
 
@@ -482,6 +495,15 @@ static inline int bound_socket_at(struct in_addr a, uint16_t port,
 		err = errno;
 		tap_check(0, what, TAP_WHERE, "socket(%d): %s", cfg.family,
 			  tap_errname(err));
+		return -1;
+	}
+	if (cfg.force_transport &&
+	    setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &cfg.transport,
+		       sizeof(cfg.transport))) {
+		err = errno;
+		tap_check(0, what, TAP_WHERE, "SO_RDS_TRANSPORT %d: %s",
+			  cfg.transport, tap_errname(err));
+		close(fd);
 		return -1;
 	}
 	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
