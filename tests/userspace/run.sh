@@ -52,7 +52,8 @@
 #                 five unprivileged users' attempts to addresses nobody
 #                 answers (tcp_attempts_test.py), then
 #                 two namespaces joined by a veth pair talking as two
-#                 hosts (rds_xhost_test's echo, ping and stream)
+#                 hosts (rds_xhost_test's echo, ping and stream, and a
+#                 stream across a link flap and a dropped connection)
 #
 # and, when named: 11. dkms: make dkms-install (DKMS builds rds_doca for
 # the running kernel: minutes under TCG), modprobe, rdsctl, the demo,
@@ -745,7 +746,7 @@ log_ready() {
 # of 0 bytes to 1 MiB and a pipelined burst from the other, then a
 # sequenced stream; the two namespaces talk over TCP as two hosts would.
 netns_pair() {
-	local stage=$1 fam=$2 log pid rc=0 c
+	local stage=$1 fam=$2 log pid spid rc=0 c out
 
 	suite_skipped "$stage-netns" && return 0
 	c=(--family "$fam" --impl doca --transport tcp)
@@ -773,7 +774,41 @@ netns_pair() {
 	wait "$pid" || rc=$?
 	check "$rc" "$stage-netns: the stream's receiver in $NS_B got every message once, in order" \
 		"$(grep -v '^ok' "$log")"
-	rm -f "$log"
+
+	# faults under a stream: the link goes down and up, then the
+	# connection is dropped again and again (resets: the unacknowledged
+	# are sent again); how many came mid-stream is only reported
+	ip netns exec "$NS_B" "$XHOST" "${c[@]}" --addr "$NS_ADDR_B" \
+		--peer "$NS_ADDR_A" --mode stream-recv --port 6100 \
+		--sport 6102 --count 100000 >"$log" 2>&1 &
+	pid=$!
+	log_ready "$log" "$pid"
+	ip netns exec "$NS_A" "$XHOST" "${c[@]}" --addr "$NS_ADDR_A" \
+		--peer "$NS_ADDR_B" --mode stream-send --port 6102 --dport 6100 \
+		--from 0 --to 100000 >"$log.send" 2>&1 &
+	spid=$!
+	sleep 0.3
+	ip -n "$NS_A" link set v0 down
+	sleep 1
+	ip -n "$NS_A" link set v0 up
+	# drops until the stream ends (one at least): resets mid-stream
+	for _ in $(seq 20); do
+		ip netns exec "$NS_A" "$RDSCTL" conn drop peer "$NS_ADDR_B" \
+			laddr "$NS_ADDR_A" transport tcp >/dev/null 2>&1
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.2
+	done
+	rc=0
+	wait "$spid" || rc=$?
+	check "$rc" "$stage-netns-faults: the sender in $NS_A sent 100000 messages across a link flap and dropped connections" \
+		"$(grep -v '^ok' "$log.send")"
+	rc=0
+	wait "$pid" || rc=$?
+	check "$rc" "$stage-netns-faults: its receiver in $NS_B got every message once, in order" \
+		"$(grep -v '^ok' "$log")"
+	diag "$stage-netns-faults: $(ip netns exec "$NS_A" "$RDSCTL" -j conn show \
+	      peer "$NS_ADDR_B" 2>&1 | grep -o '"connects":[0-9]*' | head -n 1)"
+	rm -f "$log" "$log.send"
 }
 
 # 9. the in-tree rds_rdma over the same device, the reference
