@@ -64,6 +64,7 @@
 
 #include <linux/hash.h>
 #include <linux/moduleparam.h>
+#include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 
@@ -737,6 +738,41 @@ again:
 		goto again;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_xmit);
+
+/**
+ * rdsd_conn_lower_wins - keep our own attempt when both ends connect?
+ * @laddr: our address.
+ * @faddr: the peer's.
+ *
+ * When two hosts connect to each other at once, the attempt of the
+ * numerically lower address wins, over every transport.
+ */
+bool rdsd_conn_lower_wins(__be32 laddr, __be32 faddr)
+{
+	return ntohl(laddr) < ntohl(faddr);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_lower_wins);
+
+/**
+ * rdsd_conn_backoff - the delay before a transport's next attempt
+ * @backoff_ms: the connection's current backoff, 0 after a success;
+ *	doubled, from RDSD_CONN_BACKOFF_MIN_MS to RDSD_CONN_BACKOFF_MAX_MS.
+ *
+ * Returns the delay in jiffies: none the first time, then a random one
+ * between half the backoff and the backoff, so hosts that lost each
+ * other at once do not meet again in step.
+ */
+unsigned long rdsd_conn_backoff(unsigned int *backoff_ms)
+{
+	unsigned int b = *backoff_ms, delay = 0;
+
+	if (b)
+		delay = b / 2 + get_random_u32() % (b / 2 + 1);
+	*backoff_ms = clamp(b * 2, RDSD_CONN_BACKOFF_MIN_MS,
+			    RDSD_CONN_BACKOFF_MAX_MS);
+	return msecs_to_jiffies(delay);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_backoff);
 
 /* protects every struct rdsd_attempts; nothing is taken under it */
 static DEFINE_SPINLOCK(rdsd_attempt_lock);

@@ -40,6 +40,12 @@ struct rdsd_attempts {
 	} users[RDSD_MAX_ATTEMPTS];
 };
 
+/* Reconnect delays: random, doubling from the first failure on. */
+#define RDSD_CONN_BACKOFF_MIN_MS	10
+#define RDSD_CONN_BACKOFF_MAX_MS	2000
+
+bool rdsd_conn_lower_wins(__be32 laddr, __be32 faddr);
+unsigned long rdsd_conn_backoff(unsigned int *backoff_ms);
 bool rdsd_attempt_get(struct rdsd_attempts *at, struct rdsd_net *rn,
 		      kuid_t uid);
 void rdsd_attempt_put(struct rdsd_attempts *at, kuid_t uid);

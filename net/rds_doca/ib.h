@@ -93,9 +93,7 @@
 /* Acknowledge after this many messages without waiting for the timer. */
 #define RDSD_IB_ACK_EVERY	32
 
-/* Reconnect delays, doubled after each failure. */
-#define RDSD_IB_BACKOFF_MIN_MS	10
-#define RDSD_IB_BACKOFF_MAX_MS	2000
+/* How long rdma_cm may take to resolve an address or a route. */
 #define RDSD_IB_RESOLVE_MS	5000
 /* How often the reaper looks whether a down path came back. */
 #define RDSD_IB_PARK_POLL_MS	100
@@ -691,7 +689,6 @@ void rdsd_ib_credits_take(struct rdsd_ib_credits *c, u32 n, u32 *adv);
 void rdsd_ib_credits_add(struct rdsd_ib_credits *c, u32 n);
 void rdsd_ib_credits_short(struct rdsd_ib_credits *c);
 u32 rdsd_ib_ack_credits(u32 recv_nr);
-bool rdsd_ib_lower_wins(__be32 laddr, __be32 faddr);
 int rdsd_ib_cm_data_check(const struct rdsd_ib_cm_data *d, u8 len);
 int rdsd_ib_op_status(enum ib_wc_status status);
 int rdsd_ib_frag_check(bool active, u64 seq, u32 len, u32 off,

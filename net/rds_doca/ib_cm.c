@@ -55,19 +55,6 @@
 /* Protocol rules ----------------------------------------------------------- */
 
 /**
- * rdsd_ib_lower_wins - keep our own attempt when both ends connect?
- * @laddr: our address.
- * @faddr: the peer's.
- *
- * The attempt of the numerically lower address wins.
- */
-bool rdsd_ib_lower_wins(__be32 laddr, __be32 faddr)
-{
-	return ntohl(laddr) < ntohl(faddr);
-}
-EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_lower_wins);
-
-/**
  * rdsd_ib_cm_data_check - is the peer's private data usable?
  * @d: private data, may be NULL.
  * @len: its length.
@@ -175,20 +162,14 @@ void rdsd_ib_request_reset(struct rdsd_ib_conn *tp, int why)
 
 static void rdsd_ib_schedule_connect(struct rdsd_ib_conn *tp)
 {
-	unsigned int delay = 0;
-
 	lockdep_assert_held(&tp->cm_mutex);
 	if (tp->dead)
 		return;
 	/* nothing waits for the path: the next message connects it */
 	if (!tp->peer_stale && rdsd_conn_park(tp->conn))
 		return;
-	if (tp->backoff_ms)
-		delay = tp->backoff_ms / 2 +
-			get_random_u32() % (tp->backoff_ms / 2 + 1);
-	tp->backoff_ms = clamp(tp->backoff_ms * 2, RDSD_IB_BACKOFF_MIN_MS,
-			       RDSD_IB_BACKOFF_MAX_MS);
-	queue_delayed_work(rdsd_wq, &tp->connect_work, msecs_to_jiffies(delay));
+	queue_delayed_work(rdsd_wq, &tp->connect_work,
+			   rdsd_conn_backoff(&tp->backoff_ms));
 }
 
 static void rdsd_ib_qp_event(struct ib_event *ev, void *context)
@@ -606,7 +587,7 @@ static u8 rdsd_ib_req_verdict(struct rdsd_ib_conn *tp)
 	case RDSD_IB_DOWN:
 		return RDSD_IB_REJ_NONE;
 	case RDSD_IB_ACTIVE:
-		return rdsd_ib_lower_wins(conn->laddr, conn->faddr) ?
+		return rdsd_conn_lower_wins(conn->laddr, conn->faddr) ?
 			RDSD_IB_REJ_RACE : RDSD_IB_REJ_NONE;
 	case RDSD_IB_UP:
 		/* the peer lost the connection before we noticed */

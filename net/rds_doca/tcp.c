@@ -69,8 +69,6 @@ module_param_named(tcp_port, rdsd_tcp_port_param, ushort, 0444);
 MODULE_PARM_DESC(tcp_port,
 		 "TCP port the TCP transport listens on and connects to (default 18636; rds_tcp uses 16385)");
 
-#define RDSD_TCP_BACKOFF_MIN_MS	10
-#define RDSD_TCP_BACKOFF_MAX_MS	2000
 /* how long an attempt may wait for the peer's hello */
 #define RDSD_TCP_ATTEMPT_MS	15000
 
@@ -205,18 +203,6 @@ void rdsd_tcp_peer_learn(struct rdsd_tcp_conn *tp,
 	WRITE_ONCE(tp->conn->next_rx_seq, 0);
 }
 
-/**
- * rdsd_tcp_lower_wins - keep our own attempt when both ends connect?
- * @laddr: our address.
- * @faddr: the peer's.
- *
- * The attempt of the numerically lower address wins, as over IB.
- */
-static bool rdsd_tcp_lower_wins(__be32 laddr, __be32 faddr)
-{
-	return ntohl(laddr) < ntohl(faddr);
-}
-
 /* Socket callbacks ---------------------------------------------------------- */
 
 /* The connection a socket's callback is for, under sk_callback_lock. */
@@ -349,20 +335,14 @@ static void rdsd_tcp_teardown_locked(struct rdsd_tcp_conn *tp)
 /* The next attempt, after a random, doubling delay; cm_mutex held. */
 static void rdsd_tcp_schedule_connect(struct rdsd_tcp_conn *tp)
 {
-	unsigned int delay = 0;
-
 	lockdep_assert_held(&tp->cm_mutex);
 	if (tp->dead)
 		return;
 	/* nothing waits for the path: the next message connects it */
 	if (rdsd_conn_park(tp->conn))
 		return;
-	if (tp->backoff_ms)
-		delay = tp->backoff_ms / 2 +
-			get_random_u32() % (tp->backoff_ms / 2 + 1);
-	tp->backoff_ms = clamp(tp->backoff_ms * 2, RDSD_TCP_BACKOFF_MIN_MS,
-			       RDSD_TCP_BACKOFF_MAX_MS);
-	queue_delayed_work(rdsd_wq, &tp->connect_work, msecs_to_jiffies(delay));
+	queue_delayed_work(rdsd_wq, &tp->connect_work,
+			   rdsd_conn_backoff(&tp->backoff_ms));
 }
 
 static void rdsd_tcp_reset_worker(struct work_struct *work)
@@ -581,7 +561,7 @@ static int rdsd_tcp_adopt(struct rdsd_tcp_net *tn, struct socket *sock,
 		goto out;
 	/* both ends connect: the lower address's attempt wins */
 	if (tp->state == RDSD_TCP_ACTIVE &&
-	    rdsd_tcp_lower_wins(conn->laddr, conn->faddr))
+	    rdsd_conn_lower_wins(conn->laddr, conn->faddr))
 		goto out;
 	/* we lost the race, were idle, or the peer lost the old socket */
 	rdsd_tcp_teardown_locked(tp);

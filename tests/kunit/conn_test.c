@@ -520,6 +520,27 @@ static void rdsd_conn_attempts_bounded_per_user_and_host(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, at->users[i].held, 0U);
 }
 
+/* Reconnect delays: none at first, then random in [b/2, b], b doubling. */
+static void rdsd_conn_backoff_doubles_to_its_cap(struct kunit *test)
+{
+	unsigned int b = 0, prev, i;
+	unsigned long d;
+
+	/* Act, Assert: the first attempt after a success waits nothing */
+	KUNIT_EXPECT_EQ(test, rdsd_conn_backoff(&b), 0UL);
+	KUNIT_EXPECT_EQ(test, b, RDSD_CONN_BACKOFF_MIN_MS);
+
+	for (i = 0; i < 16; i++) {
+		prev = b;
+		d = rdsd_conn_backoff(&b);
+		KUNIT_EXPECT_GE(test, d, msecs_to_jiffies(prev / 2) - 1);
+		KUNIT_EXPECT_LE(test, d, msecs_to_jiffies(prev));
+		KUNIT_EXPECT_EQ(test, b, min(prev * 2,
+					     RDSD_CONN_BACKOFF_MAX_MS));
+	}
+	KUNIT_EXPECT_EQ(test, b, RDSD_CONN_BACKOFF_MAX_MS);
+}
+
 static struct kunit_case rdsd_conn_cases[] = {
 	KUNIT_CASE(rdsd_conn_find_create_over_limit_fails),
 	KUNIT_CASE(rdsd_conn_paths_are_distinct),
@@ -534,6 +555,7 @@ static struct kunit_case rdsd_conn_cases[] = {
 	KUNIT_CASE(rdsd_conn_parked_connects_on_next_message),
 	KUNIT_CASE(rdsd_conn_wanted_is_not_parked_until_up),
 	KUNIT_CASE(rdsd_conn_attempts_bounded_per_user_and_host),
+	KUNIT_CASE(rdsd_conn_backoff_doubles_to_its_cap),
 	{}
 };
 

@@ -22,6 +22,7 @@
 #include <linux/prandom.h>
 
 #include "ib.h"
+#include "conn.h"
 
 /* ---- rds_doca_ib_credits: flow control by credits ---- */
 
@@ -756,8 +757,8 @@ static void rdsd_ib_lower_wins_by_address(struct kunit *test)
 	const struct race_case *c = test->param_value;
 
 	/* each end asks with itself as laddr: exactly one keeps its own */
-	KUNIT_EXPECT_EQ(test, rdsd_ib_lower_wins(c->a, c->b), c->a_keeps);
-	KUNIT_EXPECT_EQ(test, rdsd_ib_lower_wins(c->b, c->a), !c->a_keeps);
+	KUNIT_EXPECT_EQ(test, rdsd_conn_lower_wins(c->a, c->b), c->a_keeps);
+	KUNIT_EXPECT_EQ(test, rdsd_conn_lower_wins(c->b, c->a), !c->a_keeps);
 }
 
 static __be32 random_addr(struct rnd_state *rnd)
@@ -774,8 +775,8 @@ static void rdsd_ib_lower_wins_exactly_one_end_keeps(struct kunit *test)
 	for (i = 0; i < 20000; i++) {
 		__be32 a = random_addr(&rnd), b = random_addr(&rnd);
 		const u8 *pa = (const u8 *)&a, *pb = (const u8 *)&b;
-		bool ab = rdsd_ib_lower_wins(a, b);
-		bool ba = rdsd_ib_lower_wins(b, a);
+		bool ab = rdsd_conn_lower_wins(a, b);
+		bool ba = rdsd_conn_lower_wins(b, a);
 
 		if (a == b)
 			continue;
@@ -809,7 +810,7 @@ static void rdsd_ib_lower_wins_one_winner_among_many(struct kunit *test)
 		bool all = true;
 
 		for (j = 0; j < N; j++)
-			if (i != j && !rdsd_ib_lower_wins(addr[i], addr[j]))
+			if (i != j && !rdsd_conn_lower_wins(addr[i], addr[j]))
 				all = false;
 		winners += all;
 	}
@@ -821,8 +822,8 @@ static void rdsd_ib_lower_wins_one_winner_among_many(struct kunit *test)
 		__be32 b = addr[prandom_u32_state(&rnd) % N];
 		__be32 c = addr[prandom_u32_state(&rnd) % N];
 
-		if (rdsd_ib_lower_wins(a, b) && rdsd_ib_lower_wins(b, c))
-			KUNIT_EXPECT_TRUE_MSG(test, rdsd_ib_lower_wins(a, c),
+		if (rdsd_conn_lower_wins(a, b) && rdsd_conn_lower_wins(b, c))
+			KUNIT_EXPECT_TRUE_MSG(test, rdsd_conn_lower_wins(a, c),
 					      "%pI4 %pI4 %pI4", &a, &b, &c);
 	}
 }
