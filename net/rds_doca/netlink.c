@@ -575,6 +575,8 @@ static int rdsd_nl_info_fill(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(skb, RDS_DOCA_A_INFO_SOL, SOL_RDS) ||
 	    nla_put_u16(skb, RDS_DOCA_A_INFO_IB_PORT,
 			rdsd_trans_listen_port(RDS_TRANS_IB)) ||
+	    nla_put_u16(skb, RDS_DOCA_A_INFO_TCP_PORT,
+			rdsd_trans_listen_port(RDS_TRANS_TCP)) ||
 	    nla_put_u32(skb, RDS_DOCA_A_INFO_WIRE_VERSION, RDSD_WIRE_VERSION))
 		return -EMSGSIZE;
 	for (t = rdsd_trans_next(NULL); t; t = rdsd_trans_next(t))

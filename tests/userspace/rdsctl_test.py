@@ -284,6 +284,9 @@ def test_info(family):
          "info: the transports", info)
     T.ok(isinstance(info.get("ib_port"), int) and info["ib_port"] > 0,
          "info: the rdma_cm listener port", info)
+    T.ok(info.get("tcp_port") == int(open(
+        "/sys/module/rds_doca/parameters/tcp_port").read()),
+         "info: the TCP listener port, as the module parameter says", info)
     rc, out, _ = rdsctl("info")
     T.ok(rc == 0 and str(family) in out and "version" in out,
          "info as text names the family and the version", out)

@@ -118,6 +118,7 @@ static const struct field info_fields[] = {
 	F("family",		RDS_DOCA_A_INFO_FAMILY,		FT_U32),
 	F("sol",		RDS_DOCA_A_INFO_SOL,		FT_U32),
 	F("ib_port",		RDS_DOCA_A_INFO_IB_PORT,	FT_U16),
+	F("tcp_port",		RDS_DOCA_A_INFO_TCP_PORT,	FT_U16),
 	F("wire_version",	RDS_DOCA_A_INFO_WIRE_VERSION,	FT_U32),
 	F("transports",		RDS_DOCA_A_INFO_TRANSPORT,	FT_STRS),
 };

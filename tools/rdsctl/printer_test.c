@@ -270,6 +270,7 @@ static void test_info(void)
 	nla_put_u32(msg, RDS_DOCA_A_INFO_FAMILY, 25);
 	nla_put_u32(msg, RDS_DOCA_A_INFO_SOL, 276);
 	nla_put_u16(msg, RDS_DOCA_A_INFO_IB_PORT, 18635);
+	nla_put_u16(msg, RDS_DOCA_A_INFO_TCP_PORT, 18636);
 	nla_put_string(msg, RDS_DOCA_A_INFO_TRANSPORT, "loop");
 	nla_put_string(msg, RDS_DOCA_A_INFO_TRANSPORT, "ib");
 
@@ -277,7 +278,8 @@ static void test_info(void)
 	print_info(nlmsg_hdr(msg));
 	check("info: JSON, repeated transports, no copy engine attributes",
 	      "{\"version\":\"1.2\",\"family\":25,\"sol\":276,"
-	      "\"ib_port\":18635,\"transports\":[\"loop\",\"ib\"],"
+	      "\"ib_port\":18635,\"tcp_port\":18636,"
+	      "\"transports\":[\"loop\",\"ib\"],"
 	      "\"dma_channels\":[]}\n");
 
 	capture(false, false);
@@ -287,6 +289,7 @@ static void test_info(void)
 	      "family       25\n"
 	      "sol          276\n"
 	      "ib_port      18635\n"
+	      "tcp_port     18636\n"
 	      "wire_version -\n"
 	      "transports   loop,ib\n"
 	      "dma          -\n"
@@ -381,6 +384,7 @@ static void test_dma(void)
 	      "family       -\n"
 	      "sol          -\n"
 	      "ib_port      -\n"
+	      "tcp_port     -\n"
 	      "wire_version 2\n"
 	      "transports   loopback\n"
 	      "dma          engine\n"

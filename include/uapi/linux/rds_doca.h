@@ -459,6 +459,7 @@ enum {
 					 */
 	RDS_DOCA_A_INFO_DMA_RECV_MIN,	/* u32: the same for recvmsg */
 	RDS_DOCA_A_INFO_DMA_RDMA_MIN,	/* u32: the same for loopback RDMA */
+	RDS_DOCA_A_INFO_TCP_PORT,	/* u16: TCP transport listener port */
 
 	__RDS_DOCA_A_INFO_MAX,
 	RDS_DOCA_A_INFO_MAX = __RDS_DOCA_A_INFO_MAX - 1
