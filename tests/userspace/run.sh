@@ -780,12 +780,12 @@ netns_pair() {
 	# are sent again); how many came mid-stream is only reported
 	ip netns exec "$NS_B" "$XHOST" "${c[@]}" --addr "$NS_ADDR_B" \
 		--peer "$NS_ADDR_A" --mode stream-recv --port 6100 \
-		--sport 6102 --count 100000 >"$log" 2>&1 &
+		--sport 6102 --count 30000 >"$log" 2>&1 &
 	pid=$!
 	log_ready "$log" "$pid"
 	ip netns exec "$NS_A" "$XHOST" "${c[@]}" --addr "$NS_ADDR_A" \
 		--peer "$NS_ADDR_B" --mode stream-send --port 6102 --dport 6100 \
-		--from 0 --to 100000 >"$log.send" 2>&1 &
+		--from 0 --to 30000 >"$log.send" 2>&1 &
 	spid=$!
 	sleep 0.3
 	ip -n "$NS_A" link set v0 down
@@ -796,11 +796,11 @@ netns_pair() {
 		ip netns exec "$NS_A" "$RDSCTL" conn drop peer "$NS_ADDR_B" \
 			laddr "$NS_ADDR_A" transport tcp >/dev/null 2>&1
 		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.2
+		sleep 0.1
 	done
 	rc=0
 	wait "$spid" || rc=$?
-	check "$rc" "$stage-netns-faults: the sender in $NS_A sent 100000 messages across a link flap and dropped connections" \
+	check "$rc" "$stage-netns-faults: the sender in $NS_A sent 30000 messages across a link flap and dropped connections" \
 		"$(grep -v '^ok' "$log.send")"
 	rc=0
 	wait "$pid" || rc=$?
