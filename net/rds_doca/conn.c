@@ -783,13 +783,15 @@ static DEFINE_SPINLOCK(rdsd_attempt_lock);
  * @rn: namespace whose conn_attempt_wait counts a refusal.
  * @uid: the user whose sends made the connection; INVALID_UID for one a
  *	peer's request made (counted together).
+ * @held: the attempt's own flag, under the caller's lock (the transport's
+ *	cm_mutex): set to whether it holds a place.
  *
- * Returns true with the place taken (rdsd_attempt_put() gives it back
- * when the peer answers or the attempt goes), false when @uid holds
+ * Returns *@held: true with the place taken (rdsd_attempt_put() gives it
+ * back when the peer answers or the attempt goes), false when @uid holds
  * RDSD_USER_ATTEMPTS or all users RDSD_MAX_ATTEMPTS.  Any context.
  */
 bool rdsd_attempt_get(struct rdsd_attempts *at, struct rdsd_net *rn,
-		      kuid_t uid)
+		      kuid_t uid, bool *held)
 {
 	unsigned int i, slot = RDSD_MAX_ATTEMPTS;
 	bool ok = false;
@@ -817,19 +819,24 @@ out:
 	spin_unlock_bh(&rdsd_attempt_lock);
 	if (!ok)
 		rdsd_stat_inc(rn, conn_attempt_wait);
+	*held = ok;
 	return ok;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_attempt_get);
 
 /**
- * rdsd_attempt_put - give back a place rdsd_attempt_get() gave @uid
+ * rdsd_attempt_put - give back the place of an attempt, if it holds one
  * @at: the transport's table.
  * @uid: as given to rdsd_attempt_get().
+ * @held: the attempt's flag, as rdsd_attempt_get() set it; cleared.
  */
-void rdsd_attempt_put(struct rdsd_attempts *at, kuid_t uid)
+void rdsd_attempt_put(struct rdsd_attempts *at, kuid_t uid, bool *held)
 {
 	unsigned int i;
 
+	if (!*held)
+		return;
+	*held = false;
 	spin_lock_bh(&rdsd_attempt_lock);
 	for (i = 0; i < RDSD_MAX_ATTEMPTS; i++) {
 		if (at->users[i].held && uid_eq(at->users[i].uid, uid)) {

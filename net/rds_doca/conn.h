@@ -47,8 +47,8 @@ struct rdsd_attempts {
 bool rdsd_conn_lower_wins(__be32 laddr, __be32 faddr);
 unsigned long rdsd_conn_backoff(unsigned int *backoff_ms);
 bool rdsd_attempt_get(struct rdsd_attempts *at, struct rdsd_net *rn,
-		      kuid_t uid);
-void rdsd_attempt_put(struct rdsd_attempts *at, kuid_t uid);
+		      kuid_t uid, bool *held);
+void rdsd_attempt_put(struct rdsd_attempts *at, kuid_t uid, bool *held);
 
 struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *bound,

@@ -213,23 +213,6 @@ static void rdsd_ib_qp_event(struct ib_event *ev, void *context)
  */
 static struct rdsd_attempts rdsd_ib_attempts;
 
-static bool rdsd_ib_attempt_get(struct rdsd_ib_conn *tp)
-{
-	lockdep_assert_held(&tp->cm_mutex);
-	tp->holds_attempt = rdsd_attempt_get(&rdsd_ib_attempts, tp->conn->rn,
-					     tp->uid);
-	return tp->holds_attempt;
-}
-
-static void rdsd_ib_attempt_put(struct rdsd_ib_conn *tp)
-{
-	lockdep_assert_held(&tp->cm_mutex);
-	if (!tp->holds_attempt)
-		return;
-	tp->holds_attempt = false;
-	rdsd_attempt_put(&rdsd_ib_attempts, tp->uid);
-}
-
 /* The peer is there: allocate the buffers and post every receive. */
 static int rdsd_ib_recv_ready(struct rdsd_ib_conn *tp)
 {
@@ -319,7 +302,7 @@ static struct rdma_cm_id *rdsd_ib_teardown_locked(struct rdsd_ib_conn *tp)
 
 	lockdep_assert_held(&tp->cm_mutex);
 
-	rdsd_ib_attempt_put(tp);
+	rdsd_attempt_put(&rdsd_ib_attempts, tp->uid, &tp->holds_attempt);
 	rdsd_conn_down(tp->conn);
 	rdsd_ib_tx_stop(tp);
 	if (tp->qp) {
@@ -554,7 +537,8 @@ static int rdsd_ib_established(struct rdsd_ib_conn *tp)
 
 		if (ret)
 			return ret;
-		rdsd_ib_attempt_put(tp);
+		rdsd_attempt_put(&rdsd_ib_attempts, tp->uid,
+				 &tp->holds_attempt);
 		rdsd_ib_tx_start(tp, &tp->peer);
 	}
 	tp->state = RDSD_IB_UP;
@@ -735,7 +719,8 @@ int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		/* the REQ must not go out on a path that just went down */
 		if (!rdsd_ib_path_usable(tp->conn)) {
 			ret = -ENETUNREACH;
-		} else if (!rdsd_ib_attempt_get(tp)) {
+		} else if (!rdsd_attempt_get(&rdsd_ib_attempts, tp->conn->rn,
+					     tp->uid, &tp->holds_attempt)) {
 			/* too many wait for answers: try again later */
 			rdsd_ib_retire_id(tp, rdsd_ib_teardown_locked(tp));
 			rdsd_ib_schedule_connect(tp);

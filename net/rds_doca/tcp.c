@@ -295,15 +295,6 @@ void rdsd_tcp_request_reset(struct rdsd_tcp_conn *tp, u32 gen)
  */
 static struct rdsd_attempts rdsd_tcp_attempts;
 
-static void rdsd_tcp_attempt_put(struct rdsd_tcp_conn *tp)
-{
-	lockdep_assert_held(&tp->cm_mutex);
-	if (!tp->holds_attempt)
-		return;
-	tp->holds_attempt = false;
-	rdsd_attempt_put(&rdsd_tcp_attempts, tp->uid);
-}
-
 /*
  * Let the current socket go: no callback, worker or writer touches it
  * afterwards, what was half sent or half received is dropped, and the
@@ -315,7 +306,7 @@ static void rdsd_tcp_teardown_locked(struct rdsd_tcp_conn *tp)
 
 	lockdep_assert_held(&tp->cm_mutex);
 	cancel_delayed_work(&tp->timeout_work);
-	rdsd_tcp_attempt_put(tp);
+	rdsd_attempt_put(&rdsd_tcp_attempts, tp->uid, &tp->holds_attempt);
 	if (!sock) {
 		tp->state = RDSD_TCP_DOWN;
 		return;
@@ -396,7 +387,7 @@ static int rdsd_tcp_established(struct rdsd_tcp_conn *tp)
 		return -EPROTO;
 	}
 	cancel_delayed_work(&tp->timeout_work);
-	rdsd_tcp_attempt_put(tp);
+	rdsd_attempt_put(&rdsd_tcp_attempts, tp->uid, &tp->holds_attempt);
 	tp->state = RDSD_TCP_UP;
 	tp->backoff_ms = 0;
 	rdsd_conn_requeue_unacked(conn);
@@ -495,9 +486,8 @@ static void rdsd_tcp_connect_worker(struct work_struct *work)
 	mutex_lock(&tp->cm_mutex);
 	if (tp->state != RDSD_TCP_DOWN || tp->dead)
 		goto out;
-	tp->holds_attempt = rdsd_attempt_get(&rdsd_tcp_attempts, conn->rn,
-					     tp->uid);
-	if (!tp->holds_attempt) {
+	if (!rdsd_attempt_get(&rdsd_tcp_attempts, conn->rn, tp->uid,
+			      &tp->holds_attempt)) {
 		/*
 		 * Too many wait for answers: try again later.  This counts as
 		 * a failed attempt: what closed sockets left goes.
@@ -508,7 +498,8 @@ static void rdsd_tcp_connect_worker(struct work_struct *work)
 	}
 	ret = rdsd_tcp_connect_locked(tp);
 	if (ret) {
-		rdsd_tcp_attempt_put(tp);
+		rdsd_attempt_put(&rdsd_tcp_attempts, tp->uid,
+				 &tp->holds_attempt);
 		WRITE_ONCE(conn->last_error, ret);
 		pr_info_ratelimited("%pI4->%pI4: cannot connect: %d\n",
 				    &conn->laddr, &conn->faddr, ret);

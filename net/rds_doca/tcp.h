@@ -89,8 +89,8 @@ enum rdsd_tcp_rx_state {
  * @tx_ready: frames may be written: the peer's hello was taken.
  * @hello_due: our hello is the next thing to write.
  * @tx_blocked: ->xmit was refused for room; the core waits for a kick.
- * @tx_more: the frame being written is a message the core's pass may
- *	follow with another: its end goes with MSG_MORE.
+ * @tx_more: the frame being written is a message the core's pass
+ *	follows with another (more are queued): its end goes with MSG_MORE.
  * @tx_held: the socket holds bytes written with MSG_MORE: the pass's
  *	flush (->xmit_flush) or the next frame without it sends them.
  * @tx_hdr: the header of the frame being written.

@@ -161,7 +161,7 @@ static int rdsd_tcp_push(struct rdsd_tcp_conn *tp)
 			return ret;
 		}
 		rdsd_tcp_advance(tp, ret);
-		tp->tx_held = m.msg_flags & MSG_MORE;
+		WRITE_ONCE(tp->tx_held, m.msg_flags & MSG_MORE);
 	}
 	if (tp->tx_msg) {
 		rdsd_msg_put(tp->tx_msg);
@@ -323,8 +323,12 @@ int rdsd_tcp_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		       msg->len ? msg->sg : NULL, msg->len);
 	rdsd_msg_get(msg);	/* put when the frame is written */
 	tp->tx_msg = msg;
-	/* the pass's next message, or its flush, sends this one's end */
-	tp->tx_more = true;
+	/*
+	 * With more queued, this pass's next message joins this one's
+	 * segment (the flush at the pass's end pushes what is left over).
+	 * The last one pushes: a lone message pays no second socket lock.
+	 */
+	tp->tx_more = !list_empty_careful(&conn->send_queue);
 	ret = rdsd_tcp_push(tp);
 	tp->tx_more = false;
 	/* the rest is written by the worker: the message is on its way */
@@ -346,6 +350,9 @@ void rdsd_tcp_xmit_flush(struct rdsd_conn *conn)
 {
 	struct rdsd_tcp_conn *tp = conn->tp;
 
+	/* only ->xmit, in this pass, leaves bytes held */
+	if (!READ_ONCE(tp->tx_held))
+		return;
 	mutex_lock(&tp->tx_mutex);
 	if (tp->tx_held && tp->sock) {
 		tp->tx_held = false;

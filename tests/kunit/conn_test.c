@@ -470,6 +470,22 @@ static void rdsd_conn_wanted_is_not_parked_until_up(struct kunit *test)
 	rdsd_conn_put(conn);
 }
 
+/* One attempt's place: taken, or given back (each with a flag of its own). */
+static bool ct_attempt_get(struct rdsd_attempts *at, struct rdsd_net *rn,
+			   kuid_t uid)
+{
+	bool held;
+
+	return rdsd_attempt_get(at, rn, uid, &held);
+}
+
+static void ct_attempt_put(struct rdsd_attempts *at, kuid_t uid)
+{
+	bool held = true;
+
+	rdsd_attempt_put(at, uid, &held);
+}
+
 /*
  * Attempts waiting for an answer: 16 per user, 64 in all, a place given
  * back is found again; each refusal counted.
@@ -480,13 +496,14 @@ static void rdsd_conn_attempts_bounded_per_user_and_host(struct kunit *test)
 	struct rdsd_attempts *at;
 	kuid_t a = KUIDT_INIT(1000), late = KUIDT_INIT(1004);
 	unsigned int i, u, got = 0;
+	bool held = false;
 
 	at = kunit_kzalloc(test, sizeof(*at), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, at);
 
 	/* Act: one user asks for one more than its share */
 	for (i = 0; i <= RDSD_USER_ATTEMPTS; i++)
-		got += rdsd_attempt_get(at, rn, a);
+		got += ct_attempt_get(at, rn, a);
 
 	/* Assert: its share, one refusal counted */
 	KUNIT_EXPECT_EQ(test, got, RDSD_USER_ATTEMPTS);
@@ -495,24 +512,30 @@ static void rdsd_conn_attempts_bounded_per_user_and_host(struct kunit *test)
 	/* Act: three more users take theirs: the host's are all held */
 	for (u = 1; u < RDSD_MAX_ATTEMPTS / RDSD_USER_ATTEMPTS; u++)
 		for (i = 0; i < RDSD_USER_ATTEMPTS; i++)
-			KUNIT_EXPECT_TRUE(test, rdsd_attempt_get(at, rn,
+			KUNIT_EXPECT_TRUE(test, ct_attempt_get(at, rn,
 							KUIDT_INIT(1000 + u)));
 
 	/* Assert: a fifth user finds none, until the first gives one back */
 	KUNIT_EXPECT_EQ(test, at->total, RDSD_MAX_ATTEMPTS);
-	KUNIT_EXPECT_FALSE(test, rdsd_attempt_get(at, rn, late));
-	rdsd_attempt_put(at, a);
-	KUNIT_EXPECT_TRUE(test, rdsd_attempt_get(at, rn, late));
+	KUNIT_EXPECT_FALSE(test, rdsd_attempt_get(at, rn, late, &held));
+	KUNIT_EXPECT_FALSE(test, held);
+	/* an attempt that holds no place gives none back */
+	rdsd_attempt_put(at, a, &held);
+	KUNIT_EXPECT_EQ(test, at->total, RDSD_MAX_ATTEMPTS);
+	ct_attempt_put(at, a);
+	KUNIT_EXPECT_TRUE(test, rdsd_attempt_get(at, rn, late, &held));
+	KUNIT_EXPECT_TRUE(test, held);
 	KUNIT_EXPECT_EQ(test, rdsd_stat_get(rn, conn_attempt_wait), 2ULL);
 
 	/* Act: everything given back (a put of a user with none is a no-op) */
-	rdsd_attempt_put(at, late);
-	rdsd_attempt_put(at, KUIDT_INIT(2000));
+	rdsd_attempt_put(at, late, &held);
+	KUNIT_EXPECT_FALSE(test, held);
+	ct_attempt_put(at, KUIDT_INIT(2000));
 	for (i = 0; i < RDSD_USER_ATTEMPTS - 1; i++)
-		rdsd_attempt_put(at, a);
+		ct_attempt_put(at, a);
 	for (u = 1; u < RDSD_MAX_ATTEMPTS / RDSD_USER_ATTEMPTS; u++)
 		for (i = 0; i < RDSD_USER_ATTEMPTS; i++)
-			rdsd_attempt_put(at, KUIDT_INIT(1000 + u));
+			ct_attempt_put(at, KUIDT_INIT(1000 + u));
 
 	/* Assert: nothing held */
 	KUNIT_EXPECT_EQ(test, at->total, 0U);
