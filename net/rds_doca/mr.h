@@ -317,6 +317,8 @@ int rdsd_op_parse(struct rdsd_sock *rs, struct rdsd_conn *conn,
 		  const struct rdsd_cmsgs *cm, struct rdsd_msg *msg);
 void rdsd_op_complete(struct rdsd_op *op, int status);
 void rdsd_op_put(struct rdsd_op *op);
+u64 rdsd_atomic_exec(struct rdsd_mr *mr, u64 off, int kind, const u64 *args);
+void rdsd_op_result(struct rdsd_op *op, u64 old);
 void rdsd_op_detach(struct rdsd_op *op);
 void rdsd_op_unsent(struct rdsd_sock *rs, struct rdsd_op *op);
 void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg);

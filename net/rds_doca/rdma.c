@@ -713,24 +713,44 @@ VISIBLE_IF_KUNIT bool rdsd_atomic_apply(int kind, const u64 *args, u64 old,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_atomic_apply);
 
-static void rdsd_atomic_soft(struct rdsd_mr *mr, u64 off, struct rdsd_op *op)
+/**
+ * rdsd_atomic_exec - run an atomic on a word of a region
+ * @mr: the region, checked for the operation.
+ * @off: byte of its first page where the word is, a multiple of 8.
+ * @kind: enum rdsd_op_kind, an atomic.
+ * @args: the operands (see struct rdsd_op).
+ *
+ * Returns the word's value before.  Any context.
+ */
+u64 rdsd_atomic_exec(struct rdsd_mr *mr, u64 off, int kind, const u64 *args)
 {
 	struct page *mp = mr->pages[off >> PAGE_SHIFT];
 	u64 *word, old, new;
-	u8 *l;
 
 	word = kmap_local_page(mp) + offset_in_page(off);
 	old = READ_ONCE(*word);
 	for (;;) {
-		if (!rdsd_atomic_apply(op->kind, op->args, old, &new))
+		if (!rdsd_atomic_apply(kind, args, old, &new))
 			break;
 		if (try_cmpxchg64(word, &old, new))
 			break;
 	}
 	kunmap_local(word);
 	flush_dcache_page(mp);
+	return old;
+}
 
-	l = kmap_local_page(sg_page(op->sg));
+/**
+ * rdsd_op_result - store an atomic's result in its local word
+ * @op: the operation, an atomic.
+ * @old: the target word's value before.
+ *
+ * Any context.
+ */
+void rdsd_op_result(struct rdsd_op *op, u64 old)
+{
+	u8 *l = kmap_local_page(sg_page(op->sg));
+
 	memcpy(l + op->sg->offset, &old, sizeof(old));
 	kunmap_local(l);
 	flush_dcache_page(sg_page(op->sg));
@@ -775,7 +795,8 @@ void rdsd_op_exec_soft(struct rdsd_net *rn, struct rdsd_msg *msg)
 					    op->kind == RDSD_OP_WRITE);
 			break;
 		default:
-			rdsd_atomic_soft(mr, off, op);
+			rdsd_op_result(op, rdsd_atomic_exec(mr, off, op->kind,
+							    op->args));
 			break;
 		}
 		status = RDS_RDMA_SUCCESS;

@@ -152,6 +152,8 @@ struct rdsd_net {
 
 	/* regions by key; its own xa_lock protects it */
 	struct xarray		mr_keys;
+	/* read data answers over TCP hold (tcp_rdma.c) */
+	atomic_long_t		tcp_staged;
 
 	struct rdsd_stats __percpu *stats;
 };

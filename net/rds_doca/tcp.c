@@ -317,6 +317,7 @@ static void rdsd_tcp_teardown_locked(struct rdsd_tcp_conn *tp)
 	WRITE_ONCE(tp->hello_heard, false);
 	rdsd_tcp_tx_stop(tp);	/* tp->sock is NULL, tp->gen new */
 	rdsd_tcp_rx_reset(tp);
+	rdsd_tcp_rdma_reset(tp);
 	tp->state = RDSD_TCP_DOWN;
 	kernel_sock_shutdown(sock, SHUT_RDWR);
 	sock_release(sock);
@@ -887,6 +888,7 @@ static int rdsd_tcp_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
 	INIT_DELAYED_WORK(&tp->ack_work, rdsd_tcp_ack_worker);
 	INIT_WORK(&tp->cong_work, rdsd_tcp_cong_worker);
 	INIT_WORK(&tp->rx_work, rdsd_tcp_rx_worker);
+	rdsd_tcp_rdma_init(tp);
 	conn->tp = tp;
 	return 0;
 }
@@ -938,7 +940,8 @@ static void rdsd_tcp_conn_shutdown(struct rdsd_conn *conn)
 
 /*
  * ->conn_idle: every message delivered was acknowledged and none is half
- * received.
+ * received; no operation waits for its answer, and the peer's requests
+ * are all answered.
  */
 static bool rdsd_tcp_conn_idle(struct rdsd_conn *conn)
 {
@@ -946,7 +949,7 @@ static bool rdsd_tcp_conn_idle(struct rdsd_conn *conn)
 	u64 next = READ_ONCE(conn->next_rx_seq);
 
 	if (READ_ONCE(tp->rx_msg) || READ_ONCE(tp->rx_state) ==
-	    RDSD_TCP_RX_SKIP)
+	    RDSD_TCP_RX_SKIP || !rdsd_tcp_rdma_idle(tp))
 		return false;
 	return !next || (READ_ONCE(tp->tx_acked_valid) &&
 			 READ_ONCE(tp->tx_acked) == next - 1);
@@ -982,9 +985,15 @@ static void rdsd_tcp_conn_info(struct rdsd_conn *conn,
 		if (tp->rx_have)
 			ci->tcp_hdr_rem = sizeof(tp->rx_raw.hdr) - tp->rx_have;
 		break;
+	case RDSD_TCP_RX_REQ:
+	case RDSD_TCP_RX_RESP:
+		ci->tcp_data_rem = tp->rx_info.frag_len - tp->rx_have;
+		break;
 	case RDSD_TCP_RX_DATA:
 	case RDSD_TCP_RX_SKIP:
 	case RDSD_TCP_RX_CONG:
+	case RDSD_TCP_RX_WDATA:
+	case RDSD_TCP_RX_RDATA:
 		ci->tcp_data_rem = tp->rx_info.frag_len - tp->rx_off;
 		break;
 	default:
@@ -1031,7 +1040,8 @@ const struct rdsd_transport_ops rdsd_tcp_transport = {
 	.xmit		= rdsd_tcp_xmit,
 	.xmit_flush	= rdsd_tcp_xmit_flush,
 	.max_msg	= RDSD_MSG_SIZE_LIMIT,
-	.features	= RDSD_TRANS_F_BATCH,
+	.features	= RDSD_TRANS_F_RDMA | RDSD_TRANS_F_MASKED_ATOMICS |
+			  RDSD_TRANS_F_BATCH,
 	.cong_changed	= rdsd_tcp_cong_changed,
 	.conn_info	= rdsd_tcp_conn_info,
 	.conn_drop	= rdsd_tcp_conn_drop,

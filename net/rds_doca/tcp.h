@@ -14,6 +14,7 @@
 
 #include "rdsd.h"
 #include "message.h"
+#include "mr.h"
 #include "wire.h"
 
 #define RDSD_TCP_PORT_DEFAULT	18636	/* rds_tcp listens on 16385 */
@@ -27,6 +28,18 @@
 
 /* Pieces of a frame handed to the socket at once. */
 #define RDSD_TCP_TX_BVECS	64
+
+/*
+ * Operations over TCP (tcp_rdma.c): a requester keeps at most
+ * RDSD_TCP_OPS_MAX requests unanswered on a connection, reads of at most
+ * RDSD_TCP_READ_WINDOW bytes among them; the owner refuses a peer that
+ * asks more (the connection resets).  The read data an owner holds
+ * before it is written to the socket is bounded per namespace by
+ * RDSD_TCP_STAGE_MAX: past it a read is answered RDS_RDMA_OTHER_ERROR.
+ */
+#define RDSD_TCP_OPS_MAX	64
+#define RDSD_TCP_READ_WINDOW	(4U << 20)
+#define RDSD_TCP_STAGE_MAX	(64L << 20)
 
 /* Connections being accepted per namespace before their hello arrived. */
 #define RDSD_TCP_PENDING_MAX	64
@@ -47,7 +60,36 @@ enum rdsd_tcp_rx_state {
 	RDSD_TCP_RX_DATA,	/* a DATA frame's payload, into rx_msg */
 	RDSD_TCP_RX_SKIP,	/* a DATA frame's payload, dropped */
 	RDSD_TCP_RX_CONG,	/* a CONG frame's map */
+	RDSD_TCP_RX_REQ,	/* an RDMA_REQ's descriptor */
+	RDSD_TCP_RX_WDATA,	/* a write's data, into the region or nowhere */
+	RDSD_TCP_RX_RESP,	/* an RDMA_RESP's descriptor */
+	RDSD_TCP_RX_RDATA,	/* a read's data, into the operation's buffers */
 	RDSD_TCP_RX_DEAD,	/* broken: nothing more is read */
+};
+
+/**
+ * struct rdsd_tcp_resp - the answer to a peer's RDMA_REQ, to be written
+ * @item: on rdsd_tcp_conn.resp_list.
+ * @desc: the answer's descriptor.
+ * @asked: read bytes the request counts against the peer's window.
+ * @counted: the request counts against the peer's window: until its
+ *	answer starts to be written.
+ * @bytes: read data in @sg, 0 for none.
+ * @nents: entries of @sg, one page each.
+ * @sg: the data read, staged in pages of our own, or NULL.
+ *
+ * Lifetime: made when the request's descriptor arrived, on resp_list
+ * once the request ran, freed when its frame is written (or the socket
+ * goes).  Its data counts in the namespace's staged bytes meanwhile.
+ */
+struct rdsd_tcp_resp {
+	struct list_head		item;
+	struct rdsd_wire_rdma_resp	desc;
+	u32				asked;
+	bool				counted;
+	u32				bytes;
+	unsigned int			nents;
+	struct scatterlist		*sg;
 };
 
 /**
@@ -124,6 +166,33 @@ enum rdsd_tcp_rx_state {
  * @rx_rs: the socket a message over RDSD_MAX_MSG_SIZE reserved room in.
  * @rx_fill: where the next bytes of a growing @rx_msg go.
  * @rx_unacked: messages delivered since an ack went.
+ * @op_lock: guards the requester's and the owner's counts below, between
+ *	the writers (tx_mutex) and the reader (the socket's lock).
+ * @op_ring: operations whose request went and whose answer did not come,
+ *	with a reference each; request id N is in slot N % RDSD_TCP_OPS_MAX.
+ * @op_next: the id the next request gets (from 1 on every socket).
+ * @op_oldest: the id of the oldest request unanswered.
+ * @op_read_bytes: bytes of the unanswered reads.
+ * @op_wait: ->xmit was refused for the window: an answer kicks the core.
+ * @op_after: the id of the read or atomic whose message waits in
+ *	@tx_after for its answer, 0 for none.
+ * @rq_next: the id the peer's next request must have.
+ * @rq_out: the peer's requests whose answer did not start to be written.
+ * @rq_read_bytes: bytes of the reads among them.
+ * @resp_list: answers ready to be written, in request order.
+ * @rx_resp: the answer to the request being received.
+ * @rx_mr: the region a write being received goes to, with a reference;
+ *	NULL while its data is dropped.
+ * @rx_moff: where in the region's pages the next byte goes.
+ * @tx_op: the operation whose request frame is being written, with a
+ *	reference of the frame's.
+ * @tx_next: the message whose DATA frame follows that request frame,
+ *	with a reference.
+ * @tx_after: the message of a read or an atomic, with a reference: its
+ *	DATA frame goes once the answer came (op_after is 0), and no
+ *	message goes before it.
+ * @tx_resp: the answer whose frame is being written.
+ * @tx_desc: the descriptor of the request or answer being written.
  *
  * Lifetime: allocated by ->conn_alloc, freed by ->conn_free after
  * ->conn_shutdown, which releases the socket and cancels every work.
@@ -187,6 +256,8 @@ struct rdsd_tcp_conn {
 	union {
 		struct rdsd_tcp_hello	hello;
 		struct rdsd_wire_hdr	hdr;
+		struct rdsd_wire_rdma_req req;
+		struct rdsd_wire_rdma_resp resp;
 	} rx_raw;
 	void			*rx_map;
 	struct rdsd_wire_info	rx_info;
@@ -195,6 +266,29 @@ struct rdsd_tcp_conn {
 	struct rdsd_sock	*rx_rs;
 	struct rdsd_msg_fill	rx_fill;
 	u32			rx_unacked;
+
+	spinlock_t		op_lock;	/* see above */
+	struct rdsd_op		*op_ring[RDSD_TCP_OPS_MAX];
+	u64			op_next;
+	u64			op_oldest;
+	u32			op_read_bytes;
+	bool			op_wait;
+	u64			op_after;
+	u64			rq_next;
+	u32			rq_out;
+	u32			rq_read_bytes;
+	struct list_head	resp_list;
+	struct rdsd_tcp_resp	*rx_resp;
+	struct rdsd_mr		*rx_mr;
+	u64			rx_moff;
+	struct rdsd_op		*tx_op;
+	struct rdsd_msg		*tx_next;
+	struct rdsd_msg		*tx_after;
+	struct rdsd_tcp_resp	*tx_resp;
+	union {
+		struct rdsd_wire_rdma_req	req;
+		struct rdsd_wire_rdma_resp	resp;
+	} tx_desc __aligned(64);
 };
 
 /* tcp.c */
@@ -223,5 +317,26 @@ void rdsd_tcp_data_ready(struct sock *sk);
 void rdsd_tcp_rx_worker(struct work_struct *work);
 void rdsd_tcp_rx_reset(struct rdsd_tcp_conn *tp);
 int rdsd_tcp_frame_check(const struct rdsd_wire_info *info);
+int rdsd_tcp_copy_to_sg(struct scatterlist *sg, unsigned int nents, u32 to,
+			const struct sk_buff *skb, unsigned int off, u32 n);
+
+/* tcp_rdma.c */
+void rdsd_tcp_rdma_init(struct rdsd_tcp_conn *tp);
+int rdsd_tcp_op_room(struct rdsd_tcp_conn *tp, const struct rdsd_op *op);
+u64 rdsd_tcp_op_req(struct rdsd_tcp_conn *tp, struct rdsd_op *op,
+		    struct rdsd_wire_rdma_req *req, bool after);
+bool rdsd_tcp_op_answered(struct rdsd_tcp_conn *tp);
+int rdsd_tcp_rx_req(struct rdsd_tcp_conn *tp, gfp_t gfp);
+int rdsd_tcp_rx_wdata(struct rdsd_tcp_conn *tp, const struct sk_buff *skb,
+		      unsigned int off, u32 n);
+void rdsd_tcp_rx_req_end(struct rdsd_tcp_conn *tp);
+int rdsd_tcp_rx_resp(struct rdsd_tcp_conn *tp);
+int rdsd_tcp_rx_rdata(struct rdsd_tcp_conn *tp, const struct sk_buff *skb,
+		      unsigned int off, u32 n);
+void rdsd_tcp_rx_resp_end(struct rdsd_tcp_conn *tp);
+struct rdsd_tcp_resp *rdsd_tcp_resp_next(struct rdsd_tcp_conn *tp);
+void rdsd_tcp_resp_free(struct rdsd_tcp_conn *tp, struct rdsd_tcp_resp *r);
+void rdsd_tcp_rdma_reset(struct rdsd_tcp_conn *tp);
+bool rdsd_tcp_rdma_idle(struct rdsd_tcp_conn *tp);
 
 #endif /* _RDSD_TCP_H */

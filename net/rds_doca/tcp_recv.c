@@ -52,22 +52,23 @@ struct rdsd_tcp_rx_ctx {
  * @info: the header, as rdsd_wire_validate() accepted it.
  *
  * A DATA frame holds a whole message (rdsd_wire_validate() bounds its
- * length), with no operation riding on it; no region message comes (the
- * transport has no RDMA).  Returns 0 or -EPROTO.
+ * length); operations come as RDMA_REQ and RDMA_RESP frames, never as
+ * the IB transport's region messages.  Returns 0 or -EPROTO.
  */
 int rdsd_tcp_frame_check(const struct rdsd_wire_info *info)
 {
 	switch (info->type) {
 	case RDSD_WIRE_DATA:
 		if (info->frag_off || info->frag_len != info->len ||
-		    (info->flags & (RDSD_WIRE_F_MORE | RDSD_WIRE_F_RDMA_USED |
-				    RDSD_WIRE_F_SILENT)))
+		    (info->flags & RDSD_WIRE_F_MORE))
 			return -EPROTO;
 		return 0;
 	case RDSD_WIRE_ACK:
 	case RDSD_WIRE_CONG:
 	case RDSD_WIRE_PING:
 	case RDSD_WIRE_PONG:
+	case RDSD_WIRE_RDMA_REQ:
+	case RDSD_WIRE_RDMA_RESP:
 		return 0;
 	default:
 		return -EPROTO;
@@ -92,16 +93,24 @@ void rdsd_tcp_rx_reset(struct rdsd_tcp_conn *tp)
 	tp->rx_unacked = 0;
 }
 
-/* Copy @n bytes at @off of @skb to byte @to of @msg. */
-static int rdsd_tcp_copy_to_msg(struct rdsd_msg *msg, u32 to,
-				const struct sk_buff *skb, unsigned int off,
-				u32 n)
+/**
+ * rdsd_tcp_copy_to_sg - copy bytes of the stream into pages
+ * @sg: the pages' entries.
+ * @nents: how many.
+ * @to: byte of @sg where the copy starts.
+ * @skb: where the bytes are.
+ * @off: at what offset.
+ * @n: how many.
+ *
+ * Any context.  Returns 0 or -EFAULT.
+ */
+int rdsd_tcp_copy_to_sg(struct scatterlist *sg, unsigned int nents, u32 to,
+			const struct sk_buff *skb, unsigned int off, u32 n)
 {
 	struct sg_mapping_iter miter;
 	int ret = 0;
 
-	sg_miter_start(&miter, msg->sg, msg->nents,
-		       SG_MITER_TO_SG | SG_MITER_ATOMIC);
+	sg_miter_start(&miter, sg, nents, SG_MITER_TO_SG | SG_MITER_ATOMIC);
 	if (!sg_miter_skip(&miter, to))
 		ret = -EFAULT;
 	while (!ret && n && sg_miter_next(&miter)) {
@@ -121,7 +130,17 @@ static void rdsd_tcp_rx_end(struct rdsd_tcp_rx_ctx *ctx)
 {
 	struct rdsd_tcp_conn *tp = ctx->tp;
 	struct rdsd_conn *conn = tp->conn;
+	const struct rdsd_wire_info *info = &tp->rx_info;
 
+	/* the operation that rode on the message is done */
+	if (info->flags & RDSD_WIRE_F_RDMA_USED) {
+		const struct rdsd_mr_peer peer = {
+			.saddr = conn->faddr, .sport = info->sport,
+			.daddr = conn->laddr, .dport = info->dport,
+		};
+
+		rdsd_mr_use_key(conn->rn, info->rdma_key, &peer, conn);
+	}
 	if (tp->rx_rs) {
 		/* delivery counts it in the receive buffer again */
 		rdsd_recv_unreserve(tp->rx_rs, tp->rx_info.len);
@@ -131,12 +150,16 @@ static void rdsd_tcp_rx_end(struct rdsd_tcp_rx_ctx *ctx)
 	 * Not on a connection the reaper took: no ack would cover it, the
 	 * peer sends it again to the successor (conn.c).
 	 */
-	if (test_bit(RDSD_CONN_DEAD, &conn->flags))
+	if (test_bit(RDSD_CONN_DEAD, &conn->flags)) {
 		rdsd_stat_inc(conn->rn, recv_drop_old_seq);
-	else if (tp->rx_msg)
+	} else if (tp->rx_msg) {
+		/* it only says its RDS_RDMA_SILENT operation ran */
+		if (info->flags & RDSD_WIRE_F_SILENT)
+			set_bit(RDSD_MSG_SILENT, &tp->rx_msg->flags);
 		rdsd_recv_incoming(conn, tp->rx_msg);
-	else
-		rdsd_recv_skipped(conn, tp->rx_info.seq);
+	} else {
+		rdsd_recv_skipped(conn, info->seq);
+	}
 	if (tp->rx_msg)
 		rdsd_msg_put(tp->rx_msg);
 	WRITE_ONCE(tp->rx_msg, NULL);
@@ -215,6 +238,10 @@ static int rdsd_tcp_rx_frame(struct rdsd_tcp_rx_ctx *ctx)
 				return -ENOMEM;
 		}
 		WRITE_ONCE(tp->rx_state, RDSD_TCP_RX_CONG);
+	} else if (info->type == RDSD_WIRE_RDMA_REQ) {
+		WRITE_ONCE(tp->rx_state, RDSD_TCP_RX_REQ);
+	} else if (info->type == RDSD_WIRE_RDMA_RESP) {
+		WRITE_ONCE(tp->rx_state, RDSD_TCP_RX_RESP);
 	}
 	tp->rx_off = 0;
 	tp->rx_have = 0;
@@ -271,12 +298,19 @@ static int rdsd_tcp_rx_payload(struct rdsd_tcp_rx_ctx *ctx,
 				return ret;
 			}
 		} else {
-			ret = rdsd_tcp_copy_to_msg(tp->rx_msg, tp->rx_off, skb,
-						   off, n);
+			ret = rdsd_tcp_copy_to_sg(tp->rx_msg->sg,
+						  tp->rx_msg->nents, tp->rx_off,
+						  skb, off, n);
 		}
 		break;
 	case RDSD_TCP_RX_CONG:
 		ret = skb_copy_bits(skb, off, (u8 *)tp->rx_map + tp->rx_off, n);
+		break;
+	case RDSD_TCP_RX_WDATA:
+		ret = rdsd_tcp_rx_wdata(tp, skb, off, n);
+		break;
+	case RDSD_TCP_RX_RDATA:
+		ret = rdsd_tcp_rx_rdata(tp, skb, off, n);
 		break;
 	default:
 		break;
@@ -288,7 +322,8 @@ static int rdsd_tcp_rx_payload(struct rdsd_tcp_rx_ctx *ctx,
 	if (tp->rx_off < tp->rx_info.frag_len)
 		return 0;
 
-	if (tp->rx_state == RDSD_TCP_RX_CONG) {
+	switch (tp->rx_state) {
+	case RDSD_TCP_RX_CONG:
 		if (!tp->peer_local) {
 			u64 changed = rdsd_cong_unpack(conn->fcong->bits,
 						       tp->rx_map);
@@ -298,8 +333,16 @@ static int rdsd_tcp_rx_payload(struct rdsd_tcp_rx_ctx *ctx,
 						      changed);
 		}
 		WRITE_ONCE(tp->rx_state, RDSD_TCP_RX_HDR);
-	} else {
+		break;
+	case RDSD_TCP_RX_WDATA:
+		rdsd_tcp_rx_req_end(tp);
+		break;
+	case RDSD_TCP_RX_RDATA:
+		rdsd_tcp_rx_resp_end(tp);
+		break;
+	default:
 		rdsd_tcp_rx_end(ctx);
+		break;
 	}
 	return 0;
 }
@@ -342,9 +385,27 @@ static int rdsd_tcp_recv_actor(read_descriptor_t *desc, struct sk_buff *skb,
 			if (tp->rx_have == sizeof(tp->rx_raw.hdr))
 				ret = rdsd_tcp_rx_frame(ctx);
 			break;
+		case RDSD_TCP_RX_REQ:
+			n = rdsd_tcp_collect(&tp->rx_raw.req, &tp->rx_have,
+					     sizeof(tp->rx_raw.req), skb,
+					     offset + done, len - done);
+			if (tp->rx_have < sizeof(tp->rx_raw.req))
+				break;
+			tp->rx_off = sizeof(tp->rx_raw.req);
+			ret = rdsd_tcp_rx_req(tp, ctx->gfp);
+			break;
+		case RDSD_TCP_RX_RESP:
+			n = rdsd_tcp_collect(&tp->rx_raw.resp, &tp->rx_have,
+					     sizeof(tp->rx_raw.resp), skb,
+					     offset + done, len - done);
+			if (tp->rx_have == sizeof(tp->rx_raw.resp))
+				ret = rdsd_tcp_rx_resp(tp);
+			break;
 		case RDSD_TCP_RX_DATA:
 		case RDSD_TCP_RX_SKIP:
 		case RDSD_TCP_RX_CONG:
+		case RDSD_TCP_RX_WDATA:
+		case RDSD_TCP_RX_RDATA:
 			ret = rdsd_tcp_rx_payload(ctx, skb, offset + done,
 						  len - done, &n);
 			break;
@@ -356,7 +417,8 @@ static int rdsd_tcp_recv_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		if (!n && !ret)
 			ret = -EFAULT;	/* skb_copy_bits() failed */
 	}
-	if (ret == -ENOMEM) {
+	/* the receive work takes over: it may sleep */
+	if (ret == -ENOMEM || ret == -EINPROGRESS) {
 		ctx->nomem = true;
 		desc->count = 0;
 	} else if (ret) {
@@ -387,6 +449,14 @@ static void rdsd_tcp_rx_read(struct rdsd_tcp_conn *tp, struct sock *sk,
 	    tp->rx_have == sizeof(tp->rx_raw.hdr)) {
 		ctx.err = rdsd_tcp_rx_frame(&ctx);
 		if (ctx.err == -ENOMEM) {
+			ctx.err = 0;
+			ctx.nomem = true;
+		}
+	} else if (tp->rx_state == RDSD_TCP_RX_REQ &&
+		   tp->rx_have == sizeof(tp->rx_raw.req)) {
+		/* so is a request that waited for the receive work */
+		ctx.err = rdsd_tcp_rx_req(tp, gfp);
+		if (ctx.err == -ENOMEM || ctx.err == -EINPROGRESS) {
 			ctx.err = 0;
 			ctx.nomem = true;
 		}

@@ -132,6 +132,26 @@ static void rdsd_tcp_advance(struct rdsd_tcp_conn *tp, u32 n)
 	}
 }
 
+/* What the frame just written held is let go. */
+static void rdsd_tcp_frame_done(struct rdsd_tcp_conn *tp)
+{
+	if (tp->tx_msg) {
+		rdsd_msg_put(tp->tx_msg);
+		tp->tx_msg = NULL;
+	}
+	if (tp->tx_op) {
+		rdsd_op_put(tp->tx_op);
+		tp->tx_op = NULL;
+	}
+	if (tp->tx_resp) {
+		rdsd_tcp_resp_free(tp, tp->tx_resp);
+		tp->tx_resp = NULL;
+	}
+}
+
+static void rdsd_tcp_data_frame(struct rdsd_tcp_conn *tp, struct rdsd_msg *msg,
+				bool post_op);
+
 /*
  * Write what is left of the pending frame.  Returns 0 when it is all
  * written, -EAGAIN when the socket has no room (the write-space callback
@@ -145,29 +165,33 @@ static int rdsd_tcp_push(struct rdsd_tcp_conn *tp)
 	size_t count;
 	int ret;
 
-	while (tp->tx_left) {
-		n = rdsd_tcp_bvec_fill(tp, &count);
-		m.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
-		if (count < tp->tx_left || tp->tx_more)
-			m.msg_flags |= MSG_MORE;
-		iov_iter_bvec(&m.msg_iter, ITER_SOURCE, tp->tx_bvec, n, count);
-		ret = sock_sendmsg(tp->sock, &m);
-		if (ret == -EAGAIN)
-			return ret;
-		if (ret <= 0) {
-			ret = ret ? ret : -EPIPE;
-			WRITE_ONCE(tp->conn->last_error, ret);
-			rdsd_tcp_request_reset(tp, tp->gen);
-			return ret;
+	for (;;) {
+		while (tp->tx_left) {
+			n = rdsd_tcp_bvec_fill(tp, &count);
+			m.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+			if (count < tp->tx_left || tp->tx_more || tp->tx_next)
+				m.msg_flags |= MSG_MORE;
+			iov_iter_bvec(&m.msg_iter, ITER_SOURCE, tp->tx_bvec, n,
+				      count);
+			ret = sock_sendmsg(tp->sock, &m);
+			if (ret == -EAGAIN)
+				return ret;
+			if (ret <= 0) {
+				ret = ret ? ret : -EPIPE;
+				WRITE_ONCE(tp->conn->last_error, ret);
+				rdsd_tcp_request_reset(tp, tp->gen);
+				return ret;
+			}
+			rdsd_tcp_advance(tp, ret);
+			WRITE_ONCE(tp->tx_held, m.msg_flags & MSG_MORE);
 		}
-		rdsd_tcp_advance(tp, ret);
-		WRITE_ONCE(tp->tx_held, m.msg_flags & MSG_MORE);
+		rdsd_tcp_frame_done(tp);
+		if (!tp->tx_next)
+			return 0;
+		/* a request's message follows it */
+		rdsd_tcp_data_frame(tp, tp->tx_next, true);
+		tp->tx_next = NULL;	/* its reference is tx_msg's now */
 	}
-	if (tp->tx_msg) {
-		rdsd_msg_put(tp->tx_msg);
-		tp->tx_msg = NULL;
-	}
-	return 0;
 }
 
 /* The ack every header carries: the highest sequence number delivered. */
@@ -193,6 +217,106 @@ static void rdsd_tcp_frame_hdr(struct rdsd_tcp_conn *tp,
 }
 
 /*
+ * Start @msg's DATA frame; @msg's reference passes to the frame.  With
+ * @post_op its operation's request went just before it.  tx_mutex held,
+ * no frame pending.
+ */
+static void rdsd_tcp_data_frame(struct rdsd_tcp_conn *tp, struct rdsd_msg *msg,
+				bool post_op)
+{
+	const struct rdsd_op *op = msg->op;
+	struct rdsd_wire_info info = {
+		.type = RDSD_WIRE_DATA,
+		.flags = RDSD_WIRE_F_LAST_FRAG,
+		.seq = msg->seq,
+		.len = msg->len,
+		.frag_len = msg->len,
+		.sport = msg->sport,
+		.dport = msg->dport,
+	};
+
+	if (msg->rdma_dest) {
+		info.flags |= RDSD_WIRE_F_RDMA_DEST;
+		info.rdma_cookie = msg->rdma_dest;
+	}
+	if (op && (op->flags & RDS_RDMA_SILENT))
+		info.flags |= RDSD_WIRE_F_SILENT;
+	/* the owner frees a RDS_RDMA_USE_ONCE region; a failure leaves it */
+	if (op && op->key &&
+	    (post_op || (test_bit(RDSD_OP_DONE, &op->state) &&
+			 op->status == RDS_RDMA_SUCCESS))) {
+		info.flags |= RDSD_WIRE_F_RDMA_USED;
+		info.rdma_key = op->key;
+	}
+	if (test_bit(RDSD_MSG_ACK_REQ, &msg->flags) ||
+	    tp->tx_since_req + 1 >= RDSD_TCP_ACK_REQ_EVERY) {
+		info.flags |= RDSD_WIRE_F_ACK_REQ;
+		tp->tx_since_req = 0;
+	} else {
+		tp->tx_since_req++;
+	}
+	rdsd_tcp_frame_hdr(tp, &info);
+	rdsd_tcp_frame(tp, &tp->tx_hdr, sizeof(tp->tx_hdr), NULL, 0,
+		       msg->len ? msg->sg : NULL, msg->len);
+	tp->tx_msg = msg;
+}
+
+/*
+ * Start the RDMA_REQ frame of @msg's operation (tcp_rdma.c): the
+ * descriptor, and a write's data straight from the asker's pages, which
+ * the frame holds with a reference.  With @after, @msg waits for the
+ * answer.  tx_mutex held, no frame pending, rdsd_tcp_op_room() said yes.
+ */
+static void rdsd_tcp_req_frame(struct rdsd_tcp_conn *tp, struct rdsd_msg *msg,
+			       bool after)
+{
+	struct rdsd_op *op = msg->op;
+	u32 data = op->kind == RDSD_OP_WRITE ? op->bytes : 0;
+	struct rdsd_wire_info info = {
+		.type = RDSD_WIRE_RDMA_REQ,
+		.len = sizeof(tp->tx_desc.req) + data,
+		.frag_len = sizeof(tp->tx_desc.req) + data,
+		.sport = msg->sport,
+		.dport = msg->dport,
+	};
+
+	rdsd_tcp_op_req(tp, op, &tp->tx_desc.req, after);
+	rdsd_tcp_frame_hdr(tp, &info);
+	rdsd_tcp_frame(tp, &tp->tx_hdr, sizeof(tp->tx_hdr), &tp->tx_desc.req,
+		       sizeof(tp->tx_desc.req), data ? op->sg : NULL, data);
+	kref_get(&op->refs);	/* the frame's, put when it is written */
+	tp->tx_op = op;
+}
+
+/*
+ * Write the answers to the peer's requests that are ready, in order: the
+ * descriptor, then what a read staged.  tx_mutex held, no frame pending.
+ */
+static int rdsd_tcp_send_resps(struct rdsd_tcp_conn *tp)
+{
+	struct rdsd_wire_info info = { .type = RDSD_WIRE_RDMA_RESP };
+	struct rdsd_tcp_resp *r;
+	int ret;
+
+	while (tp->tx_ready && (r = rdsd_tcp_resp_next(tp))) {
+		info.flags = 0;
+		info.ack = 0;
+		info.len = sizeof(r->desc) + r->bytes;
+		info.frag_len = info.len;
+		tp->tx_desc.resp = r->desc;
+		rdsd_tcp_frame_hdr(tp, &info);
+		rdsd_tcp_frame(tp, &tp->tx_hdr, sizeof(tp->tx_hdr),
+			       &tp->tx_desc.resp, sizeof(tp->tx_desc.resp),
+			       r->bytes ? r->sg : NULL, r->bytes);
+		tp->tx_resp = r;	/* freed when written */
+		ret = rdsd_tcp_push(tp);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
  * Make the socket ready for the next frame: our hello first, then what
  * is pending.  Returns 0 when a frame may start, else as rdsd_tcp_push().
  * tx_mutex held.
@@ -204,19 +328,32 @@ static int rdsd_tcp_tx_clear(struct rdsd_tcp_conn *tp)
 	if (!tp->sock)
 		return -ENOTCONN;
 	ret = rdsd_tcp_push(tp);
-	if (ret || !tp->hello_due)
+	if (ret)
 		return ret;
-	if (READ_ONCE(tp->sock->sk->sk_state) != TCP_ESTABLISHED)
-		return -EAGAIN;	/* the state change brings us back */
-	tp->hello_due = false;
-	rdsd_tcp_hello_fill(tp, &tp->tx_hello);
-	/* the hello acknowledges what was delivered, as a header would */
-	if (tp->tx_hello.rx_next) {
-		WRITE_ONCE(tp->tx_acked, be64_to_cpu(tp->tx_hello.rx_next) - 1);
-		WRITE_ONCE(tp->tx_acked_valid, true);
+	if (tp->hello_due) {
+		if (READ_ONCE(tp->sock->sk->sk_state) != TCP_ESTABLISHED)
+			return -EAGAIN;	/* the state change brings us back */
+		tp->hello_due = false;
+		rdsd_tcp_hello_fill(tp, &tp->tx_hello);
+		/* the hello acknowledges what was delivered, as a header would */
+		if (tp->tx_hello.rx_next) {
+			WRITE_ONCE(tp->tx_acked,
+				   be64_to_cpu(tp->tx_hello.rx_next) - 1);
+			WRITE_ONCE(tp->tx_acked_valid, true);
+		}
+		rdsd_tcp_frame(tp, &tp->tx_hello, sizeof(tp->tx_hello), NULL, 0,
+			       NULL, 0);
+		ret = rdsd_tcp_push(tp);
+		if (ret)
+			return ret;
 	}
-	rdsd_tcp_frame(tp, &tp->tx_hello, sizeof(tp->tx_hello), NULL, 0,
-		       NULL, 0);
+	/* the peer's requests are answered before anything of ours goes */
+	ret = rdsd_tcp_send_resps(tp);
+	if (ret || !tp->tx_after || !rdsd_tcp_op_answered(tp))
+		return ret;
+	/* the message of a read or an atomic whose answer came */
+	rdsd_tcp_data_frame(tp, tp->tx_after, true);
+	tp->tx_after = NULL;	/* its reference is tx_msg's now */
 	return rdsd_tcp_push(tp);
 }
 
@@ -269,20 +406,15 @@ static int rdsd_tcp_send_ack(struct rdsd_tcp_conn *tp)
 int rdsd_tcp_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
 	struct rdsd_tcp_conn *tp = conn->tp;
-	struct rdsd_wire_info info = {
-		.type = RDSD_WIRE_DATA,
-		.flags = RDSD_WIRE_F_LAST_FRAG,
-		.seq = msg->seq,
-		.len = msg->len,
-		.frag_len = msg->len,
-		.sport = msg->sport,
-		.dport = msg->dport,
-	};
+	bool post_op = msg->op && !test_bit(RDSD_OP_DONE, &msg->op->state) &&
+		       !test_bit(RDSD_OP_POSTED, &msg->op->state);
+	bool op_only = rdsd_msg_op_only(msg);
+	bool after;
 	int ret;
 
-	/* no operation rides on a TCP message (no RDSD_TRANS_F_RDMA) */
-	if (WARN_ON_ONCE(msg->op))
-		return -EOPNOTSUPP;
+	/* an operation that already ran, or never will: nothing to send */
+	if (op_only && !post_op)
+		return RDSD_XMIT_DONE;
 
 	mutex_lock(&tp->tx_mutex);
 	if (!tp->tx_ready) {
@@ -301,39 +433,49 @@ int rdsd_tcp_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		goto out;
 	}
 	ret = rdsd_tcp_tx_clear(tp);
+	/* behind a message waiting for its answer; the answer kicks */
+	if (!ret && tp->tx_after)
+		ret = -EAGAIN;
+	if (!ret && post_op)
+		ret = rdsd_tcp_op_room(tp, msg->op);	/* an answer kicks */
 	if (ret) {
 		tp->tx_blocked = true;
 		ret = -EAGAIN;
 		goto out;
 	}
 
-	if (msg->rdma_dest) {
-		info.flags |= RDSD_WIRE_F_RDMA_DEST;
-		info.rdma_cookie = msg->rdma_dest;
+	/*
+	 * The operation's request first, then the message, if it goes: at
+	 * once behind a write, once the answer came for a read or an
+	 * atomic (their results are in the asker's buffers then, as over
+	 * IB).
+	 */
+	after = post_op && !op_only && msg->op->kind != RDSD_OP_WRITE;
+	if (post_op)
+		rdsd_tcp_req_frame(tp, msg, after);
+	if (!op_only) {
+		rdsd_msg_get(msg);	/* put when its frame is written */
+		if (after)
+			tp->tx_after = msg;
+		else if (post_op)
+			tp->tx_next = msg;
+		else
+			rdsd_tcp_data_frame(tp, msg, false);
 	}
-	if (test_bit(RDSD_MSG_ACK_REQ, &msg->flags) ||
-	    tp->tx_since_req + 1 >= RDSD_TCP_ACK_REQ_EVERY) {
-		info.flags |= RDSD_WIRE_F_ACK_REQ;
-		tp->tx_since_req = 0;
-	} else {
-		tp->tx_since_req++;
-	}
-	rdsd_tcp_frame_hdr(tp, &info);
-	rdsd_tcp_frame(tp, &tp->tx_hdr, sizeof(tp->tx_hdr), NULL, 0,
-		       msg->len ? msg->sg : NULL, msg->len);
-	rdsd_msg_get(msg);	/* put when the frame is written */
-	tp->tx_msg = msg;
 	/*
 	 * With more queued, this pass's next message joins this one's
 	 * segment (the flush at the pass's end pushes what is left over).
 	 * The last one pushes: a lone message pays no second socket lock.
 	 */
 	tp->tx_more = !list_empty_careful(&conn->send_queue);
-	ret = rdsd_tcp_push(tp);
+	rdsd_tcp_push(tp);
 	tp->tx_more = false;
-	/* the rest is written by the worker: the message is on its way */
-	if (ret == -EAGAIN)
-		ret = 0;
+	/*
+	 * What the socket did not take the worker writes; if it failed, its
+	 * reset sends the message again (and drops the operation): either
+	 * way the message is on its way.
+	 */
+	ret = op_only ? RDSD_XMIT_DONE : 0;
 out:
 	mutex_unlock(&tp->tx_mutex);
 	return ret;
@@ -495,9 +637,13 @@ void rdsd_tcp_tx_stop(struct rdsd_tcp_conn *tp)
 	tp->gen++;	/* what was asked of the old socket is forgotten */
 	tp->tx_left = 0;
 	tp->tx_held = false;
-	if (tp->tx_msg)
-		rdsd_msg_put(tp->tx_msg);
-	tp->tx_msg = NULL;
+	rdsd_tcp_frame_done(tp);
+	if (tp->tx_next)
+		rdsd_msg_put(tp->tx_next);
+	tp->tx_next = NULL;
+	if (tp->tx_after)
+		rdsd_msg_put(tp->tx_after);
+	tp->tx_after = NULL;
 	mutex_unlock(&tp->tx_mutex);
 	cancel_work_sync(&tp->tx_work);
 	cancel_delayed_work_sync(&tp->ack_work);

@@ -28,6 +28,8 @@ static_assert(offsetof(struct rdsd_wire_hdr, reserved) == 44);
 static_assert(offsetof(struct rdsd_wire_hdr, rdma_cookie) == 48);
 static_assert(sizeof(struct rdsd_ib_cm_data) == 56);
 static_assert(sizeof(struct rdsd_tcp_hello) == 48);
+static_assert(sizeof(struct rdsd_wire_rdma_req) == 64);
+static_assert(sizeof(struct rdsd_wire_rdma_resp) == 32);
 
 /**
  * rdsd_wire_encode - fill @hdr from @info
@@ -162,6 +164,27 @@ int rdsd_wire_validate(const struct rdsd_wire_hdr *hdr, size_t received,
 		/* only whole messages share a buffer */
 		if ((i.flags & RDSD_WIRE_F_MORE) &&
 		    (i.frag_off || i.frag_len != i.len))
+			return -EPROTO;
+		break;
+	case RDSD_WIRE_RDMA_REQ:
+	case RDSD_WIRE_RDMA_RESP:
+		/* a descriptor, then a write's or a read's data, in one piece */
+		k = i.type == RDSD_WIRE_RDMA_REQ ?
+		    sizeof(struct rdsd_wire_rdma_req) :
+		    sizeof(struct rdsd_wire_rdma_resp);
+		if (i.len < k || i.len - k > RDS_DOCA_MAX_RDMA_SIZE ||
+		    i.frag_off || i.frag_len != i.len)
+			return -EBADMSG;
+		if (i.seq || i.rdma_cookie || i.rdma_key ||
+		    (i.flags & (RDSD_WIRE_F_LAST_FRAG | RDSD_WIRE_F_MORE)))
+			return -EPROTO;
+		/*
+		 * who asks (a bound socket), and the port the operation is
+		 * addressed to (the owner refuses a wrong one); an answer
+		 * names neither
+		 */
+		if (i.type == RDSD_WIRE_RDMA_REQ ? !i.sport :
+		    i.sport || i.dport)
 			return -EPROTO;
 		break;
 	case RDSD_WIRE_CONG:

@@ -17,7 +17,7 @@
 #include <linux/types.h>
 
 #define RDSD_WIRE_MAGIC		0x52445344	/* "RDSD" */
-#define RDSD_WIRE_VERSION	5
+#define RDSD_WIRE_VERSION	6
 
 /* rdsd_wire_hdr.type */
 enum rdsd_wire_type {
@@ -30,6 +30,8 @@ enum rdsd_wire_type {
 	RDSD_WIRE_MR_ANS = 7,	/* the answer: a key and the region's rights */
 	RDSD_WIRE_MR_REVOKE = 8, /* forget what a cookie resolved to */
 	RDSD_WIRE_MR_GRANT = 9,	/* an MR_ANS nobody asked for, ahead of a cookie */
+	RDSD_WIRE_RDMA_REQ = 10, /* TCP: run an operation on a region of yours */
+	RDSD_WIRE_RDMA_RESP = 11, /* TCP: its outcome, and what it read */
 	__RDSD_WIRE_TYPE_MAX,
 };
 
@@ -100,6 +102,63 @@ struct rdsd_wire_hdr {
 	__be64	rdma_cookie;
 	__be32	rdma_key;
 	__be32	reserved2;
+};
+
+/* rdsd_wire_rdma_req.kind: enum rdsd_op_kind, fixed on the wire */
+#define RDSD_WIRE_OP_READ		0
+#define RDSD_WIRE_OP_WRITE		1
+#define RDSD_WIRE_OP_FADD		2
+#define RDSD_WIRE_OP_CSWP		3
+#define RDSD_WIRE_OP_MASKED_FADD	4
+#define RDSD_WIRE_OP_MASKED_CSWP	5
+
+/**
+ * struct rdsd_wire_rdma_req - what an RDMA_REQ frame asks (64 bytes)
+ * @id: the request's number on this TCP connection: the first is 1, each
+ *	next one is one more.
+ * @cookie: the region's cookie, as the owner handed it out.
+ * @raddr: remote address of the first byte: the cookie's high half plus
+ *	the address the program gave.
+ * @bytes: bytes the operation touches: 1 to RDS_DOCA_MAX_RDMA_SIZE for a
+ *	read or a write, 8 for an atomic.
+ * @kind: RDSD_WIRE_OP_*.
+ * @reserved0: zero.
+ * @reserved1: zero.
+ * @args: an atomic's operands, as struct rdsd_op keeps them; zero else.
+ *
+ * The frame's header has no sequence number and no cookie; its ports are
+ * the asking socket's (@sport) and the region owner's (@dport), its
+ * @len and @frag_len the bytes that follow it: this descriptor, then a
+ * write's @bytes of data.
+ */
+struct rdsd_wire_rdma_req {
+	__be64	id;
+	__be64	cookie;
+	__be64	raddr;
+	__be32	bytes;
+	__u8	kind;
+	__u8	reserved0;
+	__be16	reserved1;
+	__be64	args[4];
+};
+
+/**
+ * struct rdsd_wire_rdma_resp - what an RDMA_RESP frame answers (32 bytes)
+ * @id: the request answered: the oldest one not answered yet.
+ * @value: an atomic's target word as it was before, on success.
+ * @status: RDS_RDMA_SUCCESS, RDS_RDMA_REMOTE_ERROR (the region refused
+ *	the operation) or RDS_RDMA_OTHER_ERROR (the owner had no memory
+ *	for it).
+ * @reserved: zero.
+ *
+ * The header's ports are zero; @len and @frag_len count this descriptor
+ * and, for a read that succeeded, the @bytes it read.
+ */
+struct rdsd_wire_rdma_resp {
+	__be64	id;
+	__be64	value;
+	__u8	status;
+	__u8	reserved[15];
 };
 
 /**

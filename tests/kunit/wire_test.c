@@ -4,6 +4,7 @@
  */
 #include <kunit/test.h>
 #include <linux/in.h>
+#include <linux/rds_doca.h>
 
 #include "rdsd.h"
 #include "wire.h"
@@ -244,7 +245,7 @@ WIRE_MUTATOR(w_mr_ahead_payload,
 WIRE_MUTATOR(w_mr_ahead_seq,
 	     MR_BASE(RDSD_WIRE_MR_GRANT); h->seq = cpu_to_be64(3))
 WIRE_MUTATOR(w_mr_ahead_type,
-	     MR_BASE(RDSD_WIRE_MR_GRANT); h->type = RDSD_WIRE_MR_GRANT + 1)
+	     MR_BASE(RDSD_WIRE_MR_GRANT); h->type = RDSD_WIRE_RDMA_RESP + 1)
 WIRE_MUTATOR(w_mr_deny_ok, MR_DENY)
 WIRE_MUTATOR(w_mr_deny_len, MR_DENY; h->len = htonl(5))
 WIRE_MUTATOR(w_mr_deny_port, MR_DENY; h->sport = htons(7))
@@ -267,7 +268,71 @@ WIRE_MUTATOR(w_key_on_cong,
 	     h->frag_off = 0; h->frag_len = h->len; h->sport = 0; h->dport = 0;
 	     *rcvd = sizeof(*h) + RDSD_NR_PORTS / 8; h->rdma_key = htonl(9))
 
+/* operation frames (TCP): a descriptor and data, whole, no sequence */
+static void op_base(struct rdsd_wire_hdr *h, size_t *rcvd, u8 type, u32 data)
+{
+	u32 len = (type == RDSD_WIRE_RDMA_REQ ?
+		   sizeof(struct rdsd_wire_rdma_req) :
+		   sizeof(struct rdsd_wire_rdma_resp)) + data;
+
+	h->type = type;
+	h->flags = htons(RDSD_WIRE_F_ACK_VALID);
+	h->seq = 0;
+	h->len = htonl(len);
+	h->frag_off = 0;
+	h->frag_len = htonl(len);
+	*rcvd = sizeof(*h) + len;
+	if (type == RDSD_WIRE_RDMA_RESP) {
+		h->sport = 0;
+		h->dport = 0;
+	}
+}
+
+#define OP_REQ(d)	op_base(h, rcvd, RDSD_WIRE_RDMA_REQ, (d))
+#define OP_RESP(d)	op_base(h, rcvd, RDSD_WIRE_RDMA_RESP, (d))
+
+WIRE_MUTATOR(w_op_req_ok, OP_REQ(0))
+WIRE_MUTATOR(w_op_req_write, OP_REQ(RDS_DOCA_MAX_RDMA_SIZE))
+WIRE_MUTATOR(w_op_req_big, OP_REQ(RDS_DOCA_MAX_RDMA_SIZE + 1))
+WIRE_MUTATOR(w_op_req_short,
+	     OP_REQ(0); h->len = htonl(63); h->frag_len = h->len; *rcvd -= 1)
+WIRE_MUTATOR(w_op_req_frag,
+	     OP_REQ(8); h->frag_len = htonl(64); *rcvd -= 8)
+WIRE_MUTATOR(w_op_req_seq, OP_REQ(0); h->seq = cpu_to_be64(1))
+WIRE_MUTATOR(w_op_req_last, OP_REQ(0); h->flags |= htons(RDSD_WIRE_F_LAST_FRAG))
+WIRE_MUTATOR(w_op_req_packed, OP_REQ(0); h->flags |= htons(RDSD_WIRE_F_MORE))
+WIRE_MUTATOR(w_op_req_silent,
+	     OP_REQ(0); h->flags |= htons(RDSD_WIRE_F_SILENT))
+WIRE_MUTATOR(w_op_req_cookie, OP_REQ(0); h->rdma_cookie = cpu_to_be64(9))
+WIRE_MUTATOR(w_op_req_no_sport, OP_REQ(0); h->sport = 0)
+WIRE_MUTATOR(w_op_req_no_dport, OP_REQ(0); h->dport = 0)
+WIRE_MUTATOR(w_op_resp_ok, OP_RESP(0))
+WIRE_MUTATOR(w_op_resp_read, OP_RESP(RDS_DOCA_MAX_RDMA_SIZE))
+WIRE_MUTATOR(w_op_resp_big, OP_RESP(RDS_DOCA_MAX_RDMA_SIZE + 1))
+WIRE_MUTATOR(w_op_resp_short,
+	     OP_RESP(0); h->len = htonl(31); h->frag_len = h->len; *rcvd -= 1)
+WIRE_MUTATOR(w_op_resp_port, OP_RESP(0); h->dport = htons(4000))
+WIRE_MUTATOR(w_op_resp_key, OP_RESP(0); h->rdma_key = htonl(3))
+
 static const struct wire_case wire_cases[] = {
+	{ "operation request", w_op_req_ok, 0 },
+	{ "write request of 1 MiB", w_op_req_write, 0 },
+	{ "write request over 1 MiB", w_op_req_big, -EBADMSG },
+	{ "request shorter than its descriptor", w_op_req_short, -EBADMSG },
+	{ "request in pieces", w_op_req_frag, -EBADMSG },
+	{ "request with a sequence number", w_op_req_seq, -EPROTO },
+	{ "request flagged last fragment", w_op_req_last, -EPROTO },
+	{ "packed request", w_op_req_packed, -EPROTO },
+	{ "silent request", w_op_req_silent, -EPROTO },
+	{ "request with a header cookie", w_op_req_cookie, -EPROTO },
+	{ "request from port 0", w_op_req_no_sport, -EPROTO },
+	{ "request to port 0 (the owner refuses it)", w_op_req_no_dport, 0 },
+	{ "operation answer", w_op_resp_ok, 0 },
+	{ "answer with 1 MiB read", w_op_resp_read, 0 },
+	{ "answer over 1 MiB", w_op_resp_big, -EBADMSG },
+	{ "answer shorter than its descriptor", w_op_resp_short, -EBADMSG },
+	{ "answer naming a port", w_op_resp_port, -EPROTO },
+	{ "answer with a key", w_op_resp_key, -EPROTO },
 	{ "region request", w_mr_req_ok, 0 },
 	{ "region request without a cookie", w_mr_req_no_cookie, -EPROTO },
 	{ "region request with a key", w_mr_req_key, -EPROTO },

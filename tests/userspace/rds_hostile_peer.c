@@ -44,13 +44,15 @@
 
 /* The wire protocol, as net/rds_doca/wire.h and ib.h define it. */
 #define WIRE_MAGIC	0x52445344	/* "RDSD" */
-#define WIRE_VERSION	5
+#define WIRE_VERSION	6
 #define CM_VERSION	6
 #define T_DATA		1
 #define T_ACK		2
 #define T_CONG		3
 #define T_MR_REQ	6
 #define T_MR_ANS	7
+#define T_RDMA_REQ	10	/* the TCP transport's */
+#define T_RDMA_RESP	11
 #define F_ACK_REQ	0x0001
 #define F_ACK_VALID	0x0002
 #define F_LAST		0x0004
@@ -1055,6 +1057,20 @@ static bool unknown_type(struct peer *p)
 			    offsetof(struct wire_hdr, type), &t, 1);
 }
 
+/* The TCP transport's operation frames have no place over IB. */
+static bool tcp_rdma_req(struct peer *p)
+{
+	return send_hf(p, (struct hf){ .type = T_RDMA_REQ, .len = 64,
+				       .frag_len = 64,
+				       .dport = hp.victim_port });
+}
+
+static bool tcp_rdma_resp(struct peer *p)
+{
+	return send_hf(p, (struct hf){ .type = T_RDMA_RESP, .len = 32,
+				       .frag_len = 32, .no_sport = true });
+}
+
 static bool unknown_flag(struct peer *p)
 {
 	struct hf f = data_hf(1, 10);
@@ -1584,6 +1600,8 @@ DEFINE_RESET(random_bytes)
 DEFINE_RESET(bad_version)
 DEFINE_RESET(unknown_type)
 DEFINE_RESET(unknown_flag)
+DEFINE_RESET(tcp_rdma_req)
+DEFINE_RESET(tcp_rdma_resp)
 DEFINE_RESET(reserved_set)
 DEFINE_RESET(ack_with_payload)
 
@@ -1675,6 +1693,8 @@ static const struct selftest tests[] = {
 	RESET_CASE(bad_version),
 	RESET_CASE(unknown_type),
 	RESET_CASE(unknown_flag),
+	RESET_CASE(tcp_rdma_req),
+	RESET_CASE(tcp_rdma_resp),
 	RESET_CASE(reserved_set),
 	RESET_CASE(ack_with_payload),
 	{ "mr_requests", mr_requests },

@@ -47,8 +47,9 @@
 # and over TCP, when named:
 #
 #  10. tcp:       the same two addresses on a dummy interface without an
-#                 RDMA device: the api and order suites over the TCP
-#                 transport, a hostile peer (tcp_hostile_test.py),
+#                 RDMA device: the api, order, RDMA and bounds suites
+#                 over the TCP transport, a hostile peer
+#                 (tcp_hostile_test.py),
 #                 five unprivileged users' attempts to addresses nobody
 #                 answers (tcp_attempts_test.py), then
 #                 two namespaces joined by a veth pair talking as two
@@ -848,6 +849,10 @@ if want_stage tcp; then
 			# shellcheck disable=SC2086
 			run_suite tcp-order "$ORDER" --family "$fam" \
 				--impl doca "${TCP_ARGS[@]}" $ORDER_ARGS
+			run_suite tcp-rdma "$RDMA" --family "$fam" \
+				--impl doca "${TCP_ARGS[@]}"
+			run_suite tcp-bounds "$BOUNDS" --family "$fam" \
+				--impl doca "${TCP_ARGS[@]}"
 			run_suite tcp-hostile "$HERE/tcp_hostile_test.py" \
 				--family "$fam" --addr "$TCP_ADDR" \
 				--peer "$TCP_PEER" --netdev "$TCP_NETDEV" \

@@ -13,8 +13,7 @@ case is a new TCP connection:
   - a valid hello: the module answers with its own, then delivers a
     DATA frame to the bound socket it names and acknowledges it;
   - after a valid hello, frames that break the rules (a DATA frame that
-    is not one whole message, longer than 64 MiB, with an operation's
-    flag; a region message; an ack of a message never sent; garbage):
+    is not one whole message, longer than 64 MiB; a region message; an ack of a message never sent; garbage):
     the module closes the socket, counts one recv_proto_error, and
     delivers nothing of it;
   - a message sent again with a number already delivered is dropped and
@@ -50,10 +49,9 @@ from rdsctl_test import Tap, RdsSock, rdsctl_json, counters_of, \
 T = Tap()
 
 MAGIC = 0x52445344
-VERSION = 5
+VERSION = 6
 DATA, ACK, CONG, PING, PONG, MR_REQ = 1, 2, 3, 4, 5, 6
 F_ACK_REQ, F_ACK_VALID, F_LAST_FRAG = 0x1, 0x2, 0x4
-F_RDMA_USED = 0x20
 HDR = struct.Struct(">IBBHQQIIHHIHH4sQII")
 HELLO = struct.Struct(">IBBHIIQQQBB6s")
 # addresses the hostile peer speaks from, one per case, on --netdev
@@ -307,9 +305,6 @@ def main():
                 (data(b"", seq=0, sport=999, length=(64 << 20) + 1,
                       frag_len=(64 << 20) + 1),
                  "a DATA frame of 64 MiB + 1"),
-                (data(b"abc", seq=0, sport=999,
-                      flags=F_LAST_FRAG | F_RDMA_USED, key=7),
-                 "a DATA frame saying an operation used a region"),
                 (frame(MR_REQ, sport=999, dport=RDS_PORT, cookie=1),
                  "a region request"),
                 (frame(ACK, flags=F_ACK_VALID, ack=1000),

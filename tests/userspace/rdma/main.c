@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RDMA and atomic operation tests for rds_doca over the loopback
- * transport.
+ * RDMA and atomic operation tests for rds_doca over the loopback, IB
+ * and TCP transports.
  *
  * Exercises, through the socket API only, memory registration
  * (RDS_GET_MR, RDS_GET_MR_FOR_DEST, RDS_DOCA_GET_MR_LIST, RDS_FREE_MR),
@@ -85,11 +85,13 @@ int main(int argc, char **argv)
 				     selftest_by_filter);
 	}
 	if (cfg_loopback() ? cfg.transport != RDS_TRANS_LOOP :
-			     cfg.transport != RDS_TRANS_IB) {
+			     cfg.transport != RDS_TRANS_IB &&
+			     cfg.transport != RDS_TRANS_TCP) {
 		fprintf(stderr,
 			"%s: run over the loopback transport (--addr and --peer in\n"
-			"127.0.0.0/8, --transport loop) or over IB (--addr and --peer on\n"
-			"an RDMA device, --transport ib)\n", argv[0]);
+			"127.0.0.0/8, --transport loop), over IB (--addr and --peer on\n"
+			"an RDMA device, --transport ib) or over TCP (--transport tcp)\n",
+			argv[0]);
 		return 2;
 	}
 	return run_selftests("rds_rdma_test", tests, selftest_by_filter);

@@ -463,7 +463,7 @@ out:
  * Over IB the initiating kernel asks the region's kernel for a cookie's
  * device key once per connection (rdma_resolve counts the questions):
  * twenty operations with one cookie ask once, plus once per reset of the
- * connection meanwhile.  Over loopback nothing is asked.
+ * connection meanwhile.  In software (loopback, TCP) nothing is asked.
  */
 void test_rdma_resolve_once(void)
 {
@@ -486,7 +486,7 @@ void test_rdma_resolve_once(void)
 	want = over_ib() ? 1 : 0;
 	ok_diag(r1 - r0 >= want && r1 - r0 <= want + (n1 - n0),
 		over_ib() ? "the cookie was resolved once" :
-			    "loopback resolves nothing",
+			    "in software nothing is resolved",
 		"rdma_resolve rose by %llu, conn_reset by %llu",
 		(unsigned long long)(r1 - r0), (unsigned long long)(n1 - n0));
 out:

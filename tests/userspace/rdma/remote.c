@@ -297,7 +297,7 @@ static bool revoke_wait(struct rdma_fixture *f, const uint64_t base[3],
  * makes A tell B to forget the key (MR_REVOKE, counted in rdma_revoke),
  * unless it was a RDS_RDMA_USE_ONCE region that B used up: B forgot the
  * key when it posted the operation, so the message is spared (counted in
- * rdma_revoke_spared).  Over loopback no key is given: neither counts.
+ * rdma_revoke_spared).  In software no key is given: neither counts.
  */
 void test_remote_revoke(void)
 {
@@ -319,7 +319,7 @@ void test_remote_revoke(void)
 		now[0] - base[0] + now[1] - base[1] <= 2 * want[1] :
 		now[0] == base[0] && now[1] - base[1] == want[1],
 		over_ib() ? "used up by the peer given its key: no MR_REVOKE" :
-			    "loopback: no key given, nothing revoked",
+			    "in software: no key given, nothing revoked",
 		"rdma_revoke +%llu, rdma_revoke_spared +%llu, conn_reset +%llu",
 		(unsigned long long)(now[0] - base[0]),
 		(unsigned long long)(now[1] - base[1]),
@@ -336,7 +336,7 @@ void test_remote_revoke(void)
 		goto out;
 	ok_diag(now[0] - base[0] == want[0] && now[1] == base[1],
 		over_ib() ? "a region freed after its key was given: MR_REVOKE" :
-			    "loopback: nothing revoked",
+			    "in software: nothing revoked",
 		"rdma_revoke +%llu, rdma_revoke_spared +%llu",
 		(unsigned long long)(now[0] - base[0]),
 		(unsigned long long)(now[1] - base[1]));
