@@ -16,6 +16,13 @@ case is a new TCP connection:
     is not one whole message, longer than 64 MiB; a region message; an ack of a message never sent; garbage):
     the module closes the socket, counts one recv_proto_error, and
     delivers nothing of it;
+  - operations on a region of a bound socket (RDMA_REQ): a write, a
+    read and a fetch-add are run and answered (RDMA_RESP) with their
+    status, data and old value; a guessed cookie, a range past the end
+    and another port are answered RDS_RDMA_REMOTE_ERROR and counted in
+    rdma_refused, the region untouched; requests that break the rules
+    (numbering, kind, lengths, operands, reserved bytes, an answer to
+    nothing) and reads past the window reset the connection;
   - a message sent again with a number already delivered is dropped and
     counted (recv_drop_old_seq), and the connection goes on;
   - RDS_INFO_TCP_SOCKETS and RDS6_INFO_TCP_SOCKETS list that connection
@@ -33,6 +40,7 @@ Run as root, rds_doca loaded, A and B on DEV without an RDMA device.
 """
 
 import argparse
+import ctypes
 import os
 import socket
 import struct
@@ -44,18 +52,23 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # pylint: disable=wrong-import-position
 import rdsctl_test  # noqa: E402
 from rdsctl_test import Tap, RdsSock, rdsctl_json, counters_of, \
-    run_main, TCP_INFO, TCP6_INFO  # noqa: E402
+    run_main, TCP_INFO, TCP6_INFO, PAGE  # noqa: E402
 
 T = Tap()
 
 MAGIC = 0x52445344
 VERSION = 6
 DATA, ACK, CONG, PING, PONG, MR_REQ = 1, 2, 3, 4, 5, 6
+RDMA_REQ, RDMA_RESP = 10, 11
+OP_READ, OP_WRITE, OP_FADD = 0, 1, 2
+RDS_RDMA_SUCCESS, RDS_RDMA_REMOTE_ERROR = 0, 1
 F_ACK_REQ, F_ACK_VALID, F_LAST_FRAG = 0x1, 0x2, 0x4
 HDR = struct.Struct(">IBBHQQIIHHIHH4sQII")
 HELLO = struct.Struct(">IBBHIIQQQBB6s")
+REQ = struct.Struct(">QQQIBBH4Q")
+RESP = struct.Struct(">QQB15s")
 # addresses the hostile peer speaks from, one per case, on --netdev
-HOSTILE = [f"192.0.2.{n}" for n in range(100, 140)]
+HOSTILE = [f"192.0.2.{n}" for n in range(100, 160)]
 RDS_PORT = 4300
 INCARNATION = 0x1234567890ABCDEF
 
@@ -79,6 +92,16 @@ def frame(ftype, payload=b"", flags=0, seq=0, ack=0, length=None,
 def data(payload, seq, sport, dport=RDS_PORT, flags=F_LAST_FRAG, **kw):
     return frame(DATA, payload, flags=flags, seq=seq, sport=sport,
                  dport=dport, **kw)
+
+
+def req(rid, cookie, off, nbytes, kind, payload=b"", args=(0, 0, 0, 0),
+        reserved=0, sport=999, dport=RDS_PORT, length=None):
+    """An RDMA_REQ frame: a descriptor, then @payload."""
+    raddr = (cookie >> 32) + off
+    body = REQ.pack(rid, cookie, raddr, nbytes, kind, reserved, 0,
+                    *args) + payload
+    return frame(RDMA_REQ, body, sport=sport, dport=dport, length=length,
+                 frag_len=length)
 
 
 class Peer:
@@ -180,6 +203,114 @@ def bad_frame(args, src, fr, what, rx):
     T.eq(counter("recv_proto_error") - before, 1,
          f"{what}: counted once in recv_proto_error")
     T.ok(rx.recv(0.5) is None, f"{what}: nothing of it is delivered")
+
+
+def next_resp(p):
+    """The next RDMA_RESP (descriptor, data), skipping other frames."""
+    while True:
+        h = p.read(HDR.size)
+        if h is None:
+            return None, None
+        h = HDR.unpack(h)
+        body = p.read(h[10]) if h[10] else b""
+        if h[2] == RDMA_RESP:
+            return RESP.unpack(body[:RESP.size]), body[RESP.size:]
+
+
+def rdma_cases(args, src, rx):
+    """Operations from the hostile peer on a region of @rx."""
+    cookie, buf = rx.get_mr(2 * PAGE)
+    base = (ctypes.addressof(buf) + PAGE - 1) & ~(PAGE - 1)
+    mem = (ctypes.c_char * (2 * PAGE)).from_address(base)
+    mem[0:8] = struct.pack("=Q", 41)
+
+    p, _ = answered(args, next(src))
+    if not T.ok(p is not None, "operations: the module answers the hello"):
+        return
+    ops = []
+    p.send(req(1, cookie, 100, 16, OP_WRITE, b"written from afar"[:16]))
+    ops.append(next_resp(p))
+    p.send(req(2, cookie, 100, 16, OP_READ))
+    ops.append(next_resp(p))
+    p.send(req(3, cookie, 0, 8, OP_FADD, args=(1, 0, 0, 0)))
+    ops.append(next_resp(p))
+    T.ok(ops[0][0] is not None and ops[0][0][:3] ==
+         (1, 0, RDS_RDMA_SUCCESS) and ops[0][1] == b"",
+         "a write: answered, id 1, success, no data", f"{ops[0]}")
+    T.eq(bytes(mem[100:116]), b"written from afar"[:16],
+         "... its data is in the region")
+    T.ok(ops[1][0] is not None and ops[1][0][:3] ==
+         (2, 0, RDS_RDMA_SUCCESS) and ops[1][1] == b"written from afar"[:16],
+         "a read: answered, id 2, with the region's 16 bytes", f"{ops[1]}")
+    T.ok(ops[2][0] is not None and ops[2][0][:3] ==
+         (3, 41, RDS_RDMA_SUCCESS),
+         "a fetch-add: answered, id 3, with the old value", f"{ops[2]}")
+    T.eq(struct.unpack("=Q", bytes(mem[0:8]))[0], 42,
+         "... and the word went up by one")
+
+    # refusals: answered, counted, the connection goes on
+    before = counter("rdma_refused")
+    p.send(req(4, cookie ^ (1 << 40), 0, 16, OP_WRITE, b"x" * 16))
+    r4 = next_resp(p)
+    p.send(req(5, cookie, 2 * PAGE - 8, 16, OP_READ))
+    r5 = next_resp(p)
+    p.send(req(6, cookie, 0, 8, OP_WRITE, b"y" * 8, dport=RDS_PORT + 7))
+    r6 = next_resp(p)
+    T.ok([r[0][:3] if r[0] else None for r in (r4, r5, r6)] ==
+         [(4, 0, RDS_RDMA_REMOTE_ERROR), (5, 0, RDS_RDMA_REMOTE_ERROR),
+          (6, 0, RDS_RDMA_REMOTE_ERROR)] and r5[1] == b"",
+         "a guessed cookie, a range past the end, another port: "
+         "each answered RDS_RDMA_REMOTE_ERROR, nothing read",
+         f"{r4} {r5} {r6}")
+    T.eq(counter("rdma_refused") - before, 3,
+         "... each counted in rdma_refused")
+    T.ok(bytes(mem[0:8]) == struct.pack("=Q", 42) and
+         b"x" not in bytes(mem[:]) and b"y" not in bytes(mem[:]),
+         "... and the region is untouched")
+    p.send(data(b"after the refusals", seq=0, sport=999))
+    T.eq(rx.recv(10), b"after the refusals",
+         "... the connection goes on: a message is delivered")
+    p.close()
+
+    # requests that break the rules reset the connection
+    for fr, what in [
+            (req(2, cookie, 0, 8, OP_READ), "a first request numbered 2"),
+            (req(1, cookie, 0, 8, 9), "a request of kind 9"),
+            (req(1, cookie, 0, 8, OP_READ, b"z" * 8),
+             "a read request carrying data"),
+            (req(1, cookie, 0, 16, OP_FADD), "a fetch-add of 16 bytes"),
+            (req(1, cookie, 0, 8, OP_READ, args=(1, 0, 0, 0)),
+             "a read with operands"),
+            (req(1, cookie, 0, 8, OP_READ, reserved=1),
+             "a request with a reserved byte set"),
+            (req(1, cookie, 0, 8, OP_WRITE, b"w" * 7, length=64 + 7),
+             "a write request shorter than its length"),
+            (frame(RDMA_RESP, RESP.pack(1, 0, 0, bytes(15))),
+             "an answer to nothing asked"),
+            (req(1, cookie, 0, 0, OP_READ), "a read of 0 bytes"),
+            (req(1, cookie, 0, (1 << 20) + 1, OP_READ),
+             "a read over 1 MiB")]:
+        bad_frame(args, next(src), fr, what, rx)
+
+    # reads past the window, their answers not read: reset
+    big, _ = rx.get_mr(1 << 20)
+    p, _ = answered(args, next(src))
+    if T.ok(p is not None, "read window: the module answers the hello"):
+        before = counter("recv_proto_error")
+        p.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        try:
+            for i in range(24):
+                p.send(req(i + 1, big, 0, 1 << 20, OP_READ))
+        except OSError:
+            pass
+        T.ok(p.closed(timeout=30),
+             "24 reads of 1 MiB, no answer read: the module closes the "
+             "socket (4 MiB of reads may wait for their answers)")
+        p.close()
+        T.eq(counter("recv_proto_error") - before, 1,
+             "... counted once in recv_proto_error")
+    rx.free_mr(big)
+    rx.free_mr(cookie)
 
 
 def tcp_sockets(rx, v6=False):
@@ -313,6 +444,9 @@ def main():
                 (frame(99), "a frame of type 99")]:
             bad_frame(args, next(src), fr, what, rx)
         legit_exchange(args.family, args.addr, args.peer, "bad frames")
+
+        rdma_cases(args, src, rx)
+        legit_exchange(args.family, args.addr, args.peer, "operations")
 
         # a flood of silent connections from one address
         flood_src = next(src)
