@@ -15,11 +15,12 @@
 #              streams the rest; b's receiver, which stayed up, must get
 #              every message once and in order
 #   reload-b   the same with b reloading and a receiving
-#   rdma       (doca only: Linux RDS refuses RDS_GET_MR on Soft-RoCE)
+#   rdma       (doca, doca-tcp: Linux RDS refuses RDS_GET_MR on
+#              Soft-RoCE, and RDMA over TCP)
 #              a registers memory and hands b the cookies; b reads,
 #              writes and applies atomics through them, then finds a
 #              freed and a used-up cookie refused
-#   rdma-cong  (doca only) each host sends the other messages behind RDMA
+#   rdma-cong  (doca, doca-tcp) each host sends the other messages behind RDMA
 #              writes with RDS_RDMA_NOTIFY_ME into a region of the
 #              other's, while it reads the other's messages slowly
 #              through a small receive buffer: each port turns congested
@@ -31,9 +32,10 @@
 # reference, "doca" over rds_doca; "doca-tcp" over rds_doca's TCP
 # transport (SO_RDS_TRANSPORT on every socket, the RDMA device beside
 # it unused) and "rds-tcp" over Linux rds_tcp, the roundtrip, order,
-# fan-in and reload tests (RDMA over TCP is refused), and for doca-tcp
-# rdsctl.  Output is TAP, the checks of the
-# programs renumbered and prefixed; the last line is "N passed, N failed".
+# fan-in and reload tests, and for doca-tcp the RDMA tests (run in
+# software by the region's owner) and rdsctl.  Output is TAP, the checks
+# of the programs renumbered and prefixed; the last line is
+# "N passed, N failed".
 #
 #	tests/vm/pair -- tests/userspace/cross_host.sh [options]
 
@@ -361,8 +363,8 @@ run_stage() {
 		--senders 32 --threads 1 --receivers 1
 	timed reload_test reload-a a "$PORT_RELOAD_A"
 	timed reload_test reload-b b "$PORT_RELOAD_B"
-	[[ $stage != doca ]] || timed test_rdma
-	[[ $stage != doca ]] || timed test_rdma_cong
+	[[ $stage != doca* ]] || timed test_rdma
+	[[ $stage != doca* ]] || timed test_rdma_cong
 	[[ $stage != doca* ]] || timed test_ctl
 
 	sync_peer end || return
