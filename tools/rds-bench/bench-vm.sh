@@ -12,7 +12,10 @@
 #     (perftest) on that device, interleaved (ib-compare.sh): messages,
 #     and RDMA write, read and fetch-and-add against ib_write_bw,
 #     ib_read_bw and ib_atomic_bw; then rds-stress's transaction
-#     (compare.sh --modes reqresp) for rds_doca against rds_rdma;
+#     (compare.sh --modes reqresp) for rds_doca against rds_rdma, and
+#     RDMA write, read and fetch-and-add over rds_doca's TCP transport
+#     (run in software by the owner) against its IB transport, between
+#     the same two addresses (in tcp-rdma/);
 #  4. the copy engine: loopback streaming and RDMA with every copy on the
 #     test DMA provider (rdsd_test_dma.ko) against the CPU
 #     (dma-compare.sh);
@@ -128,6 +131,18 @@ if [[ ${RDSD_BENCH_IB:-1} == 1 ]]; then
 		--sizes "${RDSD_BENCH_IB_SIZES:-64 4k 64k 1m}" \
 		--rdma-modes "${rdma_modes:-none}" --window "$window" \
 		--saddr 192.0.2.2 --daddr 192.0.2.1 || { r=$?; ((r > rc)) && rc=$r; }
+	# RDMA over TCP, the owner's kernel running each operation, against
+	# the device, between the same two addresses
+	if [[ -n $rdma_modes ]]; then
+		echo
+		echo "# RDMA over TCP: rds_doca's TCP transport (SO_RDS_TRANSPORT) against its IB transport on rxe0"
+		tools/rds-bench/compare.sh "${len[@]}" --out "$out/tcp-rdma" \
+			--modes "$rdma_modes" --window "$window" \
+			--saddr 192.0.2.2 --daddr 192.0.2.1 \
+			--subject rds_doca-tcp \
+			"rds_doca-tcp:$family:2" "rds_doca-ib:$family:0" ||
+			{ r=$?; ((r > rc)) && rc=$r; }
+	fi
 	# rds-stress's transaction; like ib-compare.sh, rds_doca is left out
 	# (not failed) when it cannot bind the addresses
 	if [[ -n $rdma_modes ]]; then
