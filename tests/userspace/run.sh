@@ -53,8 +53,9 @@
 #                 five unprivileged users' attempts to addresses nobody
 #                 answers (tcp_attempts_test.py), then
 #                 two namespaces joined by a veth pair talking as two
-#                 hosts (rds_xhost_test's echo, ping and stream, and a
-#                 stream across a link flap and a dropped connection)
+#                 hosts (rds_xhost_test's echo, ping, stream and RDMA,
+#                 and a stream across a link flap and a dropped
+#                 connection)
 #
 # and, when named: 11. dkms: make dkms-install (DKMS builds rds_doca for
 # the running kernel: minutes under TCG), modprobe, rdsctl, the demo,
@@ -774,6 +775,21 @@ netns_pair() {
 	rc=0
 	wait "$pid" || rc=$?
 	check "$rc" "$stage-netns: the stream's receiver in $NS_B got every message once, in order" \
+		"$(grep -v '^ok' "$log")"
+
+	# RDMA and atomics between the namespaces: reads, writes and
+	# atomics through cookies the owner in $NS_B hands over, a used-up
+	# and a freed cookie refused
+	ip netns exec "$NS_B" "$XHOST" "${c[@]}" --addr "$NS_ADDR_B" \
+		--peer "$NS_ADDR_A" --mode rdma-owner --port 7200 >"$log" 2>&1 &
+	pid=$!
+	log_ready "$log" "$pid"
+	run_suite "$stage-netns-rdma" ip netns exec "$NS_A" "$XHOST" \
+		"${c[@]}" --addr "$NS_ADDR_A" --peer "$NS_ADDR_B" \
+		--mode rdma-user --port 7200
+	rc=0
+	wait "$pid" || rc=$?
+	check "$rc" "$stage-netns-rdma: the region's owner in $NS_B passed" \
 		"$(grep -v '^ok' "$log")"
 
 	# faults under a stream: the link goes down and up, then the
