@@ -209,6 +209,10 @@ static int rdsd_ib_recv_one(struct rdsd_ib_conn *tp, const void *payload,
 			return -EPROTO;
 		sum->mr = *info;
 		break;
+	case RDSD_WIRE_RDMA_REQ:
+	case RDSD_WIRE_RDMA_RESP:
+		/* the TCP transport's: over IB the device runs operations */
+		return -EPROTO;
 	default:
 		/* ACK; PING and PONG are not used on this path */
 		if (!first)
