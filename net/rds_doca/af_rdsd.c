@@ -207,8 +207,9 @@ static __poll_t rdsd_poll(struct file *file, struct socket *sock,
 
 /*
  * Does the socket's transport take a type of service?  As Linux RDS's
- * transports: InfiniBand (mapped 1:1) and TCP (mapped to 0) do, loopback
- * does not (the ioctl is then ENOTTY).
+ * transports: InfiniBand and TCP do, loopback does not (the ioctl is
+ * then ENOTTY).  Linux maps every value to 0 over TCP; rds_doca gives
+ * each a connection of its own there too.
  */
 static bool rdsd_tos_taken(const struct rdsd_transport_ops *trans)
 {
@@ -220,8 +221,9 @@ static bool rdsd_tos_taken(const struct rdsd_transport_ops *trans)
  * SIOCRDSSETTOS and SIOCRDSGETTOS, with Linux RDS's rules: a type of
  * service is set once the socket has a transport (bind() or
  * SO_RDS_TRANSPORT) that takes one, before the socket has sent, and only
- * once.  It is remembered and reported; no transport gives it a lane of
- * its own yet.
+ * once.  The socket's messages then go on connections of that type of
+ * service only (rdsd_conn_get_outgoing()): over IB its service level or
+ * traffic class, over TCP its IP TOS byte.
  */
 static int rdsd_ioctl(struct socket *sock, unsigned int cmd,
 		      unsigned long arg)

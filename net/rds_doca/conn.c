@@ -96,24 +96,27 @@ MODULE_PARM_DESC(max_conns,
 		 "connections a network namespace may hold; a send needing one more fails with EADDRNOTAVAIL, a peer's request is refused (default 4096)");
 
 static struct hlist_head *rdsd_conn_bucket(struct rdsd_net *rn, __be32 laddr,
-					   __be32 faddr, u8 path)
+					   __be32 faddr, u8 path, u8 tos)
 {
 	u32 key = (__force u32)laddr ^ ror32((__force u32)faddr, 16) ^
-		  ((u32)path << 24);
+		  ((u32)path << 24) ^ ((u32)tos << 8);
 
 	return &rn->conn_hash[hash_32(key, RDSD_CONN_HASH_BITS)];
 }
 
 static struct rdsd_conn *rdsd_conn_lookup(struct rdsd_net *rn,
 					  const struct rdsd_transport_ops *trans,
-					  __be32 laddr, __be32 faddr, u8 path)
+					  __be32 laddr, __be32 faddr, u8 path,
+					  u8 tos)
 {
 	struct rdsd_conn *conn;
 
-	hlist_for_each_entry_rcu(conn, rdsd_conn_bucket(rn, laddr, faddr, path),
+	hlist_for_each_entry_rcu(conn,
+				 rdsd_conn_bucket(rn, laddr, faddr, path, tos),
 				 hash_node, lockdep_is_held(&rn->conn_lock)) {
 		if (conn->laddr == laddr && conn->faddr == faddr &&
-		    conn->path == path && conn->trans == trans)
+		    conn->path == path && conn->tos == tos &&
+		    conn->trans == trans)
 			return conn;
 	}
 	return NULL;
@@ -195,7 +198,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_put);
 static struct rdsd_conn *rdsd_conn_alloc(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *trans,
 					 __be32 laddr, __be32 faddr, u8 path,
-					 gfp_t gfp)
+					 u8 tos, gfp_t gfp)
 {
 	struct rdsd_conn *conn;
 	int ret;
@@ -218,6 +221,7 @@ static struct rdsd_conn *rdsd_conn_alloc(struct rdsd_net *rn,
 	conn->laddr = laddr;
 	conn->faddr = faddr;
 	conn->path = path;
+	conn->tos = tos;
 	conn->npaths = 1;
 	conn->trans = trans;
 	spin_lock_init(&conn->lock);
@@ -301,7 +305,8 @@ struct rdsd_conn *rdsd_conn_next_rcu(struct rdsd_net *rn,
 		if (n)
 			return hlist_entry(n, struct rdsd_conn, hash_node);
 		b = rdsd_conn_bucket(rn, conn->laddr, conn->faddr,
-				     conn->path) - rn->conn_hash + 1;
+				     conn->path, conn->tos) -
+		    rn->conn_hash + 1;
 	}
 	for (; b < ARRAY_SIZE(rn->conn_hash); b++) {
 		n = rcu_dereference(hlist_first_rcu(&rn->conn_hash[b]));
@@ -319,6 +324,8 @@ struct rdsd_conn *rdsd_conn_next_rcu(struct rdsd_net *rn,
  * @faddr: peer address.
  * @path: which of the paths between the two addresses, below
  *	RDSD_MAX_PATHS; 0 on a transport with one path.
+ * @tos: the type of service of its sockets (SIOCRDSSETTOS): each has
+ *	connections of its own.
  * @gfp: allocation flags for a new connection: GFP_KERNEL_ACCOUNT on
  *	behalf of a socket, so its memory cgroup pays; a peer's request or a
  *	probe reply has no user to charge and is bounded by max_conns only.
@@ -331,26 +338,26 @@ struct rdsd_conn *rdsd_conn_next_rcu(struct rdsd_net *rn,
 struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 					const struct rdsd_transport_ops *trans,
 					__be32 laddr, __be32 faddr, u8 path,
-					gfp_t gfp)
+					u8 tos, gfp_t gfp)
 {
 	struct rdsd_conn *conn, *new;
 
 	if (path >= RDSD_MAX_PATHS)
 		return ERR_PTR(-EINVAL);
 	rcu_read_lock();
-	conn = rdsd_conn_lookup(rn, trans, laddr, faddr, path);
+	conn = rdsd_conn_lookup(rn, trans, laddr, faddr, path, tos);
 	if (conn && !refcount_inc_not_zero(&conn->refs))
 		conn = NULL;
 	rcu_read_unlock();
 	if (conn)
 		return conn;
 
-	new = rdsd_conn_alloc(rn, trans, laddr, faddr, path, gfp);
+	new = rdsd_conn_alloc(rn, trans, laddr, faddr, path, tos, gfp);
 	if (IS_ERR(new))
 		return new;
 
 	spin_lock_bh(&rn->conn_lock);
-	conn = rdsd_conn_lookup(rn, trans, laddr, faddr, path);
+	conn = rdsd_conn_lookup(rn, trans, laddr, faddr, path, tos);
 	if (conn) {
 		refcount_inc(&conn->refs);
 		spin_unlock_bh(&rn->conn_lock);
@@ -360,7 +367,7 @@ struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 	}
 	refcount_inc(&new->refs);	/* the table's reference */
 	hlist_add_head_rcu(&new->hash_node,
-			   rdsd_conn_bucket(rn, laddr, faddr, path));
+			   rdsd_conn_bucket(rn, laddr, faddr, path, tos));
 	spin_unlock_bh(&rn->conn_lock);
 	xa_store_bh(&rn->conns, new->id, new, gfp);	/* reserved */
 	/*
@@ -485,6 +492,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_path_pick);
  * @bound: transport of the sending socket.
  * @laddr: local address.
  * @faddr: peer address.
+ * @tos: the socket's type of service.
  * @hash: the sender's hash, which picks one of several paths; 0 for path
  *	0.
  * @gfp: allocation flags for a new connection.
@@ -497,20 +505,24 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_path_pick);
  */
 struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *bound,
-					 __be32 laddr, __be32 faddr, u32 hash,
-					 gfp_t gfp)
+					 __be32 laddr, __be32 faddr, u8 tos,
+					 u32 hash, gfp_t gfp)
 {
 	const struct rdsd_transport_ops *trans;
 	struct rdsd_conn *conn, *path;
 	u8 p;
 
 	trans = rdsd_trans_for_conn(rn->net, bound, laddr, faddr);
-	conn = rdsd_conn_find_create(rn, trans, laddr, faddr, 0, gfp);
+	/* the loopback transport has one lane */
+	if (trans == &rdsd_loop_transport)
+		tos = 0;
+	conn = rdsd_conn_find_create(rn, trans, laddr, faddr, 0, tos, gfp);
 	if (IS_ERR(conn))
 		return conn;
 	p = rdsd_conn_path_pick(READ_ONCE(conn->npaths), hash);
 	if (p) {
-		path = rdsd_conn_find_create(rn, trans, laddr, faddr, p, gfp);
+		path = rdsd_conn_find_create(rn, trans, laddr, faddr, p, tos,
+					     gfp);
 		/* without that path (max_conns), path 0 carries it */
 		if (!IS_ERR(path)) {
 			rdsd_conn_put(conn);
@@ -934,12 +946,13 @@ static bool rdsd_conn_revive(struct rdsd_net *rn, struct rdsd_conn *conn)
 
 	spin_lock_bh(&rn->conn_lock);
 	if (!rdsd_conn_lookup(rn, conn->trans, conn->laddr, conn->faddr,
-			      conn->path)) {
+			      conn->path, conn->tos)) {
 		refcount_set(&conn->refs, 1);	/* the table's again */
 		clear_bit(RDSD_CONN_DEAD, &conn->flags);
 		hlist_add_head_rcu(&conn->hash_node,
 				   rdsd_conn_bucket(rn, conn->laddr,
-						    conn->faddr, conn->path));
+						    conn->faddr, conn->path,
+						    conn->tos));
 		back = true;
 	}
 	spin_unlock_bh(&rn->conn_lock);

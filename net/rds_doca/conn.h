@@ -52,12 +52,12 @@ void rdsd_attempt_put(struct rdsd_attempts *at, kuid_t uid, bool *held);
 
 struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *bound,
-					 __be32 laddr, __be32 faddr, u32 hash,
-					 gfp_t gfp);
+					 __be32 laddr, __be32 faddr, u8 tos,
+					 u32 hash, gfp_t gfp);
 struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 					const struct rdsd_transport_ops *trans,
 					__be32 laddr, __be32 faddr, u8 path,
-					gfp_t gfp);
+					u8 tos, gfp_t gfp);
 u8 rdsd_conn_path_pick(u8 npaths, u32 hash);
 void rdsd_conn_put(struct rdsd_conn *conn);
 struct rdsd_conn *rdsd_conn_get_next(struct rdsd_net *rn, unsigned long *id);

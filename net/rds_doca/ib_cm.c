@@ -115,6 +115,7 @@ static void rdsd_ib_cm_data_fill(struct rdsd_ib_conn *tp,
 	if (!tp)
 		return;
 	d->path = tp->conn->path;
+	d->tos = tp->conn->tos;
 	d->incarnation = cpu_to_be64(tp->incarnation);
 	d->peer_incarnation = cpu_to_be64(tp->peer_incarnation);
 	d->rx_next = cpu_to_be64(READ_ONCE(tp->conn->next_rx_seq));
@@ -617,7 +618,8 @@ static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	 */
 	conn = rdsd_conn_find_create(rdsd_net(&init_net), &rdsd_ib_transport,
 				     src->sin_addr.s_addr,
-				     dst->sin_addr.s_addr, d->path, GFP_KERNEL);
+				     dst->sin_addr.s_addr, d->path, d->tos,
+				     GFP_KERNEL);
 	if (IS_ERR(conn)) {
 		rdsd_ib_reject(id, NULL, RDSD_IB_REJ_NOTREADY);
 		return 1;
@@ -713,6 +715,8 @@ int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		/* the lane's service level (IB), traffic class (RoCE) */
+		rdma_set_service_type(id, tp->conn->tos);
 		ret = rdma_resolve_route(id, RDSD_IB_RESOLVE_MS);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
@@ -734,9 +738,11 @@ int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 			ret = rdsd_ib_cm_data_check(c->private_data,
 						    c->private_data_len);
-			/* the peer answers for the path we asked for */
-			if (!ret && ((const struct rdsd_ib_cm_data *)
-				     c->private_data)->path != tp->conn->path)
+			/* the peer answers for the path and lane we asked */
+			if (!ret && (((const struct rdsd_ib_cm_data *)
+				      c->private_data)->path != tp->conn->path ||
+				     ((const struct rdsd_ib_cm_data *)
+				      c->private_data)->tos != tp->conn->tos))
 				ret = -EPROTO;
 			if (ret) {
 				rdsd_stat_inc(tp->conn->rn, recv_proto_error);

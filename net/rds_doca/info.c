@@ -169,6 +169,7 @@ static void rdsd_info_conn_fill(struct rdsd_info *in, struct rdsd_conn *conn)
 	c->faddr = conn->faddr;
 	strscpy(c->transport, conn->trans->name, sizeof(c->transport));
 	c->flags = rdsd_info_conn_flags(conn);
+	c->tos = conn->tos;
 }
 
 static void rdsd_info_connections(struct rdsd_net *rn, struct rdsd_info *in)
@@ -220,6 +221,7 @@ static void rdsd_info_ib_fill(struct rdsd_info *in, struct rdsd_conn *conn)
 	r.rdma_mr_max = ci.mr_max;
 	r.rdma_mr_size = ci.mr_size;
 	r.sl = ci.sl;
+	r.tos = conn->tos;
 	if (!in->v6) {
 		memcpy(p, &r, sizeof(r));
 		return;
@@ -276,6 +278,7 @@ static void rdsd_info_tcp_fill(struct rdsd_info *in, struct rdsd_conn *conn,
 	t.last_sent_nxt = ci->tcp_snd_nxt;
 	t.last_expected_una = ci->tcp_write_seq;
 	t.last_seen_una = ci->tcp_snd_una;
+	t.tos = conn->tos;
 	if (!in->v6) {
 		memcpy(p, &t, sizeof(t));
 		return;

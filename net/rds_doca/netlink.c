@@ -149,6 +149,7 @@ int rdsd_nl_conn_fill(struct sk_buff *skb, struct rdsd_conn *conn,
 	    nla_put_in_addr(skb, RDS_DOCA_A_CONN_PEER, conn->faddr) ||
 	    nla_put_string(skb, RDS_DOCA_A_CONN_TRANSPORT, conn->trans->name) ||
 	    nla_put_u8(skb, RDS_DOCA_A_CONN_PATH, conn->path) ||
+	    nla_put_u8(skb, RDS_DOCA_A_CONN_TOS, conn->tos) ||
 	    nla_put_u8(skb, RDS_DOCA_A_CONN_STATE, rdsd_nl_conn_state(state)) ||
 	    nla_put_u64_64bit(skb, RDS_DOCA_A_CONN_NEXT_TX_SEQ, next_tx,
 			      RDS_DOCA_A_CONN_PAD) ||

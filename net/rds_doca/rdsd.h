@@ -187,6 +187,8 @@ enum {
  * @faddr: peer address.
  * @path: which of the paths between @laddr and @faddr it is, below
  *	RDSD_MAX_PATHS; fixed at creation.
+ * @tos: the type of service of the sockets it carries (SIOCRDSSETTOS):
+ *	each has connections of its own; fixed at creation.
  * @npaths: on path 0, how many paths the two ends agreed on, 1 until the
  *	transport learns it (rdsd_conn_get_outgoing()); written by the
  *	transport, read locklessly.
@@ -258,6 +260,7 @@ struct rdsd_conn {
 	u32			pong_tokens;
 	u8			path;	/* in the hole before pong_stamp */
 	u8			npaths;
+	u8			tos;
 	u64			pong_stamp;
 	unsigned long		idle_since;
 	u64			idle_mark;

@@ -393,8 +393,8 @@ void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe)
 	if (conn->laddr != probe->daddr) {
 		/* for a peer: no user to charge, max_conns bounds it */
 		back = rdsd_conn_get_outgoing(conn->rn, conn->trans,
-					      probe->daddr, probe->saddr, 0,
-					      GFP_ATOMIC);
+					      probe->daddr, probe->saddr,
+					      conn->tos, 0, GFP_ATOMIC);
 		if (IS_ERR(back))
 			return;
 	}
@@ -555,7 +555,7 @@ static struct rdsd_conn *rdsd_send_conn(struct rdsd_sock *rs, __be32 daddr)
 	}
 	/* made for this sender: its memory cgroup pays (max_conns bounds) */
 	conn = rdsd_conn_get_outgoing(rdsd_sk_net(rs), rs->trans,
-				      rs->bound_addr, daddr,
+				      rs->bound_addr, daddr, READ_ONCE(rs->tos),
 				      ntohs(rs->bound_port),
 				      GFP_KERNEL_ACCOUNT);
 	if (IS_ERR(conn))

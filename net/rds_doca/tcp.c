@@ -49,6 +49,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <net/inet_common.h>
+#include <net/ip.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
@@ -153,7 +154,7 @@ int rdsd_tcp_hello_check(const struct rdsd_tcp_hello *h)
 		return -EPROTO;
 	if (h->version != RDSD_WIRE_VERSION)
 		return -EPROTONOSUPPORT;
-	if (h->reserved0 || h->flags || h->reserved1 || !h->incarnation ||
+	if (h->flags || h->reserved1 || !h->incarnation ||
 	    memchr_inv(h->reserved, 0, sizeof(h->reserved)))
 		return -EPROTO;
 	if (be32_to_cpu(h->max_msg) < RDSD_MAX_MSG_SIZE ||
@@ -181,6 +182,7 @@ void rdsd_tcp_hello_fill(const struct rdsd_tcp_conn *tp,
 	h->rx_next = cpu_to_be64(READ_ONCE(tp->conn->next_rx_seq));
 	h->path = tp->conn->path;
 	h->paths = 1;
+	h->tos = tp->conn->tos;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_tcp_hello_fill);
 
@@ -265,10 +267,15 @@ static void rdsd_tcp_sk_detach(struct rdsd_tcp_conn *tp, struct socket *sock)
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* Settings of every data socket: frames go out at once (no Nagle). */
-static void rdsd_tcp_sk_setup(struct socket *sock)
+/*
+ * Settings of every data socket: frames go out at once (no Nagle), in
+ * the connection's lane: its type of service is the IP TOS byte (its ECN
+ * bits stay TCP's).
+ */
+static void rdsd_tcp_sk_setup(struct socket *sock, u8 tos)
 {
 	tcp_sock_set_nodelay(sock->sk);
+	ip_sock_set_tos(sock->sk, tos);
 }
 
 /* Attempts ------------------------------------------------------------------- */
@@ -447,7 +454,7 @@ static int rdsd_tcp_connect_locked(struct rdsd_tcp_conn *tp)
 			       IPPROTO_TCP, &sock);
 	if (ret)
 		return ret;
-	rdsd_tcp_sk_setup(sock);
+	rdsd_tcp_sk_setup(sock, tp->conn->tos);
 	ret = kernel_bind(sock, (struct sockaddr *)&src, sizeof(src));
 	if (ret)
 		goto fail;
@@ -542,7 +549,7 @@ static int rdsd_tcp_adopt(struct rdsd_tcp_net *tn, struct socket *sock,
 	 */
 	conn = rdsd_conn_find_create(rdsd_net(tn->net), &rdsd_tcp_transport,
 				     src.sin_addr.s_addr, dst.sin_addr.s_addr,
-				     h->path, GFP_KERNEL);
+				     h->path, h->tos, GFP_KERNEL);
 	if (IS_ERR(conn))
 		return PTR_ERR(conn);
 	tp = conn->tp;
@@ -559,7 +566,7 @@ static int rdsd_tcp_adopt(struct rdsd_tcp_net *tn, struct socket *sock,
 	rdsd_tcp_teardown_locked(tp);
 	cancel_delayed_work(&tp->connect_work);
 
-	rdsd_tcp_sk_setup(sock);
+	rdsd_tcp_sk_setup(sock, tp->conn->tos);
 	rdsd_tcp_peer_learn(tp, h);
 	tp->rx_state = RDSD_TCP_RX_HDR;
 	tp->rx_have = 0;

@@ -369,8 +369,9 @@ static int rdsd_tcp_recv_actor(read_descriptor_t *desc, struct sk_buff *skb,
 			if (tp->rx_have < sizeof(tp->rx_raw.hello))
 				break;
 			ret = rdsd_tcp_hello_check(&tp->rx_raw.hello);
-			/* the answer is for the path we asked */
-			if (!ret && tp->rx_raw.hello.path != tp->conn->path)
+			/* the answer is for the path and lane we asked */
+			if (!ret && (tp->rx_raw.hello.path != tp->conn->path ||
+				     tp->rx_raw.hello.tos != tp->conn->tos))
 				ret = -EPROTO;
 			if (ret)
 				break;

@@ -190,7 +190,7 @@ enum rdsd_ib_reject {
 	RDSD_IB_REJ_NOTREADY,	/* no connection can be made now */
 };
 
-#define RDSD_IB_CM_VERSION	6
+#define RDSD_IB_CM_VERSION	7
 
 /**
  * struct rdsd_ib_cm_data - rdma_cm private data of REQ, REP and REJ
@@ -210,6 +210,8 @@ enum rdsd_ib_reject {
  *	is, below RDSD_MAX_PATHS (8).
  * @paths: paths the sender would use, 1..RDSD_MAX_PATHS; both ends use
  *	the smaller of the two counts, which path 0 tells.
+ * @tos: the type of service of the connection (SIOCRDSSETTOS): each has
+ *	connections of its own; the answer repeats the request's.
  * @reserved: zero.
  *
  * 56 bytes: the room rdma_cm leaves in an IB CM REQ.  The IB/RoCE
@@ -229,14 +231,16 @@ struct rdsd_ib_cm_data {
 	__be64	rx_next;
 	__u8	path;
 	__u8	paths;
-	__u8	reserved[6];
+	__u8	tos;
+	__u8	reserved[5];
 };
 
 /**
  * struct rdsd_tcp_hello - the first bytes each way of a TCP connection
  * @magic: RDSD_WIRE_MAGIC.
  * @version: RDSD_WIRE_VERSION, that of the frames that follow.
- * @reserved0: zero.
+ * @tos: the type of service of the connection (SIOCRDSSETTOS): each has
+ *	connections of its own; the answer repeats the connecting end's.
  * @flags: zero.
  * @max_msg: largest message the sender accepts.
  * @reserved1: zero.
@@ -255,7 +259,7 @@ struct rdsd_ib_cm_data {
 struct rdsd_tcp_hello {
 	__be32	magic;
 	__u8	version;
-	__u8	reserved0;
+	__u8	tos;
 	__be16	flags;
 	__be32	max_msg;
 	__be32	reserved1;

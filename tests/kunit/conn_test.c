@@ -130,7 +130,7 @@ static struct rdsd_conn *ct_conn(struct kunit *test, __be32 laddr, int n)
 	struct rdsd_conn *conn;
 
 	conn = rdsd_conn_find_create(test->priv, &ct_transport, laddr,
-				     CT_FADDR(n), 0, GFP_KERNEL);
+				     CT_FADDR(n), 0, 0, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(conn));
 	return conn;
 }
@@ -147,7 +147,7 @@ static void rdsd_conn_find_create_over_limit_fails(struct kunit *test)
 
 	/* Act */
 	c = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(2), 0,
-				  GFP_KERNEL);
+				  0, GFP_KERNEL);
 
 	/* Assert */
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(c), -EADDRNOTAVAIL);
@@ -173,13 +173,13 @@ static void rdsd_conn_paths_are_distinct(struct kunit *test)
 
 	/* Act */
 	p0 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0,
-				   GFP_KERNEL);
+				   0, GFP_KERNEL);
 	p1 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 1,
-				   GFP_KERNEL);
+				   0, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p0));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p1));
 	again = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0),
-				      1, GFP_KERNEL);
+				      1, 0, GFP_KERNEL);
 
 	/* Assert: two connections, each with its own sequence space */
 	KUNIT_EXPECT_PTR_NE(test, p0, p1);
@@ -191,10 +191,44 @@ static void rdsd_conn_paths_are_distinct(struct kunit *test)
 	/* no path beyond the protocol's */
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(rdsd_conn_find_create(rn,
 			&ct_transport, CT_LADDR, CT_FADDR(0), RDSD_MAX_PATHS,
-			GFP_KERNEL)), -EINVAL);
+			0, GFP_KERNEL)), -EINVAL);
 	rdsd_conn_put(again);
 	rdsd_conn_put(p1);
 	rdsd_conn_put(p0);
+}
+
+/* Each type of service has connections of its own, found again by it. */
+static void rdsd_conn_tos_lanes_are_distinct(struct kunit *test)
+{
+	struct rdsd_net *rn = test->priv;
+	struct rdsd_conn *t0, *t5, *t255, *again;
+
+	/* Act */
+	t0 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0,
+				   0, GFP_KERNEL);
+	t5 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0,
+				   5, GFP_KERNEL);
+	t255 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0),
+				     0, 255, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t0));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t5));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t255));
+	again = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0),
+				      0, 5, GFP_KERNEL);
+
+	/* Assert: three connections, the second found again by its lane */
+	KUNIT_EXPECT_PTR_NE(test, t0, t5);
+	KUNIT_EXPECT_PTR_NE(test, t5, t255);
+	KUNIT_EXPECT_PTR_NE(test, t0, t255);
+	KUNIT_EXPECT_PTR_EQ(test, again, t5);
+	KUNIT_EXPECT_EQ(test, t0->tos, 0);
+	KUNIT_EXPECT_EQ(test, t5->tos, 5);
+	KUNIT_EXPECT_EQ(test, t255->tos, 255);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rn->nr_conns), 3);
+	rdsd_conn_put(again);
+	rdsd_conn_put(t255);
+	rdsd_conn_put(t5);
+	rdsd_conn_put(t0);
 }
 
 static void rdsd_conn_path_pick_spreads_and_holds(struct kunit *test)
@@ -566,6 +600,7 @@ static void rdsd_conn_backoff_doubles_to_its_cap(struct kunit *test)
 
 static struct kunit_case rdsd_conn_cases[] = {
 	KUNIT_CASE(rdsd_conn_find_create_over_limit_fails),
+	KUNIT_CASE(rdsd_conn_tos_lanes_are_distinct),
 	KUNIT_CASE(rdsd_conn_paths_are_distinct),
 	KUNIT_CASE(rdsd_conn_path_pick_spreads_and_holds),
 	KUNIT_CASE(rdsd_conn_reap_frees_only_unused),

@@ -232,7 +232,7 @@ static int win_init(struct kunit *test)
 	w->rn = rn;
 
 	conn = rdsd_conn_find_create(rn, &win_transport, WIN_LADDR, WIN_FADDR,
-				     0, GFP_KERNEL);
+				     0, 0, GFP_KERNEL);
 	if (IS_ERR(conn))
 		return PTR_ERR(conn);
 	w->conn = conn;
@@ -706,7 +706,7 @@ static void rdsd_conn_send_batches_only_in_flight(struct kunit *test)
 	struct win_tp *tp;
 
 	conn = rdsd_conn_find_create(w->rn, &win_batch_transport, WIN_LADDR,
-				     WIN_FADDR2, 0, GFP_KERNEL);
+				     WIN_FADDR2, 0, 0, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(conn));
 	tp = conn->tp;
 	rdsd_conn_up(conn);

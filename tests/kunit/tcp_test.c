@@ -18,6 +18,7 @@ static void good_hello(struct kunit *test, struct rdsd_tcp_hello *h)
 	KUNIT_ASSERT_NOT_NULL(test, conn);
 	KUNIT_ASSERT_NOT_NULL(test, tp);
 	conn->next_rx_seq = 42;
+	conn->tos = 9;
 	tp->conn = conn;
 	tp->incarnation = 0x1234567890abcdefULL;
 	tp->peer_incarnation = 7;
@@ -39,7 +40,7 @@ HELLO_MUTATOR(h_magic_swapped,
 	      h->magic = (__force __be32)cpu_to_le32(RDSD_WIRE_MAGIC))
 HELLO_MUTATOR(h_version_old, h->version = RDSD_WIRE_VERSION - 1)
 HELLO_MUTATOR(h_version_next, h->version = RDSD_WIRE_VERSION + 1)
-HELLO_MUTATOR(h_reserved0, h->reserved0 = 1)
+HELLO_MUTATOR(h_tos, h->tos = 255)
 HELLO_MUTATOR(h_flags, h->flags = htons(0x8000))
 HELLO_MUTATOR(h_reserved1, h->reserved1 = htonl(1))
 HELLO_MUTATOR(h_reserved_last, h->reserved[5] = 0x80)
@@ -60,7 +61,7 @@ static const struct hello_case hello_cases[] = {
 	{ "magic byte-swapped", h_magic_swapped, -EPROTO },
 	{ "the version before", h_version_old, -EPROTONOSUPPORT },
 	{ "the next version", h_version_next, -EPROTONOSUPPORT },
-	{ "first reserved byte", h_reserved0, -EPROTO },
+	{ "any type of service", h_tos, 0 },
 	{ "a flag", h_flags, -EPROTO },
 	{ "second reserved word", h_reserved1, -EPROTO },
 	{ "last reserved bit", h_reserved_last, -EPROTO },
@@ -107,6 +108,8 @@ static void rdsd_tcp_hello_fill_says_who(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(h.rx_next), 42ULL);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(h.max_msg), (u32)RDSD_MSG_SIZE_LIMIT);
 	KUNIT_EXPECT_EQ(test, h.paths, 1);
+	/* the connection's lane: the acceptor finds the same one */
+	KUNIT_EXPECT_EQ(test, h.tos, 9);
 }
 
 struct frame_case {

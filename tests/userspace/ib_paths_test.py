@@ -54,8 +54,10 @@ def conns(rdsctl, addr, peer):
     out = subprocess.run([rdsctl, "-j", "conn", "show", "peer", peer],
                          capture_output=True, text=True, timeout=60,
                          check=True).stdout
+    # type of service 0: other suites' lanes may still be up
     return [c for c in json.loads(out)
-            if c.get("laddr") == addr and c.get("transport") == "ib"]
+            if c.get("laddr") == addr and c.get("transport") == "ib" and
+            c.get("tos") == 0]
 
 
 def exchange(senders, rx, peer, port, msgs, chunk=25):

@@ -45,7 +45,7 @@
 /* The wire protocol, as net/rds_doca/wire.h and ib.h define it. */
 #define WIRE_MAGIC	0x52445344	/* "RDSD" */
 #define WIRE_VERSION	6
-#define CM_VERSION	6
+#define CM_VERSION	7
 #define T_DATA		1
 #define T_ACK		2
 #define T_CONG		3
@@ -104,7 +104,8 @@ struct cm_data {
 	uint64_t rx_next;
 	uint8_t  path;
 	uint8_t  paths;
-	uint8_t  reserved[6];
+	uint8_t  tos;
+	uint8_t  reserved[5];
 } __attribute__((packed));
 _Static_assert(sizeof(struct cm_data) == 56, "struct rdsd_ib_cm_data");
 
@@ -520,7 +521,8 @@ static int conn_flags(struct in_addr l, struct in_addr f)
 
 	if (r == (int)sizeof(*c))
 		for (c = buf, i = 0; i < len / sizeof(*c); i++)
-			if (c[i].laddr == l.s_addr && c[i].faddr == f.s_addr)
+			if (c[i].laddr == l.s_addr && c[i].faddr == f.s_addr &&
+			    !c[i].tos)
 				fl = c[i].flags;
 	free(buf);
 	return fl;
@@ -636,7 +638,8 @@ static int legit_connects(void)
 			continue;	/* an enclosing object */
 		*end = 0;
 		for (k = 0; k < 2; k++) {
-			if (!strstr(o, want[k]))
+			/* type of service 0: other lanes may be up */
+			if (!strstr(o, want[k]) || !strstr(o, "\"tos\":0,"))
 				continue;
 			c = strstr(o, "\"connects\":");
 			if (!c)
@@ -1195,7 +1198,7 @@ static void cm_small_frags_mangle(struct cm_data *d, uint8_t *len)
 static void cm_reserved_mangle(struct cm_data *d, uint8_t *len)
 {
 	(void)len;
-	d->reserved[5] = 1;
+	d->reserved[4] = 1;
 }
 
 /* A path beyond the eight a pair of addresses may have. */

@@ -6,8 +6,8 @@ Speaks the transport's protocol itself, from plain TCP sockets bound to
 addresses of its own, to rds_doca's listener on --addr:--port.  Each
 case is a new TCP connection:
 
-  - hellos that are not of this protocol (magic, version, a reserved
-    byte, incarnation 0, no paths, max_msg below 1 MiB) and silence: the
+  - hellos that are not of this protocol (magic, version, reserved
+    bytes, incarnation 0, no paths, max_msg below 1 MiB) and silence: the
     module closes the socket, and counts each bad hello once in
     recv_proto_error;
   - a valid hello: the module answers with its own, then delivers a
@@ -23,6 +23,8 @@ case is a new TCP connection:
     rdma_refused, the region untouched; requests that break the rules
     (numbering, kind, lengths, operands, reserved bytes, an answer to
     nothing) and reads past the window reset the connection;
+  - a socket with a type of service talks over a TCP connection with
+    that IP TOS byte;
   - a message sent again with a number already delivered is dropped and
     counted (recv_drop_old_seq), and the connection goes on;
   - RDS_INFO_TCP_SOCKETS and RDS6_INFO_TCP_SOCKETS list that connection
@@ -41,6 +43,7 @@ Run as root, rds_doca loaded, A and B on DEV without an RDMA device.
 
 import argparse
 import ctypes
+import fcntl
 import os
 import socket
 import struct
@@ -60,6 +63,7 @@ MAGIC = 0x52445344
 VERSION = 6
 DATA, ACK, CONG, PING, PONG, MR_REQ = 1, 2, 3, 4, 5, 6
 RDMA_REQ, RDMA_RESP = 10, 11
+SIOCRDSSETTOS = 0x89E0
 OP_READ, OP_WRITE, OP_FADD = 0, 1, 2
 RDS_RDMA_SUCCESS, RDS_RDMA_REMOTE_ERROR = 0, 1
 F_ACK_REQ, F_ACK_VALID, F_LAST_FRAG = 0x1, 0x2, 0x4
@@ -73,10 +77,10 @@ RDS_PORT = 4300
 INCARNATION = 0x1234567890ABCDEF
 
 
-def hello(magic=MAGIC, version=VERSION, reserved0=0, flags=0,
+def hello(magic=MAGIC, version=VERSION, tos=0, flags=0,
           max_msg=1 << 20, reserved1=0, inc=INCARNATION, peer_inc=0,
           rx_next=0, path=0, paths=1, reserved=bytes(6)):
-    return HELLO.pack(magic, version, reserved0, flags, max_msg, reserved1,
+    return HELLO.pack(magic, version, tos, flags, max_msg, reserved1,
                       inc, peer_inc, rx_next, path, paths, reserved)
 
 
@@ -166,6 +170,30 @@ def legit_exchange(family, addr, peer, what):
         a.send(b"still here", peer, RDS_PORT + 1)
         T.eq(b.recv(10), b"still here",
              f"{what}: the module's own sockets still exchange a message")
+    finally:
+        a.close()
+        b.close()
+
+
+def tos_lane(args):
+    """A type of service gets a TCP connection of its own, with that IP
+    TOS byte, and the peer's hello names it."""
+    a = RdsSock(args.family, args.addr, 0)
+    b = RdsSock(args.family, args.peer, RDS_PORT + 2)
+    try:
+        fcntl.ioctl(a.fd, SIOCRDSSETTOS, struct.pack("B", 0xb8))
+        a.send(b"on lane 0xb8", args.peer, RDS_PORT + 2)
+        T.eq(b.recv(10), b"on lane 0xb8",
+             "a socket with TOS 0xb8 (DSCP 46): its message arrives")
+        out = subprocess.run(["ss", "-tnH", "--tos", "state", "established",
+                              f"( sport = :{args.port} or "
+                              f"dport = :{args.port} )"],
+                             capture_output=True, text=True,
+                             check=False).stdout
+        out = "\n".join(ln for ln in out.splitlines()
+                        if args.addr in ln and args.peer in ln)
+        T.ok("tos:0xb8" in out,
+             "... over a TCP connection whose IP TOS byte is 0xb8", out)
     finally:
         a.close()
         b.close()
@@ -378,7 +406,7 @@ def main():
         for h, what in [
                 (hello(magic=0x52445345), "hello with a wrong magic"),
                 (hello(version=4), "hello of version 4"),
-                (hello(reserved0=1), "hello with a reserved byte set"),
+                (hello(reserved1=1), "hello with its reserved word set"),
                 (hello(reserved=b"\0\0\0\0\0\x01"),
                  "hello with its last reserved byte set"),
                 (hello(flags=1), "hello with a flag"),
@@ -447,6 +475,7 @@ def main():
 
         rdma_cases(args, src, rx)
         legit_exchange(args.family, args.addr, args.peer, "operations")
+        tos_lane(args)
 
         # a flood of silent connections from one address
         flood_src = next(src)

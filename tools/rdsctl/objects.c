@@ -43,6 +43,7 @@ static const struct field conn_fields[] = {
 	F("peer",		RDS_DOCA_A_CONN_PEER,		FT_ADDR),
 	F("transport",		RDS_DOCA_A_CONN_TRANSPORT,	FT_STR),
 	F("path",		RDS_DOCA_A_CONN_PATH,		FT_U8),
+	F("tos",		RDS_DOCA_A_CONN_TOS,		FT_U8),
 	F("state",		RDS_DOCA_A_CONN_STATE,		FT_CONN_STATE),
 	F("dev",		RDS_DOCA_A_CONN_DEV,		FT_STR),
 	F("port",		RDS_DOCA_A_CONN_PORT,		FT_U8),

@@ -124,11 +124,11 @@ static void test_conn(void)
 	print_obj(&conn_type, msg, false);
 	pr_list_end();
 	check("conn: text table",
-	      "ID LADDR     PEER      TRANSPORT PATH STATE DEV PORT "
+	      "ID LADDR     PEER      TRANSPORT PATH TOS STATE DEV PORT "
 	      "SEND_QUEUE RETRANS CONNECTS LAST_ERROR\n"
-	      "7  192.0.2.1 192.0.2.2 ib        1    up    -   1    "
+	      "7  192.0.2.1 192.0.2.2 ib        1    -   up    -   1    "
 	      "-          -       -        -110\n"
-	      "7  192.0.2.1 192.0.2.2 ib        1    up    -   1    "
+	      "7  192.0.2.1 192.0.2.2 ib        1    -   up    -   1    "
 	      "-          -       -        -110\n");
 
 	capture(true, true);

@@ -506,6 +506,9 @@ enum {
 					 * addresses (0 ..
 					 * RDS_DOCA_MAX_PATHS - 1)
 					 */
+	RDS_DOCA_A_CONN_TOS,		/* u8: type of service of its
+					 * sockets (SIOCRDSSETTOS)
+					 */
 
 	__RDS_DOCA_A_CONN_MAX,
 	RDS_DOCA_A_CONN_MAX = __RDS_DOCA_A_CONN_MAX - 1

@@ -123,6 +123,7 @@ void test_info_ib_conn(void);
 
 /* ioctl.c */
 void test_ioctl(void);
+void test_tos_lanes(void);
 
 /* close.c */
 void test_close_pending(void);

@@ -157,7 +157,7 @@ static bool ib_conn_a_to_b(const void *e, const struct info_ctx *c)
 	       memcmp(k->dst_gid, zero_gid, sizeof(zero_gid)) &&
 	       k->max_send_wr > 0 && k->max_recv_wr > 0 &&
 	       k->max_send_sge > 0 && k->rdma_mr_size > 0 &&
-	       !k->cache_allocs;
+	       !k->cache_allocs && !k->tos;	/* other lanes may be up */
 }
 
 static bool ib6_conn_a_to_b(const void *e, const struct info_ctx *c)
@@ -167,7 +167,7 @@ static bool ib6_conn_a_to_b(const void *e, const struct info_ctx *c)
 	return mapped_is(k->src_addr, c->sa.sin_addr.s_addr) &&
 	       mapped_is(k->dst_addr, c->sb.sin_addr.s_addr) &&
 	       memcmp(k->src_gid, zero_gid, sizeof(zero_gid)) &&
-	       k->max_send_wr > 0;
+	       k->max_send_wr > 0 && !k->tos;
 }
 
 /* Taken before A sends anything. */

@@ -91,3 +91,80 @@ void test_ioctl(void)
 		close(fd);
 	}
 }
+
+/* Does @fd's namespace list a connection @l -> @f of type of service @tos? */
+static bool tos_conn_listed(int fd, struct in_addr l, struct in_addr f,
+			    uint8_t tos)
+{
+	struct rds_info_connection *c;
+	socklen_t len;
+	void *buf;
+	bool found = false;
+	int each, i;
+
+	each = info_get(fd, RDS_INFO_CONNECTIONS, &buf, &len);
+	if (each < (int)sizeof(*c))
+		return false;
+	for (i = 0; i + each <= (int)len; i += each) {
+		c = (struct rds_info_connection *)((char *)buf + i);
+		found |= c->laddr == l.s_addr && c->faddr == f.s_addr &&
+			 c->tos == tos;
+	}
+	free(buf);
+	return found;
+}
+
+/*
+ * Types of service over a transport that takes them: each gets
+ * connections of its own, at both ends, and messages arrive on each.
+ */
+void test_tos_lanes(void)
+{
+	static const uint8_t lanes[] = { 0, 7, 255 };
+	int s[3] = { -1, -1, -1 }, p = -1, got = 0, i;
+	struct sockaddr_in to;
+	rds_tos_t tos;
+	char buf[16];
+
+	p = bound_socket_at(cfg.peer, 0, "setup: bind the receiver");
+	if (p < 0)
+		return;
+	to = sock_addr(p);
+	for (i = 0; i < 3; i++) {
+		s[i] = bound_socket_at(cfg.addr, 0, "setup: bind a sender");
+		if (s[i] < 0)
+			goto out;
+		tos = lanes[i];
+		if (tos)
+			is_ok(ioctl(s[i], SIOCRDSSETTOS, &tos),
+			      "SIOCRDSSETTOS %u before the first send", tos);
+		tos = 1;
+		is_ok(ioctl(s[i], SIOCRDSGETTOS, &tos), "SIOCRDSGETTOS");
+		is_eq(tos, lanes[i], "the socket reports TOS %u", lanes[i]);
+	}
+	tos = 9;
+	is_err(ioctl(s[1], SIOCRDSSETTOS, &tos), EINVAL,
+	       "SIOCRDSSETTOS a second time -> EINVAL");
+	for (i = 0; i < 3; i++)
+		is_eq(send_to(s[i], &to, "lane", 4, 0), 4,
+		      "a message on TOS %u", lanes[i]);
+	tos = 0;
+	is_err(ioctl(s[0], SIOCRDSSETTOS, &tos), EINVAL,
+	       "SIOCRDSSETTOS after a send -> EINVAL");
+	for (i = 0; i < 3; i++)
+		got += recv_wait(p, buf, sizeof(buf), NULL, NULL, 0,
+				 ARRIVE_MS) == 4;
+	is_eq(got, 3, "the receiver got the three messages");
+	for (i = 0; i < 3; i++) {
+		ok(tos_conn_listed(p, cfg.addr, cfg.peer, lanes[i]),
+		   "RDS_INFO_CONNECTIONS lists the sender's TOS %u connection",
+		   lanes[i]);
+		ok(tos_conn_listed(p, cfg.peer, cfg.addr, lanes[i]),
+		   "... and the receiver's end of it, TOS %u", lanes[i]);
+	}
+out:
+	for (i = 0; i < 3; i++)
+		if (s[i] >= 0)
+			close(s[i]);
+	close(p);
+}

@@ -61,6 +61,7 @@ static const struct test tests[] = {
 	{ "sockopt_cong_monitor", test_sockopt_cong_monitor, 0 },
 	{ "sockopt_rxpath_latency", test_sockopt_rxpath_latency, 0 },
 	{ "ioctl", test_ioctl, 0 },
+	{ "tos_lanes", test_tos_lanes, T_DOCA | T_NOLOOPBACK },
 	{ "close_pending", test_close_pending, 0 },
 	/* DIFFERENCES.txt (a) */
 	{ "cong_loopback_none", test_cong_loopback_none, T_RDS | T_LOOPBACK },
