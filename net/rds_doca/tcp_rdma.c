@@ -52,6 +52,7 @@
 #include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "tcp.h"
 #include "dma.h"
@@ -78,6 +79,7 @@ void rdsd_tcp_rdma_init(struct rdsd_tcp_conn *tp)
 	tp->op_oldest = 1;
 	tp->rq_next = 1;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_tcp_rdma_init);
 
 /* The asking side ------------------------------------------------------- */
 
@@ -217,6 +219,7 @@ int rdsd_tcp_rx_resp(struct rdsd_tcp_conn *tp)
 		rdsd_tcp_rx_resp_end(tp);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_tcp_rx_resp);
 
 /**
  * rdsd_tcp_rx_rdata - bytes of a read's answer: into the asker's buffers

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit: the TCP transport's protocol rules (tcp.c, tcp_recv.c): which
- * hellos and which frames a peer may send.
+ * KUnit: the TCP transport's protocol rules (tcp.c, tcp_recv.c,
+ * tcp_rdma.c): which hellos, which frames and which answers to its
+ * operations a peer may send.
  */
 #include <kunit/test.h>
 
@@ -181,11 +182,100 @@ static void rdsd_tcp_frame_check_whole_messages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdsd_tcp_frame_check(&c->info), c->expected);
 }
 
+/* An answer the asker checks against its oldest request (tcp_rdma.c). */
+struct resp_case {
+	const char	*name;
+	int		kind;		/* of the request asked, -1 for none */
+	u32		bytes;		/* its length */
+	u64		id;		/* the answer's */
+	u8		status;
+	u32		data;		/* bytes after the descriptor */
+	u64		value;
+	u8		reserved;	/* written to its last reserved byte */
+	int		expected;
+};
+
+static const struct resp_case resp_cases[] = {
+	{ "a read's data, whole", RDSD_OP_READ, 4096, 1, RDS_RDMA_SUCCESS,
+	  4096, 0, 0, 0 },
+	{ "an answer to nothing asked", -1, 0, 1, RDS_RDMA_SUCCESS, 0, 0, 0,
+	  -EPROTO },
+	{ "another request's id", RDSD_OP_READ, 4096, 2, RDS_RDMA_SUCCESS,
+	  4096, 0, 0, -EPROTO },
+	{ "a read's data, short", RDSD_OP_READ, 4096, 1, RDS_RDMA_SUCCESS,
+	  4095, 0, 0, -EPROTO },
+	{ "a read's data, long", RDSD_OP_READ, 4096, 1, RDS_RDMA_SUCCESS,
+	  4097, 0, 0, -EPROTO },
+	{ "data after a refusal", RDSD_OP_READ, 4096, 1,
+	  RDS_RDMA_REMOTE_ERROR, 4096, 0, 0, -EPROTO },
+	{ "data for a write", RDSD_OP_WRITE, 4096, 1, RDS_RDMA_SUCCESS, 4096,
+	  0, 0, -EPROTO },
+	{ "data for an atomic", RDSD_OP_FADD, 8, 1, RDS_RDMA_SUCCESS, 8, 0, 0,
+	  -EPROTO },
+	{ "a value for a read", RDSD_OP_READ, 4096, 1, RDS_RDMA_SUCCESS, 4096,
+	  5, 0, -EPROTO },
+	{ "status dropped (the asker's own)", RDSD_OP_READ, 4096, 1,
+	  RDS_RDMA_DROPPED, 0, 0, 0, -EPROTO },
+	{ "status canceled (the asker's own)", RDSD_OP_READ, 4096, 1,
+	  RDS_RDMA_CANCELED, 0, 0, 0, -EPROTO },
+	{ "status 200", RDSD_OP_READ, 4096, 1, 200, 0, 0, 0, -EPROTO },
+	{ "a reserved byte set", RDSD_OP_READ, 4096, 1, RDS_RDMA_SUCCESS,
+	  4096, 0, 0x80, -EPROTO },
+};
+
+static void resp_desc(const struct resp_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(resp, resp_cases, resp_desc);
+
+static void rdsd_tcp_rx_resp_checks_answers(struct kunit *test)
+{
+	const struct resp_case *c = test->param_value;
+	struct rdsd_tcp_conn *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+	struct rdsd_op *op = kunit_kzalloc(test, sizeof(*op), GFP_KERNEL);
+	struct rdsd_wire_rdma_resp *d;
+	int ret;
+
+	/* Arrange: request 1 unanswered (or none), its answer's header in */
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	KUNIT_ASSERT_NOT_NULL(test, op);
+	rdsd_tcp_rdma_init(tp);
+	if (c->kind >= 0) {
+		op->kind = c->kind;
+		op->bytes = c->bytes;
+		tp->op_ring[1] = op;
+		tp->op_next = 2;
+	}
+	tp->rx_state = RDSD_TCP_RX_RESP;
+	tp->rx_info.type = RDSD_WIRE_RDMA_RESP;
+	tp->rx_info.frag_len = sizeof(*d) + c->data;
+	d = &tp->rx_raw.resp;
+	d->id = cpu_to_be64(c->id);
+	d->status = c->status;
+	d->value = cpu_to_be64(c->value);
+	d->reserved[sizeof(d->reserved) - 1] = c->reserved;
+
+	/* Act */
+	ret = rdsd_tcp_rx_resp(tp);
+
+	/* Assert: refused, or the data goes to the operation next */
+	KUNIT_EXPECT_EQ(test, ret, c->expected);
+	if (!ret) {
+		KUNIT_EXPECT_EQ(test, tp->rx_state, RDSD_TCP_RX_RDATA);
+		KUNIT_EXPECT_EQ(test, tp->rx_off, (u32)sizeof(*d));
+	}
+	/* nothing is answered before its data came */
+	KUNIT_EXPECT_EQ(test, tp->op_oldest, 1ULL);
+}
+
 static struct kunit_case rdsd_tcp_proto_cases[] = {
 	KUNIT_CASE_PARAM(rdsd_tcp_hello_check_validates, hello_gen_params),
 	KUNIT_CASE(rdsd_tcp_hello_fill_says_who),
 	KUNIT_CASE_PARAM(rdsd_tcp_frame_check_whole_messages,
 			 frame_gen_params),
+	KUNIT_CASE_PARAM(rdsd_tcp_rx_resp_checks_answers, resp_gen_params),
 	{}
 };
 
