@@ -108,15 +108,7 @@ static void rdsd_ib_rx_end(struct rdsd_ib_conn *tp,
 {
 	struct rdsd_conn *conn = tp->conn;
 
-	/* the operation that rode on the message is done */
-	if (info->flags & RDSD_WIRE_F_RDMA_USED) {
-		const struct rdsd_mr_peer peer = {
-			.saddr = conn->faddr, .sport = info->sport,
-			.daddr = conn->laddr, .dport = info->dport,
-		};
-
-		rdsd_mr_use_key(conn->rn, info->rdma_key, &peer, conn);
-	}
+	rdsd_recv_rdma_used(conn, info);
 	if (tp->rx_rs) {
 		/* delivery counts it in the receive buffer again */
 		rdsd_recv_unreserve(tp->rx_rs, tp->rx_len);

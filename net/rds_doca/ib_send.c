@@ -49,6 +49,7 @@
 #include "cong.h"
 #include "conn.h"
 #include "message.h"
+#include "send.h"
 #include "stats.h"
 #include "transport.h"
 #include "trace.h"
@@ -593,38 +594,7 @@ static u32 rdsd_ib_op_prep(struct rdsd_ib_conn *tp, struct rdsd_op *op,
 	return nwr;
 }
 
-/*
- * Is @msg's operation to be posted now?  Once at most: an operation handed
- * to an earlier queue pair is final (completed, or dropped with it).
- */
-static bool rdsd_ib_op_pending(const struct rdsd_msg *msg)
-{
-	return msg->op && !test_bit(RDSD_OP_DONE, &msg->op->state) &&
-	       !test_bit(RDSD_OP_POSTED, &msg->op->state);
-}
-
-/* Tell the peer of the cookie and the used region @msg carries. */
-static void rdsd_ib_rdma_info(const struct rdsd_msg *msg, bool post_op,
-			      struct rdsd_wire_info *info)
-{
-	const struct rdsd_op *op = msg->op;
-
-	if (msg->rdma_dest) {
-		info->flags |= RDSD_WIRE_F_RDMA_DEST;
-		info->rdma_cookie = msg->rdma_dest;
-	}
-	if (op && (op->flags & RDS_RDMA_SILENT))
-		info->flags |= RDSD_WIRE_F_SILENT;
-	/* an operation that failed leaves the region alone */
-	if (op && op->key &&
-	    (post_op || (test_bit(RDSD_OP_DONE, &op->state) &&
-			 op->status == RDS_RDMA_SUCCESS))) {
-		info->flags |= RDSD_WIRE_F_RDMA_USED;
-		info->rdma_key = op->key;
-	}
-}
-
-/* The header fields of @msg, as rdsd_ib_rdma_info() for @post_op. */
+/* The header fields of @msg, as rdsd_msg_rdma_info() for @post_op. */
 static void rdsd_ib_msg_info(const struct rdsd_msg *msg, bool post_op,
 			     struct rdsd_wire_info *info)
 {
@@ -635,7 +605,7 @@ static void rdsd_ib_msg_info(const struct rdsd_msg *msg, bool post_op,
 		.sport = msg->sport,
 		.dport = msg->dport,
 	};
-	rdsd_ib_rdma_info(msg, post_op, info);
+	rdsd_msg_rdma_info(msg, post_op, info);
 }
 
 /*
@@ -1014,7 +984,7 @@ int rdsd_ib_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 
 	rdsd_ib_mr_grant_ahead(tp, msg);
 again:
-	post_op = rdsd_ib_op_pending(msg);
+	post_op = rdsd_msg_op_pending(msg);
 	rdsd_ib_msg_info(msg, post_op, &info);
 	spin_lock_bh(&tp->send_lock);
 	ret = rdsd_ib_xmit_check(tp, msg, nfrags, post_op, &status);

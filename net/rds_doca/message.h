@@ -72,4 +72,15 @@ static inline bool rdsd_msg_op_only(const struct rdsd_msg *msg)
 	       RDS_RDMA_SILENT;
 }
 
+/*
+ * Is @msg's operation to be handed to the transport now?  Once at most: an
+ * operation handed to an earlier path is final (completed, or dropped with
+ * it).
+ */
+static inline bool rdsd_msg_op_pending(const struct rdsd_msg *msg)
+{
+	return msg->op && !test_bit(RDSD_OP_DONE, &msg->op->state) &&
+	       !test_bit(RDSD_OP_POSTED, &msg->op->state);
+}
+
 #endif /* _RDSD_MESSAGE_H */

@@ -220,6 +220,26 @@ void rdsd_recv_msg_init(struct rdsd_msg *msg, const struct rdsd_conn *conn,
 }
 
 /**
+ * rdsd_recv_rdma_used - a DATA header says its operation used a region
+ * @conn: the connection it arrived on.
+ * @info: the header, checked.
+ *
+ * With RDMA_USED, the RDS_RDMA_USE_ONCE region it names is freed if the
+ * peer may use it through the port it addressed.  Any context.
+ */
+void rdsd_recv_rdma_used(struct rdsd_conn *conn,
+			 const struct rdsd_wire_info *info)
+{
+	const struct rdsd_mr_peer peer = {
+		.saddr = conn->faddr, .sport = info->sport,
+		.daddr = conn->laddr, .dport = info->dport,
+	};
+
+	if (info->flags & RDSD_WIRE_F_RDMA_USED)
+		rdsd_mr_use_key(conn->rn, info->rdma_key, &peer, conn);
+}
+
+/**
  * rdsd_recv_unreserve - give back what rdsd_recv_reserve() counted
  * @rs: the socket it returned; its reference is dropped.
  * @len: the length reserved.

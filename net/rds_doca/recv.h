@@ -21,6 +21,8 @@ void rdsd_recv_purge(struct rdsd_sock *rs);
 struct rdsd_sock *rdsd_recv_reserve(struct rdsd_conn *conn, __be16 dport,
 				    u32 len);
 void rdsd_recv_unreserve(struct rdsd_sock *rs, u32 len);
+void rdsd_recv_rdma_used(struct rdsd_conn *conn,
+			 const struct rdsd_wire_info *info);
 void rdsd_recv_msg_init(struct rdsd_msg *msg, const struct rdsd_conn *conn,
 			const struct rdsd_wire_info *info);
 void rdsd_recv_skipped(struct rdsd_conn *conn, u64 seq);

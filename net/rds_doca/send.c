@@ -35,6 +35,7 @@
 #include "send.h"
 #include "stats.h"
 #include "transport.h"
+#include "wire.h"
 #include "zcopy.h"
 
 /* Find the destination: the message's address, else the connected one. */
@@ -707,4 +708,33 @@ out_msg:
 out_conn:
 	rdsd_conn_put(conn);
 	return ret;
+}
+
+/**
+ * rdsd_msg_rdma_info - tell the peer of the cookie and region @msg carries
+ * @msg: a message going out.
+ * @post_op: its operation goes with it, just before it.
+ * @info: its DATA header, completed with RDMA_DEST, SILENT and RDMA_USED.
+ *
+ * RDMA_USED names the region the operation used (a RDS_RDMA_USE_ONCE one
+ * is freed on arrival); an operation that failed leaves the region alone.
+ * Shared by the transports that cross hosts.
+ */
+void rdsd_msg_rdma_info(const struct rdsd_msg *msg, bool post_op,
+			struct rdsd_wire_info *info)
+{
+	const struct rdsd_op *op = msg->op;
+
+	if (msg->rdma_dest) {
+		info->flags |= RDSD_WIRE_F_RDMA_DEST;
+		info->rdma_cookie = msg->rdma_dest;
+	}
+	if (op && (op->flags & RDS_RDMA_SILENT))
+		info->flags |= RDSD_WIRE_F_SILENT;
+	if (op && op->key &&
+	    (post_op || (test_bit(RDSD_OP_DONE, &op->state) &&
+			 op->status == RDS_RDMA_SUCCESS))) {
+		info->flags |= RDSD_WIRE_F_RDMA_USED;
+		info->rdma_key = op->key;
+	}
 }

@@ -9,6 +9,8 @@
 #include <linux/sockptr.h>
 #include <linux/types.h>
 
+struct rdsd_wire_info;
+
 struct msghdr;
 struct rdsd_conn;
 struct rdsd_msg;
@@ -21,6 +23,8 @@ bool rdsd_send_ack_req(u32 *unreq, u32 charge, u32 sndbuf);
 void rdsd_send_drop(struct rdsd_conn *conn, struct rdsd_msg *msg);
 void rdsd_send_drop_orphans(struct rdsd_conn *conn);
 void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe);
+void rdsd_msg_rdma_info(const struct rdsd_msg *msg, bool post_op,
+			struct rdsd_wire_info *info);
 int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 			unsigned int optlen);
 

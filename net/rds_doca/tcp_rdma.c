@@ -341,6 +341,9 @@ struct rdsd_tcp_resp *rdsd_tcp_resp_next(struct rdsd_tcp_conn *tp)
 {
 	struct rdsd_tcp_resp *r;
 
+	/* every send looks: the lock only when there is one (rx queues tx) */
+	if (list_empty_careful(&tp->resp_list))
+		return NULL;
 	spin_lock_bh(&tp->op_lock);
 	r = list_first_entry_or_null(&tp->resp_list, struct rdsd_tcp_resp,
 				     item);

@@ -132,15 +132,7 @@ static void rdsd_tcp_rx_end(struct rdsd_tcp_rx_ctx *ctx)
 	struct rdsd_conn *conn = tp->conn;
 	const struct rdsd_wire_info *info = &tp->rx_info;
 
-	/* the operation that rode on the message is done */
-	if (info->flags & RDSD_WIRE_F_RDMA_USED) {
-		const struct rdsd_mr_peer peer = {
-			.saddr = conn->faddr, .sport = info->sport,
-			.daddr = conn->laddr, .dport = info->dport,
-		};
-
-		rdsd_mr_use_key(conn->rn, info->rdma_key, &peer, conn);
-	}
+	rdsd_recv_rdma_used(conn, info);
 	if (tp->rx_rs) {
 		/* delivery counts it in the receive buffer again */
 		rdsd_recv_unreserve(tp->rx_rs, tp->rx_info.len);
@@ -445,22 +437,19 @@ static void rdsd_tcp_rx_read(struct rdsd_tcp_conn *tp, struct sock *sk,
 
 	if (tp->rx_state == RDSD_TCP_RX_DEAD)
 		return;
-	/* a header left whole by a failed allocation goes first */
+	/*
+	 * A header left whole by a failed allocation goes first, and so
+	 * does a request that waited for the receive work.
+	 */
 	if (tp->rx_state == RDSD_TCP_RX_HDR &&
-	    tp->rx_have == sizeof(tp->rx_raw.hdr)) {
+	    tp->rx_have == sizeof(tp->rx_raw.hdr))
 		ctx.err = rdsd_tcp_rx_frame(&ctx);
-		if (ctx.err == -ENOMEM) {
-			ctx.err = 0;
-			ctx.nomem = true;
-		}
-	} else if (tp->rx_state == RDSD_TCP_RX_REQ &&
-		   tp->rx_have == sizeof(tp->rx_raw.req)) {
-		/* so is a request that waited for the receive work */
+	else if (tp->rx_state == RDSD_TCP_RX_REQ &&
+		 tp->rx_have == sizeof(tp->rx_raw.req))
 		ctx.err = rdsd_tcp_rx_req(tp, gfp);
-		if (ctx.err == -ENOMEM || ctx.err == -EINPROGRESS) {
-			ctx.err = 0;
-			ctx.nomem = true;
-		}
+	if (ctx.err == -ENOMEM || ctx.err == -EINPROGRESS) {
+		ctx.err = 0;
+		ctx.nomem = true;
 	}
 	if (!ctx.err && !ctx.nomem)
 		tcp_read_sock(sk, &desc, rdsd_tcp_recv_actor);

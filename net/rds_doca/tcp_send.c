@@ -33,6 +33,7 @@
 #include "tcp.h"
 #include "cong.h"
 #include "conn.h"
+#include "send.h"
 #include "stats.h"
 #include "transport.h"
 
@@ -224,7 +225,6 @@ static void rdsd_tcp_frame_hdr(struct rdsd_tcp_conn *tp,
 static void rdsd_tcp_data_frame(struct rdsd_tcp_conn *tp, struct rdsd_msg *msg,
 				bool post_op)
 {
-	const struct rdsd_op *op = msg->op;
 	struct rdsd_wire_info info = {
 		.type = RDSD_WIRE_DATA,
 		.flags = RDSD_WIRE_F_LAST_FRAG,
@@ -235,19 +235,7 @@ static void rdsd_tcp_data_frame(struct rdsd_tcp_conn *tp, struct rdsd_msg *msg,
 		.dport = msg->dport,
 	};
 
-	if (msg->rdma_dest) {
-		info.flags |= RDSD_WIRE_F_RDMA_DEST;
-		info.rdma_cookie = msg->rdma_dest;
-	}
-	if (op && (op->flags & RDS_RDMA_SILENT))
-		info.flags |= RDSD_WIRE_F_SILENT;
-	/* the owner frees a RDS_RDMA_USE_ONCE region; a failure leaves it */
-	if (op && op->key &&
-	    (post_op || (test_bit(RDSD_OP_DONE, &op->state) &&
-			 op->status == RDS_RDMA_SUCCESS))) {
-		info.flags |= RDSD_WIRE_F_RDMA_USED;
-		info.rdma_key = op->key;
-	}
+	rdsd_msg_rdma_info(msg, post_op, &info);
 	if (test_bit(RDSD_MSG_ACK_REQ, &msg->flags) ||
 	    tp->tx_since_req + 1 >= RDSD_TCP_ACK_REQ_EVERY) {
 		info.flags |= RDSD_WIRE_F_ACK_REQ;
@@ -406,8 +394,7 @@ static int rdsd_tcp_send_ack(struct rdsd_tcp_conn *tp)
 int rdsd_tcp_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 {
 	struct rdsd_tcp_conn *tp = conn->tp;
-	bool post_op = msg->op && !test_bit(RDSD_OP_DONE, &msg->op->state) &&
-		       !test_bit(RDSD_OP_POSTED, &msg->op->state);
+	bool post_op = rdsd_msg_op_pending(msg);
 	bool op_only = rdsd_msg_op_only(msg);
 	bool after;
 	int ret;
