@@ -3,16 +3,18 @@
  * rds_doca IB transport: devices, addresses, the operations table, and
  * module set-up.
  *
- * Devices.  An ib_client follows the RDMA devices that can run the IB
- * connection manager (InfiniBand and RoCE ports).  Each gets a struct
+ * Devices.  An ib_client follows the RDMA devices that can run a
+ * connection manager: the IB one (InfiniBand and RoCE ports) or the
+ * iWARP one (iw_cm).  Each gets a struct
  * rdsd_ib_dev with a protection domain that every connection on it shares
  * by reference.  Removing a device resets every connection using it and
  * waits until they let go; they reconnect when a device serves their
  * addresses again.
  *
- * Addresses.  A socket may bind an address whose network device belongs to
- * an RDMA device; connections between two such addresses, on one host or
- * two, use this transport.
+ * Addresses.  A socket may bind an address that rdma_cm binds to an RDMA
+ * device: that of an IPoIB interface, or of the network device of a RoCE
+ * or iWARP device.  Connections between two such addresses, on one host
+ * or two, use this transport.
  *
  * Connections are managed in ib_cm.c, messages and operations move in
  * ib_send.c and ib_recv.c, regions are registered in ib_mr.c.  Lock order: a
@@ -74,6 +76,7 @@ static void rdsd_ib_dev_release(struct kref *kref)
 
 	WARN_ON_ONCE(dev->pd || !list_empty(&dev->mrs));
 	mutex_destroy(&dev->reg_mutex);
+	mutex_destroy(&dev->loop_mutex);
 	kfree(dev);
 }
 
@@ -116,8 +119,14 @@ static void rdsd_ib_dev_fill(struct rdsd_ib_dev *dev, struct rdsd_dev_info *di)
 	/* masked atomics are not offered over this transport */
 	di->caps = RDS_DOCA_DEV_CAP_SEND | RDS_DOCA_DEV_CAP_RDMA_WRITE |
 		   RDS_DOCA_DEV_CAP_RDMA_READ | RDS_DOCA_DEV_CAP_MR_LIST;
-	if (a->atomic_cap != IB_ATOMIC_NONE)
+	if (dev->atomics)
 		di->caps |= RDS_DOCA_DEV_CAP_ATOMIC;
+	if (dev->iwarp)
+		di->protocol = RDS_DOCA_DEV_PROTO_IWARP;
+	else if (rdma_protocol_roce(ibdev, di->port))
+		di->protocol = RDS_DOCA_DEV_PROTO_ROCE;
+	else
+		di->protocol = RDS_DOCA_DEV_PROTO_IB;
 
 	mutex_lock(&rdsd_ib_devs_mutex);
 	list_for_each_entry(tp, &dev->paths, dev_item)
@@ -168,7 +177,7 @@ static int rdsd_ib_add_one(struct ib_device *ibdev)
 	u32 port;
 
 	rdma_for_each_port(ibdev, port)
-		if (rdma_cap_ib_cm(ibdev, port))
+		if (rdma_cap_ib_cm(ibdev, port) || rdma_cap_iw_cm(ibdev, port))
 			cm = true;
 	if (!cm || a->max_send_sge < RDSD_IB_MIN_SEND_SGE ||
 	    a->max_recv_sge < 2 || a->max_qp_wr < RDSD_IB_QUEUE_WRS ||
@@ -189,6 +198,7 @@ static int rdsd_ib_add_one(struct ib_device *ibdev)
 	INIT_LIST_HEAD(&dev->paths);
 	INIT_LIST_HEAD(&dev->mrs);
 	mutex_init(&dev->reg_mutex);
+	mutex_init(&dev->loop_mutex);
 	dev->ibdev = ibdev;
 	dev->max_send_sge = min_t(u32, a->max_send_sge, RDSD_IB_SEND_SGE);
 	dev->max_rd_sge = min_t(u32, a->max_sge_rd ? a->max_sge_rd :
@@ -196,6 +206,8 @@ static int rdsd_ib_add_one(struct ib_device *ibdev)
 	dev->max_frmr_pages = a->max_fast_reg_page_list_len;
 	get_random_bytes(&dev->reg_key, sizeof(dev->reg_key));
 	dev->rd_atom = min3(a->max_qp_rd_atom, a->max_qp_init_rd_atom, 16);
+	dev->iwarp = rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev));
+	dev->atomics = a->atomic_cap != IB_ATOMIC_NONE;
 
 	mutex_lock(&rdsd_ib_devs_mutex);
 	list_add_tail(&dev->node, &rdsd_ib_devs);
@@ -239,6 +251,41 @@ static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data)
 	rdsd_nl_dev_event(&di, false);
 }
 
+/* An address lookup's rdma_cm id never connects: it has no events. */
+static int rdsd_ib_addr_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	return 0;
+}
+
+/*
+ * Bind a new rdma_cm id to local address @addr, as a connection would:
+ * rdma_cm finds the RDMA device and port that serve it, whatever their
+ * kind (the HCA of an IPoIB interface, the RoCE or iWARP device of an
+ * Ethernet one).  Returns the id, which holds the device until the caller
+ * destroys it, or an ERR_PTR: -EADDRNOTAVAIL if no RDMA device serves the
+ * address.  Process context.
+ */
+static struct rdma_cm_id *rdsd_ib_addr_bind(__be32 addr)
+{
+	struct sockaddr_in sin = {
+		.sin_family	= AF_INET,
+		.sin_addr	= { .s_addr = addr },
+	};
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, rdsd_ib_addr_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	if (ret || !id->device) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret == -ENOMEM ? ret : -EADDRNOTAVAIL);
+	}
+	return id;
+}
+
 /**
  * rdsd_ib_dev_find - the device that serves a local address
  * @addr: an address of this host (initial namespace).
@@ -248,41 +295,23 @@ static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data)
  */
 struct rdsd_ib_dev *rdsd_ib_dev_find(__be32 addr, u32 *port)
 {
-	const struct ib_gid_attr *gattr;
 	struct rdsd_ib_dev *dev, *found = NULL;
-	struct net_device *ndev;
-	struct ib_device *ibdev;
-	union ib_gid gid;
+	struct rdma_cm_id *id;
 
-	ndev = ip_dev_find(&init_net, addr);
-	if (!ndev)
+	id = rdsd_ib_addr_bind(addr);
+	if (IS_ERR(id))
 		return NULL;
-	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
-	if (!ibdev)
-		goto out;
-	/* RoCE: the port whose GID table has the address */
-	ipv6_addr_set_v4mapped(addr, (struct in6_addr *)gid.raw);
-	*port = rdma_start_port(ibdev);
-	gattr = rdma_find_gid(ibdev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP, ndev);
-	if (IS_ERR(gattr))
-		gattr = rdma_find_gid(ibdev, &gid, IB_GID_TYPE_ROCE, ndev);
-	if (!IS_ERR(gattr)) {
-		*port = gattr->port_num;
-		rdma_put_gid_attr(gattr);
-	}
-
+	*port = id->port_num;
 	mutex_lock(&rdsd_ib_devs_mutex);
 	list_for_each_entry(dev, &rdsd_ib_devs, node) {
-		if (dev->ibdev == ibdev && !dev->dying) {
+		if (dev->ibdev == id->device && !dev->dying) {
 			kref_get(&dev->kref);
 			found = dev;
 			break;
 		}
 	}
 	mutex_unlock(&rdsd_ib_devs_mutex);
-	ib_device_put(ibdev);
-out:
-	dev_put(ndev);
+	rdma_destroy_id(id);
 	return found;
 }
 
@@ -338,27 +367,55 @@ void rdsd_ib_dev_detach(struct rdsd_ib_conn *tp)
 }
 
 /*
- * ->laddr_check: the address must be on a network device that an RDMA
- * device serves, in the initial namespace (as Linux RDS over IB).  The
- * network device is looked up and used under rcu_read_lock(), which keeps
- * it from being freed meanwhile.
+ * ->laddr_check: rdma_cm must bind the address to an RDMA device this
+ * transport uses, in the initial namespace (as Linux RDS over IB, which
+ * asks the same of rdma_bind_addr()).  Process context.
  */
 static int rdsd_ib_laddr_check(struct net *net, __be32 addr)
 {
-	struct net_device *ndev;
-	struct ib_device *ibdev = NULL;
+	struct rdsd_ib_dev *dev;
+	u32 port;
 
-	if (!net_eq(net, &init_net) || ipv4_is_loopback(addr))
+	if (!net_eq(net, &init_net) || ipv4_is_loopback(addr) ||
+	    ipv4_is_multicast(addr) || ipv4_is_lbcast(addr) ||
+	    ipv4_is_zeronet(addr))
 		return -EADDRNOTAVAIL;
-	rcu_read_lock();
-	ndev = __ip_dev_find(net, addr, false);
-	if (ndev)
-		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
-	rcu_read_unlock();
-	if (!ibdev)
+	dev = rdsd_ib_dev_find(addr, &port);
+	if (!dev)
 		return -EADDRNOTAVAIL;
-	ib_device_put(ibdev);
+	rdsd_ib_dev_put(dev);
 	return 0;
+}
+
+/**
+ * rdsd_ib_op_check - ->op_check of the IB transport
+ * @conn: the connection an operation is to go on.
+ * @kind: the operation's enum rdsd_op_kind.
+ *
+ * An iWARP device has no atomics: sendmsg() refuses them with EOPNOTSUPP
+ * rather than fail them later.  The connection learns its device from
+ * its attempts; before the first, from its address.  Returns 0 or
+ * -EOPNOTSUPP.  Process context.
+ */
+int rdsd_ib_op_check(struct rdsd_conn *conn, u8 kind)
+{
+	struct rdsd_ib_conn *tp = conn->tp;
+	struct rdsd_ib_dev *dev;
+	s8 atomics;
+	u32 port;
+
+	if (!rdsd_op_is_atomic(kind))
+		return 0;
+	atomics = READ_ONCE(tp->atomics);
+	if (!atomics) {
+		dev = rdsd_ib_dev_find(conn->laddr, &port);
+		if (!dev)
+			return 0;	/* the connection fails anyway */
+		atomics = dev->atomics ? 1 : -1;
+		rdsd_ib_dev_put(dev);
+		cmpxchg(&tp->atomics, 0, atomics);
+	}
+	return atomics < 0 ? -EOPNOTSUPP : 0;
 }
 
 /*
@@ -418,6 +475,7 @@ const struct rdsd_transport_ops rdsd_ib_transport = {
 	.max_msg	= RDSD_MSG_SIZE_LIMIT,
 	.cong_changed	= rdsd_ib_cong_changed,
 	.features	= RDSD_TRANS_F_RDMA,
+	.op_check	= rdsd_ib_op_check,
 	.mr_register	= rdsd_ib_mr_register,
 	.mr_unregister	= rdsd_ib_mr_unregister,
 	.mr_release	= rdsd_ib_mr_release,

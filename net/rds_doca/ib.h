@@ -48,6 +48,13 @@
 #define RDSD_IB_QUEUE_WRS	(RDSD_IB_SEND_RING - 1)
 /* Work requests in flight on each: all but the drain's. */
 #define RDSD_IB_SEND_SLOTS	(RDSD_IB_SEND_RING - 2)
+
+/*
+ * iWARP: regions an RDMA read's sink is registered in (ib_send.c), per
+ * connection, and pages each maps at most.
+ */
+#define RDSD_IB_SINKS		16
+#define RDSD_IB_SINK_PAGES	256
 #define RDSD_IB_RECV_MAX	(RDSD_IB_RECV_RING - 2)
 /*
  * Receive buffers a connection posts when it comes up.  The ring doubles,
@@ -119,10 +126,18 @@
  * @max_rd_sge: the same for RDMA reads.
  * @max_frmr_pages: pages one fast registration may map.
  * @rd_atom: RDMA read / atomic depth offered to peers.
+ * @iwarp: an iWARP device: no atomics, an RDMA read's sink is a region
+ *	the peer may write (ib_send.c), registrations go on a queue pair
+ *	rdma_cm connected (ib_mr.c).
+ * @atomics: the device runs atomic operations.
  * @reg_mutex: serializes registrations: @reg_qp, @reg_cq, @reg_key, @mrs.
  * @reg_qp: queue pair connected to itself that carries the device's
  *	registrations and invalidations (ib_mr.c), NULL until first needed.
  * @reg_cq: its completion queue.
+ * @reg_loop: iWARP: the connection to itself whose queue pair is @reg_qp
+ *	(ib_mr.c); @loop_mutex, and @reg_mutex to change.
+ * @loop_mutex: serializes making and destroying @reg_loop; taken before
+ *	@reg_mutex.
  * @reg_key: key byte of the next registration.
  * @mrs: regions registered with the device (struct rdsd_ib_mr.item).
  * @mr_cache: invalidated memory regions kept for the next registrations,
@@ -131,6 +146,8 @@
  * @mr_cached: entries of each class of @mr_cache.
  * @mr_cache_key0: key byte of each cached region's first registration.
  */
+struct rdsd_ib_reg_loop;
+
 struct rdsd_ib_dev {
 	struct list_head	node;
 	struct kref		kref;
@@ -142,9 +159,13 @@ struct rdsd_ib_dev {
 	u32			max_rd_sge;
 	u32			max_frmr_pages;
 	u8			rd_atom;
+	bool			iwarp;
+	bool			atomics;
 	struct mutex		reg_mutex;	/* see above */
 	struct ib_qp		*reg_qp;
 	struct ib_cq		*reg_cq;
+	struct rdsd_ib_reg_loop	*reg_loop;
+	struct mutex		loop_mutex;	/* see above */
 	u8			reg_key;
 	struct list_head	mrs;
 	struct ib_mr		*mr_cache[RDSD_IB_MR_CLASSES][RDSD_IB_MR_CACHE];
@@ -218,8 +239,11 @@ enum rdsd_ib_state {
  * @op_last: the last piece of @op: its completion completes @op and
  *	unmaps its buffers.
  * @cong: a congestion map update.
+ * @sink: iWARP: an RDMA read into sink region @sink - 1 of the
+ *	connection, which its completion frees; 0 for none.
  * @pack: pack buffer this send carries, or -1.
- * @wr: the work request; @rdma and @atomic for operations.
+ * @wr: the work request; @rdma and @atomic for operations, @reg for the
+ *	registration of a read's sink.
  * @sge: its scatter/gather list.
  */
 struct rdsd_ib_send {
@@ -230,11 +254,13 @@ struct rdsd_ib_send {
 	bool			unmap;
 	bool			op_last;
 	bool			cong;
+	u8			sink;
 	int			pack;
 	union {
 		struct ib_send_wr	wr;
 		struct ib_rdma_wr	rdma;
 		struct ib_atomic_wr	atomic;
+		struct ib_reg_wr	reg;
 	};
 	struct ib_sge		sge[RDSD_IB_SEND_SGE];
 };
@@ -325,6 +351,12 @@ struct rdsd_ib_credits {
  * @dev_item: on @dev->paths.
  * @qp: queue pair of the current attempt.
  * @send_cq: its send completion queue.
+ * @sinks: iWARP: memory regions of RDMA read sinks, allocated with the
+ *	rings of each attempt (ib_send.c).
+ * @sinks_free: bit i set while @sinks[i] is free (@send_lock).
+ * @sink_pages: pages each of @sinks maps at most.
+ * @fence_next: iWARP: a read was posted last; the next work request
+ *	is fenced behind it (rdsd_ib_post(), @send_lock).
  * @recv_cq: its receive completion queue.
  * @connect_work: starts an attempt, after the reconnect delay.
  * @reset_work: tears an attempt down after an error, then reconnects.
@@ -343,6 +375,8 @@ struct rdsd_ib_credits {
  * @peer_incarnation: the peer's, as last heard.
  * @peer_local: the peer address is one of ours: the congestion map is
  *	shared and no updates travel.
+ * @atomics: whether the device of our address runs atomics: 0 not known
+ *	yet, 1 yes, -1 no (rdsd_ib_op_check(); set again by each attempt).
  * @peer: private data the peer sent for the current attempt.
  * @send_lock: protects the send ring, @credits, @tx_ready, @rx_stopped,
  *	@tx_wait_hello, @tx_blocked, the congestion and pack state, @op_wait,
@@ -450,6 +484,10 @@ struct rdsd_ib_conn {
 	struct list_head	dev_item;
 	struct ib_qp		*qp;
 	struct ib_cq		*send_cq;
+	struct ib_mr		*sinks[RDSD_IB_SINKS];
+	unsigned long		sinks_free;
+	u32			sink_pages;
+	bool			fence_next;
 	struct ib_cq		*recv_cq;
 	struct delayed_work	connect_work;
 	struct work_struct	reset_work;
@@ -463,6 +501,7 @@ struct rdsd_ib_conn {
 	u64			incarnation;
 	u64			peer_incarnation;
 	bool			peer_local;
+	s8			atomics;
 	struct rdsd_ib_cm_data	peer;
 
 	spinlock_t		send_lock;	/* see above */
@@ -600,6 +639,7 @@ extern const struct rdsd_transport_ops rdsd_ib_transport;
 /* ib.c */
 extern unsigned int rdsd_ib_nr_paths;
 struct rdsd_ib_dev *rdsd_ib_dev_find(__be32 addr, u32 *port);
+int rdsd_ib_op_check(struct rdsd_conn *conn, u8 kind);
 void rdsd_ib_dev_put(struct rdsd_ib_dev *dev);
 int rdsd_ib_dev_info(u32 *index, struct rdsd_dev_info *di);
 int rdsd_ib_dev_attach(struct rdsd_ib_conn *tp, struct ib_device *ibdev);
@@ -695,6 +735,8 @@ int rdsd_ib_frag_check(bool active, u64 seq, u32 len, u32 off,
 		       const struct rdsd_wire_info *info);
 #if IS_ENABLED(CONFIG_KUNIT)
 u32 rdsd_ib_frags_room(const struct rdsd_ib_conn *tp, u32 nwr);
+u32 rdsd_ib_sink_runs(const struct rdsd_ib_conn *tp, struct scatterlist *sg,
+		      u32 count, bool dma);
 #endif
 int rdsd_ib_grant_check(const struct rdsd_ib_grant *g,
 			const struct rdsd_op *op, __be16 sport, __be16 dport);

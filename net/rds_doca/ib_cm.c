@@ -236,6 +236,7 @@ static int rdsd_ib_setup(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
 	ret = rdsd_ib_dev_attach(tp, id->device);
 	if (ret)
 		return ret;
+	WRITE_ONCE(tp->atomics, tp->dev->atomics ? 1 : -1);
 	tp->peer_local = inet_addr_type(&init_net, tp->conn->faddr) ==
 			 RTN_LOCAL;
 

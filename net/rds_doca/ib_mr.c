@@ -15,7 +15,12 @@
  * before it has any connection.  So every device has one queue pair of
  * its own, connected to itself, that carries nothing but registrations
  * and invalidations.  It is made when first needed; requests on it are
- * serialized by dev->reg_mutex and waited for.
+ * serialized by dev->reg_mutex and waited for.  On InfiniBand and RoCE
+ * the queue pair is moved to RTS by hand, addressed to itself.  An iWARP
+ * queue pair reaches RTS only through its connection manager (its stream
+ * is a TCP connection), so there it is the active end of an rdma_cm
+ * connection from the registering socket's address to a listener of our
+ * own on the same address (struct rdsd_ib_reg_loop).
  *
  * Keys: the device's remote key is not in the cookie, which carries the
  * random key the core gave the region (mr.h), and never leaves the
@@ -52,6 +57,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -65,6 +71,44 @@
 
 /* Work requests on the registration queue pair: one at a time. */
 #define RDSD_IB_REG_WRS		2
+
+/**
+ * struct rdsd_ib_reg_loop - an iWARP device's connection to itself
+ * @dev: the device (no reference: the loop goes before the device).
+ * @addr: the local address both ends use.
+ * @listen: our listener on @addr, on a port rdma_cm picked.
+ * @active: the connecting end; its queue pair @aqp is the device's
+ *	registration queue pair.
+ * @passive: the end @listen accepted, NULL until then (@lock).
+ * @aqp: queue pair of @active.
+ * @pqp: queue pair of @passive; nothing is posted on it.
+ * @cq: completion queue of both.
+ * @lock: protects @passive.
+ * @done: completed once @active is established or failed.
+ * @status: -EINPROGRESS, then 0 or why the connection failed.
+ * @broken: the connection or a request on it failed: the next
+ *	registration makes a new loop.
+ *
+ * The queue pairs are ours (ib_create_qp()), not rdma_cm's, and are
+ * destroyed after every rdma_cm id, when no event handler can run.
+ * Lifetime: made by rdsd_ib_reg_loop_get() under dev->loop_mutex,
+ * destroyed by it when broken or by rdsd_ib_reg_loop_put() when the
+ * device goes.
+ */
+struct rdsd_ib_reg_loop {
+	struct rdsd_ib_dev	*dev;
+	__be32			addr;
+	struct rdma_cm_id	*listen;
+	struct rdma_cm_id	*active;
+	struct rdma_cm_id	*passive;
+	struct ib_qp		*aqp;
+	struct ib_qp		*pqp;
+	struct ib_cq		*cq;
+	spinlock_t		lock;	/* see above */
+	struct completion	done;
+	int			status;
+	bool			broken;
+};
 
 /**
  * struct rdsd_ib_reg_wait - a registration request being waited for
@@ -87,16 +131,291 @@ static void rdsd_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&w->done);
 }
 
-/* Destroy the registration queue pair; dev->reg_mutex held. */
+/*
+ * Destroy the registration queue pair; dev->reg_mutex held.  On iWARP the
+ * queue pair belongs to the device's loop, which rdsd_ib_reg_loop_get()
+ * or rdsd_ib_reg_loop_put() destroys outside reg_mutex: rdma_cm ids are
+ * destroyed under their handler's mutex, and our connections' handlers
+ * may free regions, which takes reg_mutex.
+ */
 static void rdsd_ib_reg_qp_destroy(struct rdsd_ib_dev *dev)
 {
 	lockdep_assert_held(&dev->reg_mutex);
-	if (dev->reg_qp)
-		ib_destroy_qp(dev->reg_qp);
-	if (dev->reg_cq)
-		ib_free_cq(dev->reg_cq);
+	if (dev->iwarp) {
+		if (dev->reg_loop)
+			WRITE_ONCE(dev->reg_loop->broken, true);
+	} else {
+		if (dev->reg_qp)
+			ib_destroy_qp(dev->reg_qp);
+		if (dev->reg_cq)
+			ib_free_cq(dev->reg_cq);
+	}
 	dev->reg_qp = NULL;
 	dev->reg_cq = NULL;
+}
+
+/* iWARP: the registration connection --------------------------------------- */
+
+/* rdma_cm's address and route resolution, each, on our own address */
+#define RDSD_IB_LOOP_RESOLVE_MS	2000
+/* how long a registration waits for the connection to come up */
+#define RDSD_IB_LOOP_WAIT	(20 * HZ)
+
+/* Make a queue pair of the loop in *@qp; 0 or a negative errno. */
+static int rdsd_ib_loop_qp(struct rdsd_ib_reg_loop *loop, struct ib_qp **qp)
+{
+	struct ib_qp_init_attr attr = {
+		.send_cq	= loop->cq,
+		.recv_cq	= loop->cq,
+		.cap = {
+			.max_send_wr	= RDSD_IB_REG_WRS,
+			.max_recv_wr	= 1,
+			.max_send_sge	= 1,
+			.max_recv_sge	= 1,
+		},
+		.sq_sig_type	= IB_SIGNAL_REQ_WR,
+		.qp_type	= IB_QPT_RC,
+	};
+
+	struct ib_qp *q = ib_create_qp(loop->dev->pd, &attr);
+
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	*qp = q;
+	return 0;
+}
+
+static void rdsd_ib_loop_param(struct rdma_conn_param *p, struct ib_qp *qp)
+{
+	memset(p, 0, sizeof(*p));
+	/* the stream's first message may be an RDMA read (MPA's RTR) */
+	p->responder_resources = 1;
+	p->initiator_depth = 1;
+	p->qp_num = qp->qp_num;
+}
+
+/* The active end's attempt ended; its handler_mutex serializes us. */
+static void rdsd_ib_loop_done(struct rdsd_ib_reg_loop *loop, int status)
+{
+	if (status)
+		WRITE_ONCE(loop->broken, true);
+	if (loop->status != -EINPROGRESS)
+		return;
+	loop->status = status;
+	complete(&loop->done);
+}
+
+/* rdma_cm events of the loop's three ids; they share @loop as context. */
+static int rdsd_ib_loop_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct rdsd_ib_reg_loop *loop = id->context;
+	struct rdma_conn_param p;
+	int ret = 0;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		/* @id is new; returning non-zero makes rdma_cm destroy it */
+		spin_lock(&loop->lock);
+		ret = loop->passive ? -EBUSY : 0;
+		if (!ret)
+			loop->passive = id;
+		spin_unlock(&loop->lock);
+		if (ret)
+			return 1;
+		rdsd_ib_loop_param(&p, loop->pqp);
+		ret = rdma_accept(id, &p);
+		if (ret) {
+			spin_lock(&loop->lock);
+			loop->passive = NULL;
+			spin_unlock(&loop->lock);
+			return 1;
+		}
+		return 0;
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ret = rdma_resolve_route(id, RDSD_IB_LOOP_RESOLVE_MS);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		rdsd_ib_loop_param(&p, loop->aqp);
+		ret = rdma_connect_locked(id, &p);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		break;
+	default:
+		/* any failure or disconnection, at either end */
+		ret = -ECONNRESET;
+		break;
+	}
+	if (id == loop->active)
+		rdsd_ib_loop_done(loop, ret);
+	else if (ret)
+		WRITE_ONCE(loop->broken, true);
+	return 0;
+}
+
+/* Take the loop down: the ids first, then the queue pairs. */
+static void rdsd_ib_loop_free(struct rdsd_ib_reg_loop *loop)
+{
+	if (loop->active)
+		rdma_destroy_id(loop->active);
+	/* after this no handler of @listen runs: @passive is final */
+	if (loop->listen)
+		rdma_destroy_id(loop->listen);
+	if (loop->passive)
+		rdma_destroy_id(loop->passive);
+	if (loop->aqp)
+		ib_destroy_qp(loop->aqp);
+	if (loop->pqp)
+		ib_destroy_qp(loop->pqp);
+	if (loop->cq)
+		ib_free_cq(loop->cq);
+	kfree(loop);
+}
+
+/* Make an rdma_cm id of the loop in *@id; 0 or a negative errno. */
+static int rdsd_ib_loop_id(struct rdsd_ib_reg_loop *loop,
+			   struct rdma_cm_id **id)
+{
+	struct rdma_cm_id *i = rdma_create_id(&init_net, rdsd_ib_loop_handler,
+					      loop, RDMA_PS_TCP, IB_QPT_RC);
+
+	if (IS_ERR(i))
+		return PTR_ERR(i);
+	*id = i;
+	return 0;
+}
+
+/* Connect a new loop from @addr to itself; waits.  Returns it or ERR_PTR. */
+static struct rdsd_ib_reg_loop *rdsd_ib_loop_make(struct rdsd_ib_dev *dev,
+						  __be32 addr)
+{
+	struct sockaddr_in sin = {
+		.sin_family	= AF_INET,
+		.sin_addr	= { .s_addr = addr },
+	};
+	struct sockaddr_in dst;
+	struct rdsd_ib_reg_loop *loop;
+	struct rdma_cm_id *id;
+	int ret;
+
+	loop = kzalloc(sizeof(*loop), GFP_KERNEL);
+	if (!loop)
+		return ERR_PTR(-ENOMEM);
+	loop->dev = dev;
+	loop->addr = addr;
+	spin_lock_init(&loop->lock);
+	init_completion(&loop->done);
+	loop->status = -EINPROGRESS;
+
+	loop->cq = ib_alloc_cq_any(dev->ibdev, dev, 2 * RDSD_IB_REG_WRS + 2,
+				   IB_POLL_SOFTIRQ);
+	if (IS_ERR(loop->cq)) {
+		ret = PTR_ERR(loop->cq);
+		loop->cq = NULL;
+		goto err;
+	}
+	ret = rdsd_ib_loop_qp(loop, &loop->aqp) ?:
+	      rdsd_ib_loop_qp(loop, &loop->pqp) ?:
+	      rdsd_ib_loop_id(loop, &loop->listen);
+	if (ret)
+		goto err;
+	id = loop->listen;
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	if (!ret)
+		ret = rdma_listen(id, 1);
+	if (ret)
+		goto err;
+	/* rdma_bind_addr() wrote the port it picked */
+	memcpy(&dst, &id->route.addr.src_addr, sizeof(dst));
+	if (id->device != dev->ibdev || dst.sin_family != AF_INET) {
+		ret = -EADDRNOTAVAIL;
+		goto err;
+	}
+
+	ret = rdsd_ib_loop_id(loop, &loop->active);
+	if (ret)
+		goto err;
+	ret = rdma_resolve_addr(loop->active, (struct sockaddr *)&sin,
+				(struct sockaddr *)&dst,
+				RDSD_IB_LOOP_RESOLVE_MS);
+	if (ret)
+		goto err;
+	if (!wait_for_completion_timeout(&loop->done, RDSD_IB_LOOP_WAIT))
+		ret = -ETIMEDOUT;
+	else
+		ret = loop->status;
+	if (ret)
+		goto err;
+	return loop;
+
+err:
+	pr_warn_ratelimited("%s: cannot connect the registration queue pair from %pI4: %d\n",
+			    dev_name(&dev->ibdev->dev), &addr, ret);
+	rdsd_ib_loop_free(loop);
+	return ERR_PTR(ret);
+}
+
+/*
+ * iWARP: make sure the device has a working registration connection, from
+ * @addr if a new one is needed, and make its queue pair the registration
+ * queue pair.  Process context; takes dev->loop_mutex, then reg_mutex.
+ * Returns 0 or a negative errno (-ENODEV once the device is going).
+ */
+static int rdsd_ib_reg_loop_get(struct rdsd_ib_dev *dev, __be32 addr)
+{
+	struct rdsd_ib_reg_loop *old = NULL, *loop;
+	int ret = 0;
+
+	if (!dev->iwarp)
+		return 0;
+	mutex_lock(&dev->loop_mutex);
+	if (READ_ONCE(dev->dying)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	loop = dev->reg_loop;
+	if (loop && !READ_ONCE(loop->broken))
+		goto out;
+	if (loop) {
+		/* nobody posts on it once it is not the registration QP */
+		mutex_lock(&dev->reg_mutex);
+		dev->reg_qp = NULL;
+		dev->reg_cq = NULL;
+		dev->reg_loop = NULL;
+		mutex_unlock(&dev->reg_mutex);
+		old = loop;
+	}
+	loop = rdsd_ib_loop_make(dev, addr);
+	if (IS_ERR(loop)) {
+		ret = PTR_ERR(loop);
+		goto out;
+	}
+	mutex_lock(&dev->reg_mutex);
+	dev->reg_loop = loop;
+	dev->reg_qp = loop->aqp;
+	dev->reg_cq = loop->cq;
+	mutex_unlock(&dev->reg_mutex);
+out:
+	mutex_unlock(&dev->loop_mutex);
+	if (old)
+		rdsd_ib_loop_free(old);
+	return ret;
+}
+
+/* iWARP: the device goes; its registrations are off.  Process context. */
+static void rdsd_ib_reg_loop_put(struct rdsd_ib_dev *dev)
+{
+	struct rdsd_ib_reg_loop *loop;
+
+	mutex_lock(&dev->loop_mutex);
+	mutex_lock(&dev->reg_mutex);
+	loop = dev->reg_loop;
+	dev->reg_loop = NULL;
+	dev->reg_qp = NULL;
+	dev->reg_cq = NULL;
+	mutex_unlock(&dev->reg_mutex);
+	mutex_unlock(&dev->loop_mutex);
+	if (loop)
+		rdsd_ib_loop_free(loop);
 }
 
 /* Move the new registration queue pair to RTS, connected to itself. */
@@ -162,6 +481,8 @@ static int rdsd_ib_reg_qp_get(struct rdsd_ib_dev *dev, u32 port)
 	lockdep_assert_held(&dev->reg_mutex);
 	if (dev->reg_qp)
 		return 0;
+	if (dev->iwarp)
+		return -EIO;	/* rdsd_ib_reg_loop_get() failed */
 	cq = ib_alloc_cq_any(dev->ibdev, dev, RDSD_IB_REG_WRS,
 			     IB_POLL_SOFTIRQ);
 	if (IS_ERR(cq))
@@ -199,7 +520,7 @@ static int rdsd_ib_reg_qp_get(struct rdsd_ib_dev *dev, u32 port)
 static int rdsd_ib_reg_post(struct rdsd_ib_dev *dev, struct ib_send_wr *wr)
 {
 	struct rdsd_ib_reg_wait w;
-	int ret;
+	int ret, i;
 
 	lockdep_assert_held(&dev->reg_mutex);
 	if (!dev->reg_qp)
@@ -210,6 +531,15 @@ static int rdsd_ib_reg_post(struct rdsd_ib_dev *dev, struct ib_send_wr *wr)
 	wr->send_flags = IB_SEND_SIGNALED;
 	wr->next = NULL;
 	ret = ib_post_send(dev->reg_qp, wr, NULL);
+	/*
+	 * Soft-iWARP refuses a post (ENOTCONN) while its state lock is
+	 * taken, as it is for a moment after the connection came up; the
+	 * queue pair is ours alone, so try again a little later.
+	 */
+	for (i = 0; ret == -ENOTCONN && dev->iwarp && i < 100; i++) {
+		usleep_range(1000, 2000);
+		ret = ib_post_send(dev->reg_qp, wr, NULL);
+	}
 	if (!ret) {
 		/* the completion handler uses @w: always wait for it */
 		wait_for_completion(&w.done);
@@ -435,6 +765,11 @@ int rdsd_ib_mr_register(struct rdsd_sock *rs, struct rdsd_mr *mr)
 	INIT_LIST_HEAD(&imr->item);
 	imr->dev = dev;		/* the reference, put by rdsd_ib_mr_free() */
 
+	ret = rdsd_ib_reg_loop_get(dev, READ_ONCE(rs->bound_addr));
+	if (ret) {
+		rdsd_ib_mr_free(imr);
+		return ret;
+	}
 	mutex_lock(&dev->reg_mutex);
 	ret = READ_ONCE(dev->dying) ? -ENODEV :
 	      rdsd_ib_mr_setup(imr, mr, port);
@@ -583,6 +918,8 @@ void rdsd_ib_mr_dev_remove(struct rdsd_ib_dev *dev)
 	rdsd_ib_mr_cache_drain(dev);
 	rdsd_ib_reg_qp_destroy(dev);
 	mutex_unlock(&dev->reg_mutex);
+	if (dev->iwarp)
+		rdsd_ib_reg_loop_put(dev);
 }
 
 static struct rdsd_ib_grant *rdsd_ib_grant_slot(struct rdsd_ib_conn *tp,

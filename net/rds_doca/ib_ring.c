@@ -64,8 +64,10 @@ void rdsd_ib_slot_prep(struct rdsd_ib_send *s)
 	s->op_last = false;
 	s->cong = false;
 	s->pack = -1;
+	s->sink = 0;
 	memset(&s->atomic, 0, sizeof(s->atomic));
 	static_assert(sizeof(s->atomic) >= sizeof(s->rdma));
+	static_assert(sizeof(s->atomic) >= sizeof(s->reg));
 	s->wr.wr_cqe = &s->cqe;
 	s->wr.sg_list = s->sge;
 }
@@ -155,6 +157,9 @@ void rdsd_ib_slot_release(struct rdsd_ib_conn *tp, struct rdsd_ib_send *s,
 	if (s->pack >= 0)
 		clear_bit(s->pack, &tp->pack_busy);
 	s->pack = -1;
+	if (s->sink)
+		__set_bit(s->sink - 1, &tp->sinks_free);
+	s->sink = 0;
 	if (op) {
 		/*
 		 * Unmapped first: a read's data and an atomic's old value are
@@ -190,6 +195,18 @@ void rdsd_ib_post(struct rdsd_ib_conn *tp, u32 n)
 	for (i = 0; i < n; i++) {
 		struct rdsd_ib_send *s = rdsd_ib_slot(tp, tp->send_head + i);
 
+		/*
+		 * iWARP completes a read when its answer is in, after later
+		 * work requests (Soft-iWARP does): the one after a read waits
+		 * for every read before it, so completions come in order, as
+		 * releasing the older slots at a completion needs.
+		 */
+		if (tp->fence_next) {
+			s->wr.send_flags |= IB_SEND_FENCE;
+			tp->fence_next = false;
+		}
+		if (s->wr.opcode == IB_WR_RDMA_READ_WITH_INV)
+			tp->fence_next = true;	/* iWARP sinks only */
 		s->wr.next = i + 1 < n ?
 			&rdsd_ib_slot(tp, tp->send_head + i + 1)->wr : NULL;
 		if (s->wr.send_flags & IB_SEND_SIGNALED)
@@ -303,6 +320,19 @@ int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
 			  DMA_TO_DEVICE, &tp->send_hdrs_dma);
 	if (ret)
 		return ret;
+	if (tp->dev->iwarp) {
+		tp->sink_pages = min_t(u32, tp->dev->max_frmr_pages,
+				       RDSD_IB_SINK_PAGES);
+		for (i = 0; i < RDSD_IB_SINKS; i++) {
+			struct ib_mr *mr = ib_alloc_mr(tp->dev->pd,
+						       IB_MR_TYPE_MEM_REG,
+						       tp->sink_pages);
+
+			if (IS_ERR(mr))
+				return PTR_ERR(mr);
+			tp->sinks[i] = mr;
+		}
+	}
 	ret = rdsd_ib_map(ibdev, tp->cong_buf, RDSD_IB_CONG_BYTES,
 			  DMA_TO_DEVICE, &tp->cong_dma);
 	if (ret)
@@ -343,6 +373,8 @@ int rdsd_ib_rings_alloc(struct rdsd_ib_conn *tp)
 	tp->tx_blocked = false;
 	tp->cong_busy = false;
 	tp->cong_pending = false;
+	tp->sinks_free = tp->sinks[0] ? GENMASK(RDSD_IB_SINKS - 1, 0) : 0;
+	tp->fence_next = false;
 	spin_unlock_bh(&tp->send_lock);
 	return 0;
 }
@@ -550,6 +582,13 @@ void rdsd_ib_rings_free(struct rdsd_ib_conn *tp)
 		kfree(tp->pack_buf[i]);
 		tp->pack_buf[i] = NULL;
 	}
+	/* the queue pair is gone: no read lands in a sink any more */
+	for (i = 0; i < RDSD_IB_SINKS; i++) {
+		if (tp->sinks[i])
+			ib_dereg_mr(tp->sinks[i]);
+		tp->sinks[i] = NULL;
+	}
+	tp->sinks_free = 0;
 	rdsd_ib_unmap(ibdev, &tp->send_hdrs_dma,
 		      RDSD_IB_SEND_RING * RDSD_IB_HDR_STRIDE, DMA_TO_DEVICE);
 	rdsd_ib_unmap(ibdev, &tp->cong_dma, RDSD_IB_CONG_BYTES, DMA_TO_DEVICE);

@@ -525,13 +525,154 @@ static u32 rdsd_ib_op_max_sge(const struct rdsd_ib_conn *tp,
 	       tp->dev->max_send_sge;
 }
 
+/*
+ * iWARP: a read's response is a tagged message written to the sink's
+ * steering tag, so a read lands only in a region the peer's device may
+ * write (RFC 5040); the device's local DMA key is no such region.  Each
+ * read is given sink regions of the connection (tp->sinks): the first
+ * work request registers one over a run of its buffer, with local and
+ * remote write access, the next reads into it and invalidates it when
+ * done (IB_WR_RDMA_READ_WITH_INV), so the peer can reach the region
+ * only while the read it answers runs.
+ */
+static bool rdsd_ib_sink_read(const struct rdsd_ib_conn *tp,
+			      const struct rdsd_op *op)
+{
+	return tp->dev->iwarp && op->kind == RDSD_OP_READ;
+}
+
+/*
+ * Entries, from @sg on (@left of them), that one sink region maps: a run
+ * with no gap (each entry but the first starts on a page, each but the
+ * last ends on one) of at most sink_pages pages; its bytes in @bytes.
+ * Of the mapped entries if @dma, else of the pages as pinned.
+ */
+static u32 rdsd_ib_sink_run(const struct rdsd_ib_conn *tp,
+			    struct scatterlist *sg, u32 left, bool dma,
+			    u32 *bytes)
+{
+	u32 n = 0, pages = 0;
+
+	*bytes = 0;
+	for (; left; left--, sg = sg_next(sg)) {
+		u64 start = dma ? sg_dma_address(sg) : sg->offset;
+		u32 len = dma ? sg_dma_len(sg) : sg->length;
+		u32 np = DIV_ROUND_UP(offset_in_page(start) + len, PAGE_SIZE);
+
+		if (n && (offset_in_page(start) ||
+			  pages + np > tp->sink_pages))
+			break;
+		n++;
+		pages += np;
+		*bytes += len;
+		if (offset_in_page(start + len))
+			break;
+	}
+	return n;
+}
+
+/* Sink regions a read of @count entries takes. */
+VISIBLE_IF_KUNIT u32 rdsd_ib_sink_runs(const struct rdsd_ib_conn *tp,
+				       struct scatterlist *sg, u32 count,
+				       bool dma)
+{
+	u32 runs = 0, n, bytes;
+
+	while (count) {
+		n = rdsd_ib_sink_run(tp, sg, count, dma, &bytes);
+		count -= n;
+		while (n--)
+			sg = sg_next(sg);
+		runs++;
+	}
+	return runs;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_sink_runs);
+
 /* Work requests (send slots) @op takes, for @count mapped entries. */
 static u32 rdsd_ib_op_wrs(const struct rdsd_ib_conn *tp,
 			  const struct rdsd_op *op, u32 count)
 {
 	if (rdsd_op_is_atomic(op->kind))
 		return 1;
+	/* by the pages as pinned: mapping never adds a gap */
+	if (rdsd_ib_sink_read(tp, op))
+		return 2 * rdsd_ib_sink_runs(tp, op->sg, op->nents, false);
 	return DIV_ROUND_UP(count, rdsd_ib_op_max_sge(tp, op));
+}
+
+/*
+ * Are enough sink regions free for @op, which takes @nwr work requests?
+ * If not, the completion that frees one kicks the connection.  send_lock
+ * held.
+ */
+static bool rdsd_ib_sinks_ready(struct rdsd_ib_conn *tp,
+				const struct rdsd_op *op, u32 nwr)
+{
+	if (!rdsd_ib_sink_read(tp, op) ||
+	    hweight_long(tp->sinks_free) >= nwr / 2)
+		return true;
+	tp->tx_blocked = true;
+	return false;
+}
+
+/*
+ * Fill the slots from send_head on with the work requests of iWARP read
+ * @op, whose buffers are mapped (@count entries): per run, a
+ * registration of a free sink region and the read into it.  Returns the
+ * slots used.  send_lock held, rdsd_ib_sinks_ready() true.
+ */
+static u32 rdsd_ib_sink_prep(struct rdsd_ib_conn *tp, struct rdsd_op *op,
+			     u32 count)
+{
+	struct scatterlist *sg = op->sg;
+	u64 raddr = op->raddr;
+	u32 i = 0, n, bytes;
+
+	while (count) {
+		struct rdsd_ib_send *reg = rdsd_ib_slot(tp, tp->send_head + i);
+		struct rdsd_ib_send *s = rdsd_ib_slot(tp, tp->send_head + i + 1);
+		unsigned int b = __ffs(tp->sinks_free);
+		struct ib_mr *mr = tp->sinks[b];
+
+		n = rdsd_ib_sink_run(tp, sg, count, true, &bytes);
+		__clear_bit(b, &tp->sinks_free);
+		/* a run is what one region maps: this cannot fail */
+		WARN_ON_ONCE(ib_map_mr_sg(mr, sg, n, NULL, PAGE_SIZE) != n);
+		ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+		count -= n;
+		while (n--)
+			sg = sg_next(sg);
+
+		rdsd_ib_slot_prep(reg);
+		reg->wr.opcode = IB_WR_REG_MR;
+		reg->wr.num_sge = 0;
+		reg->reg.mr = mr;
+		reg->reg.key = mr->rkey;
+		reg->reg.access = IB_ACCESS_LOCAL_WRITE |
+				  IB_ACCESS_REMOTE_WRITE;
+		if (!i && (op->flags & RDS_RDMA_FENCE))
+			reg->wr.send_flags |= IB_SEND_FENCE;
+		rdsd_ib_signal(tp, reg, false);
+
+		rdsd_ib_slot_prep(s);
+		kref_get(&op->refs);	/* put by rdsd_ib_slot_release() */
+		s->op = op;
+		s->op_last = !count;
+		s->sink = b + 1;	/* freed by rdsd_ib_slot_release() */
+		s->wr.opcode = IB_WR_RDMA_READ_WITH_INV;
+		s->wr.ex.invalidate_rkey = mr->lkey;
+		s->sge[0].addr = mr->iova;
+		s->sge[0].length = bytes;
+		s->sge[0].lkey = mr->lkey;
+		s->wr.num_sge = 1;
+		s->rdma.remote_addr = raddr;
+		s->rdma.rkey = op->rkey;
+		raddr += bytes;
+		rdsd_ib_signal(tp, s, s->op_last);
+		i += 2;
+	}
+	return i;
 }
 
 /*
@@ -546,11 +687,13 @@ static u32 rdsd_ib_op_prep(struct rdsd_ib_conn *tp, struct rdsd_op *op,
 {
 	u32 lkey = tp->dev->pd->local_dma_lkey;
 	u32 max = rdsd_ib_op_max_sge(tp, op);
-	u32 nwr = rdsd_ib_op_wrs(tp, op, count);
 	struct scatterlist *sg = op->sg;
 	u64 raddr = op->raddr;
-	u32 i, k;
+	u32 i, k, nwr;
 
+	if (rdsd_ib_sink_read(tp, op))
+		return rdsd_ib_sink_prep(tp, op, count);
+	nwr = rdsd_ib_op_wrs(tp, op, count);
 	for (i = 0; i < nwr; i++) {
 		struct rdsd_ib_send *s = rdsd_ib_slot(tp, tp->send_head + i);
 		u32 n = min_t(u32, count - i * max, max), bytes = 0;
@@ -673,7 +816,7 @@ static int rdsd_ib_post_op(struct rdsd_ib_conn *tp, struct rdsd_op *op)
 	u32 nwr = rdsd_ib_op_wrs(tp, op, op->nents);
 	int count;
 
-	if (rdsd_ib_send_free(tp) < nwr + 1)
+	if (rdsd_ib_send_free(tp) < nwr + 1 || !rdsd_ib_sinks_ready(tp, op, nwr))
 		return -EAGAIN;
 	count = ib_dma_map_sg(tp->dev->ibdev, op->sg, op->nents,
 			      rdsd_ib_op_dir(op));
@@ -741,6 +884,20 @@ static int rdsd_ib_xmit_check(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 	 */
 	if (post_op && rdsd_ib_op_wrs(tp, op, op->nents) + nfrags + 1 >
 		       RDSD_IB_SEND_SLOTS) {
+		rdsd_stat_inc(tp->conn->rn, rdma_refused);
+		*status = RDS_RDMA_OTHER_ERROR;
+		return -ECANCELED;
+	}
+	/*
+	 * sendmsg() refused atomics on a device without them
+	 * (rdsd_ib_op_check()); one queued before the connection came up
+	 * on such a device fails here, never posted.  So does an iWARP read
+	 * into more pieces than the connection has sink regions.
+	 */
+	if (post_op && ((rdsd_op_is_atomic(op->kind) && !tp->dev->atomics) ||
+			(rdsd_ib_sink_read(tp, op) &&
+			 rdsd_ib_op_wrs(tp, op, op->nents) >
+			 2 * RDSD_IB_SINKS))) {
 		rdsd_stat_inc(tp->conn->rn, rdma_refused);
 		*status = RDS_RDMA_OTHER_ERROR;
 		return -ECANCELED;
@@ -911,8 +1068,11 @@ static int rdsd_ib_xmit_frags(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 	u32 n, nwr = 0;
 
 	rdsd_ib_pack_flush(tp);		/* messages leave in order */
-	if (post_op)
+	if (post_op) {
 		nwr = rdsd_ib_op_wrs(tp, op, op->nents);
+		if (!rdsd_ib_sinks_ready(tp, op, nwr))
+			return -EAGAIN;
+	}
 	n = rdsd_ib_frags_room(tp, nwr);
 	if (big ? !n : n < nfrags) {
 		tp->tx_blocked = true;

@@ -440,7 +440,8 @@ static int rdsd_nl_dev_fill(struct sk_buff *skb,
 	    nla_put_u32(skb, RDS_DOCA_A_DEV_MAX_RD_SGE, di->max_rd_sge) ||
 	    nla_put_u32(skb, RDS_DOCA_A_DEV_CAPS, di->caps) ||
 	    nla_put_u32(skb, RDS_DOCA_A_DEV_CONNS, di->conns) ||
-	    nla_put_u32(skb, RDS_DOCA_A_DEV_MRS, di->mrs))
+	    nla_put_u32(skb, RDS_DOCA_A_DEV_MRS, di->mrs) ||
+	    nla_put_u8(skb, RDS_DOCA_A_DEV_PROTOCOL, di->protocol))
 		return -EMSGSIZE;
 	return 0;
 }

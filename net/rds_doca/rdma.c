@@ -657,6 +657,9 @@ int rdsd_op_parse(struct rdsd_sock *rs, struct rdsd_conn *conn,
 			ret = rdsd_op_rdma(op, &cm->rdma_args);
 		else
 			ret = rdsd_op_atomic(op, cm->atomic, &cm->atomic_args);
+		/* the arguments are good: can this connection's device run it? */
+		if (!ret && trans->op_check)
+			ret = trans->op_check(conn, op->kind);
 		if (ret)
 			return ret;	/* the caller calls rdsd_op_unsent() */
 	}

@@ -84,6 +84,10 @@ struct rdsd_sock;
  * @max_msg: the largest payload the transport carries; sendmsg() refuses
  *	a larger one with EMSGSIZE.
  * @features: RDSD_TRANS_F_* bits.
+ * @op_check: optional: may an operation of @kind (enum rdsd_op_kind) go
+ *	on @conn, whose transport has RDSD_TRANS_F_RDMA?  For a transport
+ *	whose devices differ (atomics on iWARP).  Returns 0 or -EOPNOTSUPP.
+ *	Process context, may sleep.
  * @cong_changed: optional: a port of @conn's local address changed its
  *	congestion state; a transport that crosses hosts tells the peer.
  *	Any context, must not sleep; called with the socket's
@@ -140,6 +144,7 @@ struct rdsd_transport_ops {
 	void		(*xmit_flush)(struct rdsd_conn *conn);
 	u32		max_msg;
 	unsigned int	features;
+	int		(*op_check)(struct rdsd_conn *conn, u8 kind);
 	void		(*cong_changed)(struct rdsd_conn *conn);
 	int		(*mr_register)(struct rdsd_sock *rs, struct rdsd_mr *mr);
 	void		(*mr_unregister)(struct rdsd_mr *mr);
@@ -245,6 +250,7 @@ struct rdsd_conn_info {
  * @max_sge: send scatter/gather entries used.
  * @max_rd_sge: RDMA read entries used.
  * @caps: RDS_DOCA_DEV_CAP_* bits.
+ * @protocol: RDS_DOCA_DEV_PROTO_*.
  * @conns: connections over the device.
  * @mrs: regions registered on it.
  */
@@ -261,6 +267,7 @@ struct rdsd_dev_info {
 	u32	max_sge;
 	u32	max_rd_sge;
 	u32	caps;
+	u8	protocol;
 	u32	conns;
 	u32	mrs;
 };

@@ -878,6 +878,7 @@ def test_ib(family, addr, peer, netdev, ibdev):
     T.eq(len(d), 1, f"dev show lists {ibdev} once")
     d = d[0] if d else {}
     T.eq(d.get("state"), "ACTIVE", f"{ibdev}: port state")
+    T.eq(d.get("protocol"), "roce", f"{ibdev}: protocol")
     T.ok({"send", "rdma-write", "rdma-read", "atomic"} <=
          set(d.get("caps", [])), f"{ibdev}: capabilities", d)
     T.ok(d.get("gid", "").replace("0", "").replace(":", "") != "",

@@ -99,6 +99,7 @@ static const struct field dev_fields[] = {
 	F("index",		RDS_DOCA_A_DEV_INDEX,		FT_U32),
 	F("name",		RDS_DOCA_A_DEV_NAME,		FT_STR),
 	F("port",		RDS_DOCA_A_DEV_PORT,		FT_U8),
+	F("protocol",		RDS_DOCA_A_DEV_PROTOCOL,	FT_DEV_PROTO),
 	F("state",		RDS_DOCA_A_DEV_STATE,		FT_PORT_STATE),
 	F("gid",		RDS_DOCA_A_DEV_GID,		FT_GID),
 	D("max_msg",		RDS_DOCA_A_DEV_MAX_MSG,		FT_U32),
@@ -163,6 +164,13 @@ static const char *const port_states[] = {
 	"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
 };
 
+static const char *const dev_protos[] = {
+	[RDS_DOCA_DEV_PROTO_UNKNOWN]	= "unknown",
+	[RDS_DOCA_DEV_PROTO_IB]		= "ib",
+	[RDS_DOCA_DEV_PROTO_ROCE]	= "roce",
+	[RDS_DOCA_DEV_PROTO_IWARP]	= "iwarp",
+};
+
 /* enum ib_atomic_cap */
 static const char *const atomic_caps[] = { "none", "hca", "global" };
 
@@ -181,6 +189,7 @@ static const struct {
 	[FT_PORT_STATE]	= { port_states, ARRAY_SIZE(port_states) },
 	[FT_ATOMIC_CAP]	= { atomic_caps, ARRAY_SIZE(atomic_caps) },
 	[FT_DMA_MODE]	= { dma_modes, ARRAY_SIZE(dma_modes) },
+	[FT_DEV_PROTO]	= { dev_protos, ARRAY_SIZE(dev_protos) },
 };
 
 int enum_from_name(enum field_type type, const char *name)
@@ -205,6 +214,7 @@ static size_t field_size(enum field_type type)
 	case FT_PORT_STATE:
 	case FT_ATOMIC_CAP:
 	case FT_DMA_MODE:
+	case FT_DEV_PROTO:
 		return sizeof(uint8_t);
 	case FT_U16:
 		return sizeof(uint16_t);
@@ -349,6 +359,7 @@ static bool print_field(const struct field *f, struct nlmsghdr *nlh,
 	case FT_PORT_STATE:
 	case FT_ATOMIC_CAP:
 	case FT_DMA_MODE:
+	case FT_DEV_PROTO:
 		print_enum(f->key, f->type, v);
 		break;
 	case FT_DEV_CAPS:

@@ -200,6 +200,7 @@ static void test_dev(void)
 	struct nl_msg *msg = new_msg(RDS_DOCA_CMD_DEV_GET);
 
 	nla_put_string(msg, RDS_DOCA_A_DEV_NAME, "rxe0");
+	nla_put_u8(msg, RDS_DOCA_A_DEV_PROTOCOL, RDS_DOCA_DEV_PROTO_ROCE);
 	nla_put_u8(msg, RDS_DOCA_A_DEV_STATE, 4);
 	nla_put(msg, RDS_DOCA_A_DEV_GID, sizeof(gid), gid);
 	nla_put_u8(msg, RDS_DOCA_A_DEV_ATOMIC_CAP, 1);
@@ -210,8 +211,8 @@ static void test_dev(void)
 
 	capture(true, false);
 	print_obj(&dev_type, msg, false);
-	check("dev: JSON state, GID, atomic caps, caps",
-	      "{\"name\":\"rxe0\",\"state\":\"ACTIVE\","
+	check("dev: JSON protocol, state, GID, atomic caps, caps",
+	      "{\"name\":\"rxe0\",\"protocol\":\"roce\",\"state\":\"ACTIVE\","
 	      "\"gid\":\"fe80:0000:0000:0000:0202:c9ff:fe00:0001\","
 	      "\"atomic_cap\":\"hca\",\"masked_atomic_cap\":7,"
 	      "\"caps\":[\"send\",\"rdma-read\",\"mr-sg-gaps\",\"0x100\"]}\n");
@@ -221,9 +222,9 @@ static void test_dev(void)
 	print_obj(&dev_type, msg, false);
 	pr_list_end();
 	check("dev: text without details",
-	      "INDEX NAME PORT STATE  GID                                     "
+	      "INDEX NAME PORT PROTOCOL STATE  GID                                     "
 	      "CONNS MRS\n"
-	      "-     rxe0 -    ACTIVE fe80:0000:0000:0000:0202:c9ff:fe00:0001 "
+	      "-     rxe0 -    roce     ACTIVE fe80:0000:0000:0000:0202:c9ff:fe00:0001 "
 	      "-     -\n");
 	nlmsg_free(msg);
 }

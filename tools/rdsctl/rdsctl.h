@@ -44,6 +44,7 @@ enum field_type {
 	FT_ATOMIC_CAP,	/* u8, enum ib_atomic_cap */
 	FT_DEV_CAPS,	/* u32, RDS_DOCA_DEV_CAP_* bits */
 	FT_DMA_MODE,	/* u8, RDS_DOCA_DMA_* */
+	FT_DEV_PROTO,	/* u8, RDS_DOCA_DEV_PROTO_* */
 	FT_BYTES,	/* u32 byte count; k, m suffixes on the command line */
 	FT_STRS,	/* string, repeated: an array */
 };

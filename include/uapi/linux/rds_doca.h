@@ -568,6 +568,14 @@ enum {
 #define RDS_DOCA_DEV_CAP_MR_LIST	0x20	/* RDS_DOCA_GET_MR_LIST */
 #define RDS_DOCA_DEV_CAP_MR_SG_GAPS	0x40	/* a list needs no page alignment */
 
+/* RDS_DOCA_A_DEV_PROTOCOL values: the device's port protocol */
+enum {
+	RDS_DOCA_DEV_PROTO_UNKNOWN,
+	RDS_DOCA_DEV_PROTO_IB,		/* InfiniBand (IPoIB addresses) */
+	RDS_DOCA_DEV_PROTO_ROCE,	/* RoCE */
+	RDS_DOCA_DEV_PROTO_IWARP,	/* iWARP: no atomics */
+};
+
 enum {
 	RDS_DOCA_A_DEV_UNSPEC,
 	RDS_DOCA_A_DEV_INDEX,		/* u32: RDMA device index */
@@ -584,6 +592,7 @@ enum {
 	RDS_DOCA_A_DEV_CAPS,		/* u32: RDS_DOCA_DEV_CAP_* */
 	RDS_DOCA_A_DEV_CONNS,		/* u32: connections over it */
 	RDS_DOCA_A_DEV_MRS,		/* u32: regions registered on it */
+	RDS_DOCA_A_DEV_PROTOCOL,	/* u8: RDS_DOCA_DEV_PROTO_* */
 
 	__RDS_DOCA_A_DEV_MAX,
 	RDS_DOCA_A_DEV_MAX = __RDS_DOCA_A_DEV_MAX - 1
