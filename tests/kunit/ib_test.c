@@ -20,6 +20,7 @@
 #include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/prandom.h>
+#include <linux/scatterlist.h>
 
 #include "ib.h"
 #include "conn.h"
@@ -1316,7 +1317,98 @@ static void rdsd_ib_mr_revoke_bounded(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, tp->revoke_all);
 }
 
+/* ---- iWARP read sinks: the runs one memory region maps ---- */
+
+struct sink_piece {
+	u32	off;
+	u32	len;
+};
+
+struct sink_case {
+	const char		*name;
+	u32			sink_pages;
+	const struct sink_piece	*pieces;
+	u32			n;
+	u32			runs;
+};
+
+static const struct sink_piece sink_whole[] = {
+	{ 0, PAGE_SIZE }, { 0, PAGE_SIZE }, { 0, PAGE_SIZE }, { 0, PAGE_SIZE },
+};
+
+/* starts mid-page, ends mid-page, no gap between */
+static const struct sink_piece sink_span[] = {
+	{ 100, PAGE_SIZE - 100 }, { 0, PAGE_SIZE }, { 0, 200 },
+};
+
+/* the first piece ends mid-page: the second starts a new region */
+static const struct sink_piece sink_short_end[] = {
+	{ 0, 100 }, { 0, PAGE_SIZE },
+};
+
+/* a piece in the middle starts mid-page */
+static const struct sink_piece sink_mid_start[] = {
+	{ 0, PAGE_SIZE }, { 8, PAGE_SIZE - 8 }, { 0, PAGE_SIZE },
+};
+
+/* three pages where two fit one region */
+static const struct sink_piece sink_three[] = {
+	{ 0, PAGE_SIZE }, { 0, PAGE_SIZE }, { 0, PAGE_SIZE },
+};
+
+/* small pieces that each end mid-page */
+static const struct sink_piece sink_small[] = {
+	{ 0, 64 }, { 0, 64 }, { 0, 64 }, { 0, 64 }, { 0, 64 },
+};
+
+static const struct sink_case sink_cases[] = {
+	{ "whole pages: one region", 256, sink_whole, 4, 1 },
+	{ "spanning pages, ragged ends: one region", 256, sink_span, 3, 1 },
+	{ "a piece ending mid-page: two", 256, sink_short_end, 2, 2 },
+	{ "a piece starting mid-page: two", 256, sink_mid_start, 3, 2 },
+	{ "three pages, two per region: two", 2, sink_three, 3, 2 },
+	{ "three pages, one per region: three", 1, sink_three, 3, 3 },
+	{ "five small pieces: five", 256, sink_small, 5, 5 },
+};
+
+static void sink_desc(const struct sink_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sink, sink_cases, sink_desc);
+
+/*
+ * An iWARP read's buffer goes to the device in regions that each map a
+ * run without gaps, of at most sink_pages pages: the count of runs is the
+ * count of regions the read takes, and of the work requests it posts.
+ */
+static void rdsd_ib_sink_runs_split_at_gaps(struct kunit *test)
+{
+	const struct sink_case *c = test->param_value;
+	struct rdsd_ib_conn *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+	struct scatterlist *sg;
+	struct page *page;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	sg = kunit_kcalloc(test, c->n, sizeof(*sg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sg);
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	sg_init_table(sg, c->n);
+	for (i = 0; i < c->n; i++)
+		sg_set_page(&sg[i], page, c->pieces[i].len, c->pieces[i].off);
+	tp->sink_pages = c->sink_pages;
+	KUNIT_EXPECT_EQ(test, rdsd_ib_sink_runs(tp, sg, c->n, false), c->runs);
+	/* a prefix never takes more regions than the whole */
+	KUNIT_EXPECT_LE(test, rdsd_ib_sink_runs(tp, sg, c->n - 1, false),
+			c->runs);
+	__free_page(page);
+}
+
 static struct kunit_case rdsd_ib_proto_cases[] = {
+	KUNIT_CASE_PARAM(rdsd_ib_sink_runs_split_at_gaps, sink_gen_params),
 	KUNIT_CASE(rdsd_ib_grant_check_bounds_operations),
 	KUNIT_CASE(rdsd_ib_mr_revoke_bounded),
 	KUNIT_CASE(rdsd_ib_op_status_maps_completions),

@@ -62,6 +62,13 @@
 # make dkms-remove, nothing left (tests/install/install_test.sh --dkms);
 # make check names it for the 6.12 VM.
 #
+# and, when named: 12. iw: the IB transport over Soft-iWARP (siw, which
+# Debian's kernels leave out and the debug kernel builds): a siw device
+# on a dummy interface with the two addresses; rdsctl shows it as iwarp
+# without atomics; the api, order, RDMA (every atomic refused with
+# EOPNOTSUPP) and bounds suites and a last RDMA exchange run between the
+# addresses.  make check names it for the debug VM.
+#
 # Output is TAP; every module operation is a check, and the suites'
 # checks are renumbered and prefixed with their stage.  The last line is
 # "N passed, N failed"; the exit status is non-zero if anything failed.
@@ -77,7 +84,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KO=build/$(uname -r)/rds_doca.ko
 STAGES=()
 DEFAULT_STAGES=(doca conflict rds dropin dma conns)
-ALL_STAGES=(doca conflict rds dropin dma conns ib ib-faults rds-ib tcp dkms)
+ALL_STAGES=(doca conflict rds dropin dma conns ib ib-faults rds-ib tcp dkms iw)
 ORDER_ARGS=${ORDER_ARGS:-}
 FAULTS_ARGS=${FAULTS_ARGS:-}
 
@@ -110,7 +117,7 @@ usage: ${0##*/} [--ko PATH] [--stage NAME]...
   --ko PATH     rds_doca module (default: build/\$(uname -r)/rds_doca.ko)
   --stage NAME  run only the named stages (repeatable): doca, conflict,
                 rds, dropin, dma, conns (these six by default), ib,
-                ib-faults, rds-ib, tcp, dkms;
+                ib-faults, rds-ib, tcp, dkms, iw;
                 all: every one of them
 environment: SUITE_TIMEOUT (seconds per suite, default 600),
              ORDER_ARGS (extra rds_order_test arguments),
@@ -138,7 +145,7 @@ done
 [[ ${#STAGES[@]} -eq 0 ]] && STAGES=("${DEFAULT_STAGES[@]}")
 for s in "${STAGES[@]}"; do
 	case $s in
-	doca|conflict|rds|dropin|dma|conns|ib|ib-faults|rds-ib|tcp|dkms) ;;
+	doca|conflict|rds|dropin|dma|conns|ib|ib-faults|rds-ib|tcp|dkms|iw) ;;
 	*) echo "${0##*/}: unknown stage '$s'" >&2; usage >&2; exit 2 ;;
 	esac
 done
@@ -198,11 +205,14 @@ rdma_last() {
 # suites STAGE FAMILY IMPL TRANSPORT: rds_api_test, rds_order_test and,
 # for rds_doca, rds_rdma_test and the sync event example,
 # expecting the behaviour of IMPL (doca or rds), over loopback (loop) or
-# between the two addresses of the rxe device (ib).
+# between the two addresses of the rxe device (ib) or siw device (iw:
+# no atomics, so no sync event example, which uses them).
 suites() {
-	local stage=$1 fam=$2 impl=$3 transport=$4 addrs=() order=()
+	local stage=$1 fam=$2 impl=$3 transport=$4 addrs=() order=() rdma=()
 
-	if [[ $transport == ib ]]; then
+	# Soft-iWARP: no atomics, and fast registrations of 256 pages
+	[[ $transport == iw ]] && rdma=(--no-atomics --mr-pages "$(iw_frwr)")
+	if [[ $transport == ib || $transport == iw ]]; then
 		addrs=("${IB_ARGS[@]}")
 		# DIFFERENCES.txt (h): net/rds over IB between two local
 		# addresses stalls once a receiver has been congested
@@ -223,10 +233,12 @@ suites() {
 	fi
 	if [[ $impl == doca ]]; then
 		run_suite "$stage-rdma" "$RDMA" --family "$fam" --impl doca \
-			"${addrs[@]}"
+			"${addrs[@]}" "${rdma[@]}"
 		run_suite "$stage-bounds" "$BOUNDS" --family "$fam" \
 			--impl doca "${addrs[@]}"
-		if [[ $transport == ib ]]; then
+		if [[ $transport == iw ]]; then
+			:
+		elif [[ $transport == ib ]]; then
 			run_suite "$stage-sync-event" "$SYNC_EVENT" \
 				--family "$fam" --addr "$IB_ADDR" --peer "$IB_PEER"
 		else
@@ -889,6 +901,53 @@ fi
 # 11. the module through DKMS, built in the guest
 if want_stage dkms; then
 	run_suite dkms "$HERE/../install/install_test.sh" --ko "$KO" --dkms
+fi
+
+# iw_frwr: the pages one registration maps on the siw device.
+iw_frwr() {
+	"$RDSCTL" -j dev show name "$IB_DEV" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print((d[0] if isinstance(d, list) else d)["frwr_depth"])'
+}
+
+# iw_dev STAGE: rdsctl shows the siw device as iWARP, without atomics.
+iw_dev() {
+	local out
+
+	out=$("$RDSCTL" -j dev show name "$IB_DEV" 2>&1)
+	check "$(status python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+d = d[0] if isinstance(d, list) else d
+sys.exit(not (d["protocol"] == "iwarp" and d["atomic_cap"] == "none" and
+	      "atomic" not in d["caps"] and "rdma-read" in d["caps"]))
+' "$out")" "$1: rdsctl dev show: $IB_DEV is iwarp, atomic_cap none, no atomic cap" \
+		"$out"
+}
+
+# 12. rds_doca over Soft-iWARP
+if want_stage iw; then
+	IB_TYPE=siw
+	IB_DEV=siw0
+	if check $((1 - have_ko)) "iw: module $KO exists" && rxe_setup iw; then
+		out=$(insmod_doca)
+		if check $? "iw: insmod rds_doca.ko" "$out"; then
+			fam=$(family_param)
+			if probe iw "$fam" doca; then
+				iw_dev iw
+				suites iw "$fam" doca iw
+				rdma_last iw "$fam"
+			fi
+			out=$(unload rds_doca 5)
+			check $? "iw: rmmod rds_doca within 5 s of the last socket closing" \
+				"$out"
+		fi
+	fi
+	out=$(rxe_teardown)
+	check $? "iw: remove $IB_DEV and $IB_NETDEV" "$out"
+	IB_TYPE=rxe
+	IB_DEV=rxe0
 fi
 
 tap_finish

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# The Soft-RoCE device of the one-VM IB stages: rxe device IB_DEV on a
-# dummy interface IB_NETDEV with the addresses IB_ADDR and IB_PEER.
-# Sourced after tap.sh (rxe_setup records checks); the caller may set the
-# four names first.
+# The software RDMA device of the one-VM IB stages: device IB_DEV of
+# type IB_TYPE (rxe, Soft-RoCE; or siw, Soft-iWARP) on a dummy interface
+# IB_NETDEV with the addresses IB_ADDR and IB_PEER.  Sourced after tap.sh
+# (rxe_setup records checks); the caller may set the five names first.
 
+IB_TYPE=${IB_TYPE:-rxe}
 IB_NETDEV=${IB_NETDEV:-d0}
 IB_DEV=${IB_DEV:-rxe0}
 IB_ADDR=${IB_ADDR:-192.0.2.1}
@@ -29,19 +30,20 @@ rxe_teardown() {
 	return $rc
 }
 
-# rxe_setup STAGE: the rxe device on a dummy interface with both
+# rxe_setup STAGE: the IB_TYPE device on a dummy interface with both
 # addresses, its port active.
 rxe_setup() {
-	local stage=$1 out
+	local stage=$1 out mod=rdma_rxe
 
+	[[ $IB_TYPE == siw ]] && mod=siw
 	rxe_teardown >/dev/null
-	out=$({ modprobe rdma_rxe &&
+	out=$({ modprobe "$mod" &&
 		ip link add "$IB_NETDEV" type dummy &&
 		ip addr add "$IB_ADDR/24" dev "$IB_NETDEV" &&
 		ip addr add "$IB_PEER/24" dev "$IB_NETDEV" &&
 		ip link set "$IB_NETDEV" up &&
-		rdma link add "$IB_DEV" type rxe netdev "$IB_NETDEV"; } 2>&1)
-	check $? "$stage: rxe device $IB_DEV on dummy $IB_NETDEV with $IB_ADDR and $IB_PEER" \
+		rdma link add "$IB_DEV" type "$IB_TYPE" netdev "$IB_NETDEV"; } 2>&1)
+	check $? "$stage: $IB_TYPE device $IB_DEV on dummy $IB_NETDEV with $IB_ADDR and $IB_PEER" \
 		"$out" || return 1
 	for _ in $(seq 50); do
 		rxe_active && break

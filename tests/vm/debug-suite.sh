@@ -89,9 +89,10 @@ if [ "$full" = 0 ]; then
 	export SKIP_TESTS=${SKIP_TESTS-send_largest}
 	export FAULTS_ARGS=${FAULTS_ARGS:---messages 10000}
 fi
+# iw: Soft-iWARP, which only this kernel builds
 stage userspace tests/userspace/run.sh --ko "$dir/rds_doca.ko" \
 	--stage doca --stage dma --stage conns --stage ib \
-	--stage ib-faults --stage tcp
+	--stage ib-faults --stage tcp --stage iw
 # the regression programs alone (the fuzz stage runs them after its own)
 stage regress tests/fuzz/regress.sh --ko "$dir/rds_doca.ko"
 # trinity over the socket calls, as nobody, with the module in drop-in

@@ -90,6 +90,51 @@ static bool masked_refused_over_ib(struct atomic_env *e, int type)
 }
 
 /*
+ * --no-atomics (an iWARP device): sendmsg() refuses each of the four
+ * atomics with EOPNOTSUPP, sends nothing, and nothing reaches the region
+ * of @e.  Returns whether it checked that, which is then all a test of
+ * atomic results does.
+ */
+static bool refused_without_atomics(struct atomic_env *e)
+{
+	struct rds_atomic_args aa;
+	unsigned int i;
+
+	if (!no_atomics)
+		return false;
+	for (i = 0; i < 4; i++) {
+		e->words[0] = 0x1234;
+		mk_atomic(&aa, e->f.cookie, 0, e->old, RDS_RDMA_NOTIFY_ME);
+		aa.fadd.add = 1;
+		aa.m_cswp.compare_mask = ~0ULL;
+		aa.m_cswp.swap_mask = ~0ULL;
+		is_err(send_atomic(e->f.p.b, &e->f.p.sa, types[i], &aa),
+		       EOPNOTSUPP,
+		       "type %d, device without atomics -> EOPNOTSUPP",
+		       types[i]);
+		expect_quiet(e->f.p.b, QUIET_WAIT_MS,
+			     "no notice for the refused atomic");
+		expect_quiet(e->f.p.a, QUIET_WAIT_MS,
+			     "no message for the refused atomic");
+		ok(e->words[0] == 0x1234, "the word is unchanged");
+	}
+	return true;
+}
+
+/* A test of atomic results on a device without them: the refusals. */
+static bool atomics_absent(void)
+{
+	struct atomic_env e;
+
+	if (!no_atomics)
+		return false;
+	if (atomic_env_open(&e, 0))
+		refused_without_atomics(&e);
+	fixture_close(&e.f);
+	return true;
+}
+
+/*
  * Run one atomic of @type on word @idx and check its status, the old value
  * at local_addr and the new value.
  */
@@ -123,6 +168,8 @@ void test_atomic_fadd(void)
 
 	if (!atomic_env_open(&e, 0))
 		goto out;
+	if (refused_without_atomics(&e))
+		goto out;
 	e.words[0] = e.words[2] = 0x1111111111111111ULL;
 	memset(&aa, 0, sizeof(aa));
 	aa.fadd.add = 5;
@@ -147,6 +194,8 @@ void test_atomic_cswp(void)
 	struct atomic_env e;
 
 	if (!atomic_env_open(&e, 0))
+		goto out;
+	if (refused_without_atomics(&e))
 		goto out;
 	memset(&aa, 0, sizeof(aa));
 	aa.cswp.compare = 100;
@@ -180,6 +229,8 @@ void test_atomic_masked_cswp(void)
 
 	if (!atomic_env_open(&e, 0) ||
 	    masked_refused_over_ib(&e, RDS_CMSG_MASKED_ATOMIC_CSWP))
+		goto out;
+	if (refused_without_atomics(&e))
 		goto out;
 	memset(&aa, 0, sizeof(aa));
 	aa.m_cswp.compare = 0x00ff;
@@ -225,6 +276,8 @@ void test_atomic_masked_fadd(void)
 
 	if (!atomic_env_open(&e, 0) ||
 	    masked_refused_over_ib(&e, RDS_CMSG_MASKED_ATOMIC_FADD))
+		goto out;
+	if (refused_without_atomics(&e))
 		goto out;
 	memset(&aa, 0, sizeof(aa));
 	aa.m_fadd.add = 0x0000000100000001ULL;
@@ -330,6 +383,12 @@ void test_atomic_refused(void)
 	/* cookie offset 260 + remote_addr 4 is aligned */
 	mk_atomic(&aa, c4, 4, old, 0);
 	aa.fadd.add = 1;
+	if (no_atomics) {
+		is_err(send_atomic(f.p.b, &f.p.sa, RDS_CMSG_ATOMIC_FADD, &aa),
+		       EOPNOTSUPP,
+		       "device without atomics: a valid atomic -> EOPNOTSUPP");
+		goto out;
+	}
 	if (!cfg.impl_doca) {
 		is_err(send_atomic(f.p.b, &f.p.sa, RDS_CMSG_ATOMIC_FADD, &aa),
 		       EOPNOTSUPP, "net/rds loopback: a valid atomic -> EOPNOTSUPP");
@@ -356,6 +415,8 @@ void test_atomic_remote_errors(void)
 	char n[64];
 	int st;
 
+	if (atomics_absent())
+		return;
 	if (!fixture_open(&f, PAGE, PAGE))
 		goto out;
 	old = (uint64_t *)f.bbuf;
@@ -441,6 +502,8 @@ void test_atomic_concurrent(void)
 	int a = -1, b2 = -1, b1 = -1;
 	struct rx rx;
 
+	if (atomics_absent())
+		goto out;
 	if (!abuf || !olds)
 		goto out;
 	a = bound_socket_at(cfg.addr, 0, "setup: bind A");

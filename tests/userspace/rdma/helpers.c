@@ -14,6 +14,20 @@
 } while (0)
 
 /* Over the IB transport: the device does the work. */
+/* --no-atomics: the RDMA device runs no atomics (iWARP) */
+bool no_atomics;
+/* --mr-pages N: the device maps at most N pages a region, 0: any */
+unsigned long mr_pages;
+
+/* Does a region of @len bytes at @p span more pages than the device maps? */
+bool mr_too_big(const void *p, uint64_t len)
+{
+	uint64_t first = (uintptr_t)p / PAGE;
+	uint64_t last = ((uintptr_t)p + len - 1) / PAGE;
+
+	return mr_pages && len && last - first + 1 > mr_pages;
+}
+
 bool over_ib(void)
 {
 	return cfg.transport == RDS_TRANS_IB;

@@ -69,10 +69,37 @@ static const struct selftest rds_tests[] = {
 	{ "atomic_refused", test_atomic_refused },
 };
 
+static const struct option extra_opts[] = {
+	{ "no-atomics", no_argument, NULL, 0x100 },
+	{ "mr-pages", required_argument, NULL, 0x101 },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int extra_opt(int opt, const char *arg)
+{
+	char *end;
+
+	switch (opt) {
+	case 0x100:
+		no_atomics = true;
+		return 0;
+	case 0x101:
+		errno = 0;
+		mr_pages = strtoul(arg, &end, 10);
+		return errno || end == arg || *end ? -1 : 0;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (parse_common(argc, argv, NULL, NULL, NULL))
+	/*
+	 * --no-atomics: the device refuses atomics (iWARP): EOPNOTSUPP;
+	 * --mr-pages N: it maps at most N pages a region: EMSGSIZE past them
+	 */
+	if (parse_common(argc, argv, extra_opts, extra_opt,
+			 " [--no-atomics] [--mr-pages N]"))
 		return 2;
 	if (!cfg.impl_doca) {
 		if (!cfg_loopback()) {

@@ -109,6 +109,11 @@ void test_notify_none_on_success(void)
 
 	mk_atomic(&aa, f.cookie, 256, &old, 0);
 	aa.fadd.add = 1;
+	if (no_atomics) {
+		is_err(send_atomic(f.p.b, &f.p.sa, RDS_CMSG_ATOMIC_FADD, &aa),
+		       EOPNOTSUPP, "device without atomics: fetch-add -> EOPNOTSUPP");
+		goto out;
+	}
 	is_ok(send_atomic(f.p.b, &f.p.sa, RDS_CMSG_ATOMIC_FADD, &aa),
 	      "fetch-add without NOTIFY_ME");
 	expect_msg(f.p.a, NULL, "A gets the message");
@@ -162,11 +167,18 @@ void test_notify_recverr(void)
 
 	mk_atomic(&aa, f.cookie, 256, &old, 0);
 	aa.fadd.add = 1;
-	is_ok(send_atomic(f.p.b, &f.p.sa, RDS_CMSG_ATOMIC_FADD, &aa),
-	      "failing fetch-add without NOTIFY_ME");
-	expect_notice(f.p.b, aa.user_token, RDS_RDMA_REMOTE_ERROR,
-		      "failed atomic with RDS_RECVERR: a notice");
-	expect_msg(f.p.a, NULL, "A gets the message");
+	if (no_atomics) {
+		is_err(send_atomic(f.p.b, &f.p.sa, RDS_CMSG_ATOMIC_FADD, &aa),
+		       EOPNOTSUPP, "device without atomics: fetch-add -> EOPNOTSUPP");
+		expect_quiet(f.p.b, QUIET_WAIT_MS,
+			     "no notice for the refused atomic");
+	} else {
+		is_ok(send_atomic(f.p.b, &f.p.sa, RDS_CMSG_ATOMIC_FADD, &aa),
+		      "failing fetch-add without NOTIFY_ME");
+		expect_notice(f.p.b, aa.user_token, RDS_RDMA_REMOTE_ERROR,
+			      "failed atomic with RDS_RECVERR: a notice");
+		expect_msg(f.p.a, NULL, "A gets the message");
+	}
 
 	is_ok(set_int(f.p.b, SOL_RDS, RDS_RECVERR, 0), "RDS_RECVERR off");
 	if (!send_write(&f.p, f.cookie, 250, f.bbuf, 16, 0))

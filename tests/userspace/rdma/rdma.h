@@ -52,6 +52,9 @@ static inline uint64_t cookie_make(uint64_t key, uint64_t off)
 }
 
 bool over_ib(void);
+extern bool no_atomics;
+extern unsigned long mr_pages;
+bool mr_too_big(const void *p, uint64_t len);
 
 void *xmap(size_t len);
 void xunmap(void *p, size_t len);
