@@ -31,6 +31,7 @@ FAMILY=
 IMPL=doca
 NETDEV=d0
 DEV=rxe0
+TYPE=rxe
 ADDR=192.0.2.1
 PEER=192.0.2.2
 RESETS=3
@@ -42,12 +43,14 @@ FAULTS=(rxe link)
 usage() {
 	cat <<EOF
 usage: ${0##*/} [--family N] [--impl doca|rds] [--netdev IF] [--dev RXE]
+       [--type rxe|siw]
        [--addr A] [--peer B] [--resets N] [--messages N] [--down-ms MS]
        [--timeout S] [--fault link|rxe]...
   --family N    socket family (default: rds_doca's, else 21)
   --impl        expected behaviour, doca (default) or rds
   --netdev IF   network interface of the rxe device (default $NETDEV)
   --dev RXE     the rxe device (default $DEV)
+  --type T      its type: rxe (Soft-RoCE, default) or siw (Soft-iWARP)
   --addr A      senders' address (default $ADDR)
   --peer B      receivers' address (default $PEER)
   --resets N    faults per stream (default $RESETS)
@@ -65,6 +68,7 @@ while [[ $# -gt 0 ]]; do
 	--impl)		IMPL=${2?}; shift ;;
 	--netdev)	NETDEV=${2?}; shift ;;
 	--dev)		DEV=${2?}; shift ;;
+	--type)		TYPE=${2?}; shift ;;
 	--addr)		ADDR=${2?}; shift ;;
 	--peer)		PEER=${2?}; shift ;;
 	--resets)	RESETS=${2?}; shift ;;
@@ -117,7 +121,7 @@ for f in "${FAULTS[@]}"; do
 	case $f in
 	rxe)
 		stream rxe "rdma link delete $DEV" \
-			"rdma link add $DEV type rxe netdev $NETDEV"
+			"rdma link add $DEV type $TYPE netdev $NETDEV"
 		check_active "after the device faults"
 		;;
 	link)

@@ -66,8 +66,9 @@
 # Debian's kernels leave out and the debug kernel builds): a siw device
 # on a dummy interface with the two addresses; rdsctl shows it as iwarp
 # without atomics; the api, order, RDMA (every atomic refused with
-# EOPNOTSUPP) and bounds suites and a last RDMA exchange run between the
-# addresses.  make check names it for the debug VM.
+# EOPNOTSUPP) and bounds suites, the compat programs, the trace events,
+# the hostile peer, the device and link faults and a last RDMA exchange
+# run between the addresses.  make check names it for the debug VM.
 #
 # Output is TAP; every module operation is a check, and the suites'
 # checks are renumbered and prefixed with their stage.  The last line is
@@ -937,6 +938,21 @@ if want_stage iw; then
 			if probe iw "$fam" doca; then
 				iw_dev iw
 				suites iw "$fam" doca iw
+				run_suite iw-compat "$COMPAT" --family "$fam" \
+					--impl doca "${IB_ARGS[@]}"
+				run_suite iw-trace "$TRACE" --family "$fam" \
+					"${IB_ARGS[@]}" --rdma-arg --no-atomics \
+					--rdma-arg --mr-pages \
+					--rdma-arg "$(iw_frwr)"
+				run_suite iw-hostile "$HOSTILE" --family "$fam" \
+					--impl doca "${IB_ARGS[@]}" \
+					--netdev "$IB_NETDEV" --rdsctl "$RDSCTL"
+				# shellcheck disable=SC2086
+				run_suite iw-faults "$HERE/ib_faults.sh" \
+					--family "$fam" --impl doca \
+					--netdev "$IB_NETDEV" --dev "$IB_DEV" \
+					--type siw --addr "$IB_ADDR" \
+					--peer "$IB_PEER" $FAULTS_ARGS
 				rdma_last iw "$fam"
 			fi
 			out=$(unload rds_doca 5)

@@ -27,9 +27,11 @@ FAMILY=
 ADDR=
 PEER=
 TRANSPORT=loop
+RDMA_ARGS=()
 
 usage() {
 	echo "usage: ${0##*/} --family N [--addr A --peer B --transport ib]"
+	echo "       [--rdma-arg ARG]...  (given to rds_rdma_test)"
 }
 
 while [[ $# -gt 0 ]]; do
@@ -38,6 +40,7 @@ while [[ $# -gt 0 ]]; do
 	--addr)		ADDR=${2?}; shift ;;
 	--peer)		PEER=${2?}; shift ;;
 	--transport)	TRANSPORT=${2?}; shift ;;
+	--rdma-arg)	RDMA_ARGS+=("${2?}"); shift ;;
 	-h|--help)	usage; exit 0 ;;
 	*)		usage >&2; exit 2 ;;
 	esac
@@ -103,10 +106,10 @@ fi
 out=$("$STREAM" --probe --family "$FAMILY" --impl doca "${ARGS[@]}" 2>&1)
 check $? "a socket on $ADDR and one on $PEER exchange messages" "$out"
 out=$("$RDMA" --family "$FAMILY" --impl doca "${ARGS[@]}" \
-	--filter rdma_write_read 2>&1)
+	"${RDMA_ARGS[@]}" --filter rdma_write_read 2>&1)
 check $? "rds_rdma_test rdma_write_read passes" "$(grep -v '^ok' <<<"$out")"
 out=$("$RDMA" --family "$FAMILY" --impl doca "${ARGS[@]}" \
-	--filter remote_errors 2>&1)
+	"${RDMA_ARGS[@]}" --filter remote_errors 2>&1)
 check $? "rds_rdma_test remote_errors passes" "$(grep -v '^ok' <<<"$out")"
 echo 0 > "$I/events/rds_doca/enable"
 trace=$(cat "$I/trace")
