@@ -22,9 +22,11 @@
 #include <linux/net.h>
 #include <linux/poll.h>
 #include <linux/rds_doca.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/sock.h>
+#include <kunit/visibility.h>
 
 #include "rdsd.h"
 #include "bind.h"
@@ -108,42 +110,38 @@ static void rdsd_destruct(struct sock *sk)
 	mutex_destroy(&rs->zc_read);
 }
 
+/*
+ * connect() sets the default destination.  As Linux RDS: AF_INET6 with
+ * an address neither unicast nor IPv4-mapped, or mapping an address no
+ * one can be sent to, gets EPROTOTYPE; AF_INET's 0.0.0.0 EDESTADDRREQ.
+ */
 static int rdsd_connect(struct socket *sock, struct sockaddr *uaddr,
 			int addr_len, int flags)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
 	struct rdsd_sock *rs = rdsd_sk(sock->sk);
+	__be16 port;
 	__be32 addr;
-	int ret = 0;
+	int ret;
 
 	if (addr_len < offsetofend(struct sockaddr, sa_family))
 		return -EINVAL;
+	if (uaddr->sa_family != AF_INET && uaddr->sa_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	ret = rdsd_sockaddr_get(uaddr, addr_len, &addr, &port);
+	if (ret)
+		return ret;
+	if (addr == htonl(INADDR_ANY) || ipv4_is_multicast(addr) ||
+	    addr == htonl(INADDR_BROADCAST)) {
+		if (uaddr->sa_family == AF_INET6)
+			return -EPROTOTYPE;
+		return addr == htonl(INADDR_ANY) ? -EDESTADDRREQ : -EINVAL;
+	}
 
 	lock_sock(sock->sk);
-	switch (uaddr->sa_family) {
-	case AF_INET:
-		if (addr_len < sizeof(*sin)) {
-			ret = -EINVAL;
-			break;
-		}
-		addr = sin->sin_addr.s_addr;
-		if (addr == htonl(INADDR_ANY)) {
-			ret = -EDESTADDRREQ;
-			break;
-		}
-		if (ipv4_is_multicast(addr) || addr == htonl(INADDR_BROADCAST)) {
-			ret = -EINVAL;
-			break;
-		}
-		WRITE_ONCE(rs->conn_addr, addr);
-		WRITE_ONCE(rs->conn_port, sin->sin_port);
-		break;
-	default:
-		ret = -EAFNOSUPPORT;
-		break;
-	}
+	WRITE_ONCE(rs->conn_addr, addr);
+	WRITE_ONCE(rs->conn_port, port);
 	release_sock(sock->sk);
-	return ret;
+	return 0;
 }
 
 static int rdsd_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
@@ -253,6 +251,58 @@ static int rdsd_ioctl(struct socket *sock, unsigned int cmd,
 		return -ENOIOCTLCMD;
 	}
 }
+
+/**
+ * rdsd_sockaddr_get - the IPv4 address and port a socket address names
+ * @uaddr: a struct sockaddr_in, or a struct sockaddr_in6 of an
+ *	IPv4-mapped address (::ffff:a.b.c.d), which means the same, as in
+ *	Linux RDS.
+ * @len: its length.
+ * @addr: set to the IPv4 address, unchecked: the caller refuses the
+ *	kinds of address its call does not take.
+ * @port: set to the port.
+ *
+ * Returns 0; -EINVAL for a short address, another family or a link-local
+ * IPv6 address without a scope id; -EPROTOTYPE for an IPv6 address that
+ * is neither unicast nor IPv4-mapped (::, multicast); -EAFNOSUPPORT for
+ * any other IPv6 address: the transports serve IPv4 only.
+ */
+int rdsd_sockaddr_get(const struct sockaddr *uaddr, int len, __be32 *addr,
+		      __be16 *port)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)uaddr;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)uaddr;
+	int type;
+
+	if (len < (int)offsetofend(struct sockaddr, sa_family))
+		return -EINVAL;
+	switch (uaddr->sa_family) {
+	case AF_INET:
+		if (len < (int)sizeof(*sin))
+			return -EINVAL;
+		*addr = sin->sin_addr.s_addr;
+		*port = sin->sin_port;
+		return 0;
+	case AF_INET6:
+		if (len < (int)sizeof(*sin6))
+			return -EINVAL;
+		type = ipv6_addr_type(&sin6->sin6_addr);
+		if (type & IPV6_ADDR_MAPPED) {
+			*addr = sin6->sin6_addr.s6_addr32[3];
+			*port = sin6->sin6_port;
+			return 0;
+		}
+		if (!(type & IPV6_ADDR_UNICAST))
+			return -EPROTOTYPE;
+		/* a link-local address means nothing without its link */
+		if ((type & IPV6_ADDR_LINKLOCAL) && !sin6->sin6_scope_id)
+			return -EINVAL;
+		return -EAFNOSUPPORT;
+	default:
+		return -EINVAL;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_sockaddr_get);
 
 /**
  * rdsd_sockopt_int - read an int option's value

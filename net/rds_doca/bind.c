@@ -115,34 +115,32 @@ out:
 /**
  * rdsd_bind - the bind() socket call
  * @sock: socket.
- * @uaddr: a struct sockaddr_in.
+ * @uaddr: a struct sockaddr_in, or a struct sockaddr_in6 of an
+ *	IPv4-mapped address.
  * @addr_len: its length.
  *
  * The address must be a unicast address that a transport serves here; port
- * 0 picks a free port.  A socket binds once.
+ * 0 picks a free port.  A socket binds once.  Another IPv6 address gets
+ * EAFNOSUPPORT.
  */
 int rdsd_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
 	struct sock *sk = sock->sk;
 	struct rdsd_sock *rs = rdsd_sk(sk);
 	struct rdsd_net *rn = rdsd_sk_net(rs);
 	const struct rdsd_transport_ops *trans;
 	struct rdsd_cong_map *map;
+	__be16 port;
 	__be32 addr;
 	int ret;
 
-	if (addr_len < offsetofend(struct sockaddr, sa_family))
-		return -EINVAL;
-	if (uaddr->sa_family != AF_INET)
-		return -EINVAL;
-	if (addr_len < sizeof(*sin))
-		return -EINVAL;
-	addr = sin->sin_addr.s_addr;
+	ret = rdsd_sockaddr_get(uaddr, addr_len, &addr, &port);
+	if (ret)
+		return ret == -EAFNOSUPPORT ? ret : -EINVAL;
 	if (addr == htonl(INADDR_ANY) || addr == htonl(INADDR_BROADCAST) ||
 	    ipv4_is_multicast(addr))
 		return -EINVAL;
-	if (sin->sin_port == htons(RDSD_PROBE_PORT))
+	if (port == htons(RDSD_PROBE_PORT))
 		return -EINVAL;
 
 	lock_sock(sk);
@@ -164,7 +162,7 @@ int rdsd_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 
 	/* before the socket can be found: delivery may mark it congested */
 	rs->lcong = map;
-	ret = rdsd_add_bound(rn, rs, addr, sin->sin_port);
+	ret = rdsd_add_bound(rn, rs, addr, port);
 	if (ret) {
 		rs->lcong = NULL;
 		rdsd_cong_map_put(rn, map);

@@ -608,9 +608,11 @@ int rdsd_mr_get(struct rdsd_sock *rs, int optname, sockptr_t optval,
 		struct rds_get_mr_for_dest_args dest;
 		struct rds_doca_get_mr_list_args list;
 	} args;
-	struct sockaddr_in *sin;
 	struct rdsd_mr *mr;
+	__be16 port;
+	__be32 addr;
 	size_t size;
+	int ret;
 
 	switch (optname) {
 	case RDS_GET_MR:
@@ -635,11 +637,14 @@ int rdsd_mr_get(struct rdsd_sock *rs, int optname, sockptr_t optval,
 			return PTR_ERR(mr);
 		return rdsd_mr_give_cookie(rs, mr, args.get.cookie_addr, NULL);
 	case RDS_GET_MR_FOR_DEST:
-		sin = (struct sockaddr_in *)&args.dest.dest_addr;
-		if (sin->sin_family != AF_INET)
-			return -EINVAL;
+		/* an IPv4 address, or an IPv4-mapped IPv6 one */
+		ret = rdsd_sockaddr_get((struct sockaddr *)&args.dest.dest_addr,
+					sizeof(args.dest.dest_addr), &addr,
+					&port);
+		if (ret)
+			return ret == -EAFNOSUPPORT ? ret : -EINVAL;
 		mr = rdsd_mr_create(rs, &args.dest.vec, args.dest.flags,
-				    sin->sin_addr.s_addr, sin->sin_port);
+				    addr, port);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
 		return rdsd_mr_give_cookie(rs, mr, args.dest.cookie_addr, NULL);

@@ -160,6 +160,8 @@ struct rdsd_net {
 
 struct rdsd_net *rdsd_net(const struct net *net);
 int rdsd_sockopt_int(sockptr_t optval, unsigned int optlen, int *val);
+int rdsd_sockaddr_get(const struct sockaddr *uaddr, int len, __be32 *addr,
+		      __be16 *port);
 
 enum rdsd_conn_state {
 	RDSD_CONN_DOWN,

@@ -38,37 +38,30 @@
 #include "wire.h"
 #include "zcopy.h"
 
-/* Find the destination: the message's address, else the connected one. */
+/*
+ * Find the destination: the message's address, else the connected one.
+ * An IPv6 peer gets EOPNOTSUPP, Linux RDS's answer to an IPv4 socket
+ * that sends to one; every other refusal is EINVAL.
+ */
 static int rdsd_send_dest(struct rdsd_sock *rs, struct msghdr *m,
 			  __be32 *daddr, __be16 *dport)
 {
-	DECLARE_SOCKADDR(struct sockaddr_in *, usin, m->msg_name);
-	__be32 addr;
+	int ret;
 
 	if (!m->msg_namelen) {
 		*daddr = READ_ONCE(rs->conn_addr);
 		*dport = READ_ONCE(rs->conn_port);
 		return 0;
 	}
-	if (m->msg_namelen < sizeof(*usin))
+	if (m->msg_namelen < sizeof(struct sockaddr_in))
 		return -EINVAL;
-	switch (usin->sin_family) {
-	case AF_INET:
-		addr = usin->sin_addr.s_addr;
-		if (addr == htonl(INADDR_ANY) ||
-		    addr == htonl(INADDR_BROADCAST) || ipv4_is_multicast(addr))
-			return -EINVAL;
-		*daddr = addr;
-		*dport = usin->sin_port;
-		return 0;
-	case AF_INET6:
-		/* IPv6 peers are not supported yet. */
-		if (m->msg_namelen < sizeof(struct sockaddr_in6))
-			return -EINVAL;
-		return -EOPNOTSUPP;
-	default:
+	ret = rdsd_sockaddr_get(m->msg_name, m->msg_namelen, daddr, dport);
+	if (ret)
+		return ret == -EAFNOSUPPORT ? -EOPNOTSUPP : -EINVAL;
+	if (*daddr == htonl(INADDR_ANY) || *daddr == htonl(INADDR_BROADCAST) ||
+	    ipv4_is_multicast(*daddr))
 		return -EINVAL;
-	}
+	return 0;
 }
 
 /*
@@ -485,19 +478,24 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_send_drop_orphans);
 /**
  * rdsd_cancel_sent_to - the RDS_CANCEL_SENT_TO socket option
  * @rs: socket.
- * @optval: a struct sockaddr_in naming the destination address and port.
+ * @optval: a struct sockaddr_in naming the destination address and port,
+ *	or a struct sockaddr_in6 of an IPv4-mapped address.
  * @optlen: its length.
  *
  * Drops the socket's messages to that destination that no transport has
  * taken yet.  Messages already handed to a transport are on the wire and
- * complete normally.
+ * complete normally.  As in Linux RDS, the family of an address shorter
+ * than a struct sockaddr_in6 is not looked at; an IPv6 address that is
+ * not mapped names no destination an IPv4 socket sends to.
  */
 int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 			unsigned int optlen)
 {
 	struct rdsd_msg *msg, *tmp;
+	struct sockaddr_in6 sin6;
 	struct sockaddr_in sin;
 	LIST_HEAD(done);
+	int ret;
 
 	if (!READ_ONCE(rs->bound_addr))
 		return -ENOTCONN;
@@ -505,6 +503,16 @@ int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 		return -EINVAL;
 	if (copy_from_sockptr(&sin, optval, sizeof(sin)))
 		return -EFAULT;
+	if (sin.sin_family == AF_INET6 && optlen >= sizeof(sin6)) {
+		if (copy_from_sockptr(&sin6, optval, sizeof(sin6)))
+			return -EFAULT;
+		ret = rdsd_sockaddr_get((struct sockaddr *)&sin6, sizeof(sin6),
+					&sin.sin_addr.s_addr, &sin.sin_port);
+		if (ret == -EAFNOSUPPORT)
+			return 0;
+		if (ret)
+			return -EINVAL;
+	}
 
 	spin_lock_bh(&rs->lock);
 	list_for_each_entry_safe(msg, tmp, &rs->send_queue, sock_item) {

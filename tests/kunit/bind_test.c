@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit suite rds_doca_bind (bind.c): port allocation, through real kernel
- * sockets of the registered family in the initial namespace.
+ * sockets of the registered family in the initial namespace; the socket
+ * addresses the calls take (rdsd_sockaddr_get()).
  */
 #include <kunit/test.h>
 #include <linux/in.h>
+#include <linux/inet.h>
 #include <linux/net.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
@@ -155,7 +157,83 @@ static void rdsd_send_recv_kernel_sockets(struct kunit *test)
 	sock_release(b);
 }
 
+/* ---- socket addresses: IPv4, and IPv4-mapped IPv6 ---- */
+
+struct sockaddr_case {
+	const char	*name;
+	sa_family_t	family;
+	const char	*addr;	/* in6 if family is AF_INET6, else in4 */
+	u32		scope;
+	int		len;	/* 0: the family's */
+	int		ret;
+	const char	*v4;	/* the address found, when ret is 0 */
+};
+
+static const struct sockaddr_case sockaddr_cases[] = {
+	{ "IPv4", AF_INET, "192.0.2.1", 0, 0, 0, "192.0.2.1" },
+	{ "IPv4, short", AF_INET, "192.0.2.1", 0, 15, -EINVAL },
+	{ "IPv4-mapped", AF_INET6, "::ffff:192.0.2.1", 0, 0, 0, "192.0.2.1" },
+	{ "IPv4-mapped, short", AF_INET6, "::ffff:192.0.2.1", 0, 27, -EINVAL },
+	{ "IPv4-mapped 0.0.0.0: the caller's to refuse", AF_INET6,
+	  "::ffff:0.0.0.0", 0, 0, 0, "0.0.0.0" },
+	{ "::", AF_INET6, "::", 0, 0, -EPROTOTYPE },
+	{ "ff02::1", AF_INET6, "ff02::1", 0, 0, -EPROTOTYPE },
+	{ "fe80::1 without scope", AF_INET6, "fe80::1", 0, 0, -EINVAL },
+	{ "fe80::1 with scope", AF_INET6, "fe80::1", 2, 0, -EAFNOSUPPORT },
+	{ "2001:db8::1", AF_INET6, "2001:db8::1", 0, 0, -EAFNOSUPPORT },
+	{ "::1", AF_INET6, "::1", 0, 0, -EAFNOSUPPORT },
+	{ "AF_UNIX", AF_UNIX, "192.0.2.1", 0, 0, -EINVAL },
+	{ "no family", AF_INET, "192.0.2.1", 0, 1, -EINVAL },
+};
+
+static void sockaddr_desc(const struct sockaddr_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sockaddr, sockaddr_cases, sockaddr_desc);
+
+/*
+ * Every call that takes a socket address reads it with
+ * rdsd_sockaddr_get(): an IPv4-mapped IPv6 address is its IPv4 address,
+ * other IPv6 addresses are refused by kind.
+ */
+static void rdsd_sockaddr_get_reads_both_forms(struct kunit *test)
+{
+	const struct sockaddr_case *c = test->param_value;
+	struct sockaddr_storage ss = { .ss_family = c->family };
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	__be32 addr = 0, want = 0;
+	__be16 port = 0;
+	int len = c->len;
+
+	if (c->family == AF_INET6) {
+		KUNIT_ASSERT_EQ(test, in6_pton(c->addr, -1,
+					       sin6->sin6_addr.s6_addr, -1,
+					       NULL), 1);
+		sin6->sin6_port = htons(4000);
+		sin6->sin6_scope_id = c->scope;
+		len = len ?: sizeof(*sin6);
+	} else {
+		KUNIT_ASSERT_EQ(test, in4_pton(c->addr, -1,
+					       (u8 *)&sin->sin_addr.s_addr,
+					       -1, NULL), 1);
+		sin->sin_port = htons(4000);
+		len = len ?: sizeof(*sin);
+	}
+	KUNIT_EXPECT_EQ(test, rdsd_sockaddr_get((struct sockaddr *)&ss, len,
+						&addr, &port), c->ret);
+	if (c->ret)
+		return;
+	KUNIT_ASSERT_EQ(test, in4_pton(c->v4, -1, (u8 *)&want, -1, NULL), 1);
+	KUNIT_EXPECT_EQ(test, (__force u32)addr, (__force u32)want);
+	KUNIT_EXPECT_EQ(test, ntohs(port), 4000);
+}
+
 static struct kunit_case rdsd_bind_cases[] = {
+	KUNIT_CASE_PARAM(rdsd_sockaddr_get_reads_both_forms,
+			 sockaddr_gen_params),
 	KUNIT_CASE(rdsd_bind_port_zero_picks_free_port),
 	KUNIT_CASE(rdsd_bind_taken_port_is_in_use),
 	KUNIT_CASE(rdsd_bind_release_frees_port),

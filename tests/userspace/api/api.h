@@ -79,6 +79,7 @@ void test_names(void);
 void test_connect_errors(void);
 void test_ipv6_refused(void);
 void test_connect_errors_ipv6(void);
+void test_ipv4_mapped(void);
 void test_connect(void);
 
 /* send.c */
