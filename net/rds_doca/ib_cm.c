@@ -290,7 +290,8 @@ static int rdsd_ib_setup(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
  *     and the queue pair moves to the error state;
  *  4. ib_drain_qp(): every posted work request completes (flushed) and
  *     its completion handler has run;
- *  5. the queue pair, 6. the completion queues, 7. the rings (send slots
+ *  5. the queue pair, 6. the completion queues, once their last
+ *     handlers returned (rdsd_ib_cq_quiesce()), 7. the rings (send slots
  *     no completion retired give their messages back), 8. the device
  *     reference are released.
  *
@@ -323,6 +324,8 @@ static struct rdma_cm_id *rdsd_ib_teardown_locked(struct rdsd_ib_conn *tp)
 		rdma_destroy_qp(id);
 		WRITE_ONCE(tp->qp, NULL);
 	}
+	if (tp->send_cq || tp->recv_cq)
+		rdsd_ib_cq_quiesce();
 	if (tp->send_cq)
 		ib_free_cq(tp->send_cq);
 	tp->send_cq = NULL;

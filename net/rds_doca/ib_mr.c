@@ -147,8 +147,10 @@ static void rdsd_ib_reg_qp_destroy(struct rdsd_ib_dev *dev)
 	} else {
 		if (dev->reg_qp)
 			ib_destroy_qp(dev->reg_qp);
-		if (dev->reg_cq)
+		if (dev->reg_cq) {
+			rdsd_ib_cq_quiesce();
 			ib_free_cq(dev->reg_cq);
+		}
 	}
 	dev->reg_qp = NULL;
 	dev->reg_cq = NULL;
@@ -266,8 +268,10 @@ static void rdsd_ib_loop_free(struct rdsd_ib_reg_loop *loop)
 		ib_destroy_qp(loop->aqp);
 	if (loop->pqp)
 		ib_destroy_qp(loop->pqp);
-	if (loop->cq)
+	if (loop->cq) {
+		rdsd_ib_cq_quiesce();
 		ib_free_cq(loop->cq);
+	}
 	kfree(loop);
 }
 

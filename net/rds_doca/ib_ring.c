@@ -141,6 +141,24 @@ void rdsd_ib_tail_check(struct rdsd_ib_conn *tp)
 		queue_delayed_work(rdsd_wq, &tp->ack_work, 1);
 }
 
+/**
+ * rdsd_ib_cq_quiesce - let the last completion handlers return
+ *
+ * Called once the queue pairs of the completion queues about to be freed
+ * are destroyed, before ib_free_cq().  ib_free_cq() waits until a soft
+ * interrupt poll is no longer scheduled, but ib_poll_handler() still
+ * reads its completion queue after saying so (it arms the queue again
+ * after irq_poll_complete()), and the handler that ran the last
+ * completion, which woke the caller (a drain, a registration), may still
+ * be there.  It runs with bottom halves off, a read-side section of RCU:
+ * after a grace period it has returned, and with the queue pairs gone no
+ * completion schedules another.  Process context.
+ */
+void rdsd_ib_cq_quiesce(void)
+{
+	synchronize_rcu();
+}
+
 /*
  * Release a completed (or never to complete) send slot; send_lock held.
  * @status: RDS_RDMA_* outcome of the slot's work request, for operations.
