@@ -12,6 +12,12 @@
  *    conn_idle_secs (counted in conn_reaped), and so are their congestion
  *    maps.
  *
+ * With --addr and --peer two addresses the TCP transport serves, the
+ * flood is of type-of-service lanes instead (tos_flood): uid 65534 sends
+ * to one peer from 256 sockets, one per type of service, each of which
+ * gets connections of its own at both ends; they stay within max_conns,
+ * are listed with their lanes, and are freed once idle.
+ *
  * Load the module with a max_conns below FLOODS (run.sh uses 1000) and a
  * short conn_idle_secs (run.sh uses 2); with the defaults the limit checks
  * are skipped.  Connections are counted through RDS_INFO_CONNECTIONS,
@@ -20,6 +26,9 @@
  * wait for the reaper has a generous deadline.  Prints TAP (see tap.h).
  */
 #include "rds_util.h"
+
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 
 
 #define FLOODS		4000
@@ -219,16 +228,153 @@ static void test_conn_flood(void)
 	close(fd);
 }
 
+/* Type-of-service lanes: one socket per value, all to one peer. */
+#define LANES		256
+
+/* What the lane-flooding child reports. */
+struct lanes_res {
+	int err;		/* first: errno of the privilege drop */
+	int sock_err;		/* errno of socket(), bind() or the ioctl */
+	int sent;		/* sends that succeeded */
+	int refused;		/* sends that failed with EADDRNOTAVAIL */
+	int other;		/* sends that failed otherwise */
+	int other_errno;	/* the first such errno */
+	long conns_open;	/* connections right after the flood */
+	int lanes_open;		/* of them, cfg.addr -> cfg.peer lanes */
+};
+
+/* Lanes cfg.addr -> cfg.peer that @fd's namespace lists, -1 on error. */
+static int lanes_listed(int fd)
+{
+	struct rds_info_connection *c;
+	bool seen[LANES] = { false };
+	socklen_t len;
+	void *buf;
+	int r = info_get(fd, RDS_INFO_CONNECTIONS, &buf, &len);
+	int n = 0;
+
+	if (r < 0 || (len && r != (int)sizeof(*c))) {
+		free(buf);
+		return -1;
+	}
+	for (c = buf; (char *)(c + 1) <= (char *)buf + len; c++)
+		if (c->laddr == cfg.addr.s_addr &&
+		    c->faddr == cfg.peer.s_addr && !seen[c->tos]) {
+			seen[c->tos] = true;
+			n++;
+		}
+	free(buf);
+	return n;
+}
+
+static void lanes_flood(struct lanes_res *res)
+{
+	struct sockaddr_in to = sin_make(cfg.peer, 4000);
+	int fds[LANES], i, n;
+	rds_tos_t tos;
+
+	for (n = 0; n < LANES; n++) {
+		fds[n] = bound_socket_at(cfg.addr, 0, NULL);
+		tos = n;
+		if (fds[n] < 0 || ioctl(fds[n], SIOCRDSSETTOS, &tos)) {
+			res->sock_err = errno ? errno : EINVAL;
+			if (fds[n] >= 0)
+				close(fds[n]);
+			break;
+		}
+		if (sendto(fds[n], NULL, 0, MSG_DONTWAIT,
+			   (struct sockaddr *)&to, sizeof(to)) == 0) {
+			res->sent++;
+		} else if (errno == EADDRNOTAVAIL) {
+			res->refused++;
+		} else if (!res->other++) {
+			res->other_errno = errno;
+		}
+	}
+	if (n) {
+		/* the peer's ends are made when the first messages arrive */
+		long long deadline = now_ms() + ARRIVE_MS;
+
+		do {
+			res->lanes_open = lanes_listed(fds[0]);
+			if (res->lanes_open >= res->sent)
+				break;
+			sleep_ms(100);
+		} while (now_ms() < deadline);
+		res->conns_open = conn_count(fds[0]);
+	}
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+static void lanes_child(void *res)
+{
+	lanes_flood(res);
+}
+
+static void test_tos_flood(void)
+{
+	int max_conns = -1, idle_secs = -1, fd;
+	long after;
+	struct lanes_res res;
+
+	read_sysfs_int(PARAM_DIR "max_conns", &max_conns);
+	read_sysfs_int(PARAM_DIR "conn_idle_secs", &idle_secs);
+	if (!ok(max_conns > 0 && idle_secs > 0,
+		"module parameters max_conns and conn_idle_secs readable"))
+		return;
+	fd = rds_socket();
+	if (!sys_ok(fd, "socket"))
+		return;
+	wait_no_conns(fd, now_ms() + idle_secs * 1000LL + REAP_SLACK_MS);
+	if (!run_as_nobody(lanes_child, &res, sizeof(res)) ||
+	    !is_eq(res.sock_err, 0, "child's %d sockets bound to %s, each its TOS",
+		   LANES, inet_ntoa(cfg.addr))) {
+		close(fd);
+		return;
+	}
+	tap_diag("uid %d sent on %d lanes: %d sent, %d EADDRNOTAVAIL, %d other (%s); %ld connections, %d lanes listed",
+		 NOBODY, LANES, res.sent, res.refused, res.other,
+		 tap_errname(res.other_errno), res.conns_open,
+		 res.lanes_open);
+	is_eq(res.other, 0, "every send succeeds or is refused for the limit");
+	ok_diag(res.conns_open > 0 && res.conns_open <= max_conns,
+		"connections within max_conns", "%ld connections, max_conns %d",
+		res.conns_open, max_conns);
+	if (2 * LANES <= max_conns) {
+		is_eq(res.sent, LANES, "each lane's first send succeeds");
+		is_eq(res.lanes_open, LANES,
+		      "a connection per lane, listed with its TOS");
+	} else {
+		ok_diag(res.refused > 0, "lanes beyond max_conns: EADDRNOTAVAIL",
+			"%d refused", res.refused);
+	}
+	after = wait_no_conns(fd, now_ms() + idle_secs * 1000LL +
+				  REAP_SLACK_MS);
+	is_eq(after, 0L, "every lane freed within conn_idle_secs + %d s",
+	      REAP_SLACK_MS / 1000);
+	close(fd);
+}
+
 static const struct selftest tests[] = {
 	{ "conn_flood", test_conn_flood },
+};
+
+static const struct selftest tcp_tests[] = {
+	{ "tos_flood", test_tos_flood },
 };
 
 int main(int argc, char **argv)
 {
 	if (!bounds_prog_start(argc, argv))
 		return 2;
+	if (!addr_is_loopback(cfg.addr) && cfg.transport == RDS_TRANS_TCP &&
+	    !addr_is_loopback(cfg.peer))
+		return run_selftests("rds_conn_flood_test", tcp_tests,
+				     selftest_by_filter);
 	if (!addr_is_loopback(cfg.addr)) {
-		fprintf(stderr, "%s: --addr must be a 127/8 address\n", argv[0]);
+		fprintf(stderr, "%s: --addr must be a 127/8 address, or --addr and --peer two addresses of --transport tcp\n",
+			argv[0]);
 		return 2;
 	}
 	return run_selftests("rds_conn_flood_test", tests, selftest_by_filter);

@@ -55,7 +55,9 @@
 #                 two namespaces joined by a veth pair talking as two
 #                 hosts (rds_xhost_test's echo, ping, stream and RDMA,
 #                 and a stream across a link flap and a dropped
-#                 connection)
+#                 connection); last, reloaded with max_conns=1000
+#                 conn_idle_secs=2, an unprivileged user's 256
+#                 type-of-service lanes to one peer (rds_conn_flood_test)
 #
 # and, when named: 11. dkms: make dkms-install (DKMS builds rds_doca for
 # the running kernel: minutes under TCG), modprobe, rdsctl, the demo,
@@ -211,8 +213,10 @@ rdma_last() {
 suites() {
 	local stage=$1 fam=$2 impl=$3 transport=$4 addrs=() order=() rdma=()
 
-	# Soft-iWARP: no atomics, and fast registrations of 256 pages
-	[[ $transport == iw ]] && rdma=(--no-atomics --mr-pages "$(iw_frwr)")
+	# Soft-iWARP: no atomics, fast registrations of 256 pages, and 16
+	# regions for a read's sink
+	[[ $transport == iw ]] &&
+		rdma=(--no-atomics --mr-pages "$(iw_frwr)" --read-sinks 16)
 	if [[ $transport == ib || $transport == iw ]]; then
 		addrs=("${IB_ARGS[@]}")
 		# DIFFERENCES.txt (h): net/rds over IB between two local
@@ -893,6 +897,17 @@ if want_stage tcp; then
 			out=$(unload rds_doca 5)
 			check $? "tcp: rmmod rds_doca within 5 s of the last socket closing" \
 				"$out"
+		fi
+		# an unprivileged user's type-of-service lanes: bounded and
+		# reaped as any connection (a short conn_idle_secs to see it)
+		out=$(insmod_doca max_conns=1000 conn_idle_secs=2)
+		if check $? "tcp: insmod rds_doca.ko max_conns=1000 conn_idle_secs=2" \
+			"$out"; then
+			run_suite tcp-tos-flood "$CONN_FLOOD" \
+				--family "$(family_param)" --impl doca \
+				"${TCP_ARGS[@]}"
+			out=$(unload rds_doca 5)
+			check $? "tcp: rmmod rds_doca after the lane flood" "$out"
 		fi
 	fi
 	out=$(tcp_teardown)

@@ -18,6 +18,8 @@
 bool no_atomics;
 /* --mr-pages N: the device maps at most N pages a region, 0: any */
 unsigned long mr_pages;
+/* --read-sinks N: a read lands in at most N regions (iWARP), 0: any */
+unsigned long read_sinks;
 
 /* Does a region of @len bytes at @p span more pages than the device maps? */
 bool mr_too_big(const void *p, uint64_t len)

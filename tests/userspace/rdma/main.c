@@ -28,6 +28,7 @@ static const struct selftest tests[] = {
 	{ "rdma_write_read", test_rdma_write_read },
 	{ "rdma_iovecs", test_rdma_iovecs },
 	{ "rdma_many_pieces", test_rdma_many_pieces },
+	{ "rdma_read_pieces", test_rdma_read_pieces },
 	{ "rdma_visible_on_delivery", test_rdma_visible_on_delivery },
 	{ "rdma_silent", test_rdma_silent },
 	{ "rdma_refused", test_rdma_refused },
@@ -72,6 +73,7 @@ static const struct selftest rds_tests[] = {
 static const struct option extra_opts[] = {
 	{ "no-atomics", no_argument, NULL, 0x100 },
 	{ "mr-pages", required_argument, NULL, 0x101 },
+	{ "read-sinks", required_argument, NULL, 0x102 },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -84,8 +86,10 @@ static int extra_opt(int opt, const char *arg)
 		no_atomics = true;
 		return 0;
 	case 0x101:
+	case 0x102:
 		errno = 0;
-		mr_pages = strtoul(arg, &end, 10);
+		*(opt == 0x101 ? &mr_pages : &read_sinks) =
+			strtoul(arg, &end, 10);
 		return errno || end == arg || *end ? -1 : 0;
 	}
 	return -1;
@@ -96,10 +100,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/*
 	 * --no-atomics: the device refuses atomics (iWARP): EOPNOTSUPP;
-	 * --mr-pages N: it maps at most N pages a region: EMSGSIZE past them
+	 * --mr-pages N: it maps at most N pages a region: EMSGSIZE past them;
+	 * --read-sinks N: a read lands in at most N of its regions (iWARP)
 	 */
 	if (parse_common(argc, argv, extra_opts, extra_opt,
-			 " [--no-atomics] [--mr-pages N]"))
+			 " [--no-atomics] [--mr-pages N] [--read-sinks N]"))
 		return 2;
 	if (!cfg.impl_doca) {
 		if (!cfg_loopback()) {

@@ -54,6 +54,7 @@ static inline uint64_t cookie_make(uint64_t key, uint64_t off)
 bool over_ib(void);
 extern bool no_atomics;
 extern unsigned long mr_pages;
+extern unsigned long read_sinks;
 bool mr_too_big(const void *p, uint64_t len);
 
 void *xmap(size_t len);
@@ -166,6 +167,7 @@ void test_mr_for_dest_family(void);
 void test_rdma_write_read(void);
 void test_rdma_iovecs(void);
 void test_rdma_many_pieces(void);
+void test_rdma_read_pieces(void);
 void test_rdma_visible_on_delivery(void);
 void test_rdma_silent(void);
 void test_rdma_refused(void);

@@ -219,6 +219,64 @@ out:
 	free(lv);
 }
 
+/*
+ * A read into pieces that each cross a page boundary: each is a run of
+ * its own for an iWARP device, which registers every run of a read's
+ * sink (--read-sinks N: it has N regions for one read, and a read that
+ * needs more fails with RDS_RDMA_OTHER_ERROR, its buffer untouched).
+ * Elsewhere, and within N, the read lands piece by piece.
+ */
+static void read_pieces(struct rdma_fixture *f, struct rds_iovec *lv,
+			unsigned int n)
+{
+	const int want = read_sinks && n > read_sinks ? RDS_RDMA_OTHER_ERROR :
+				RDS_RDMA_SUCCESS;
+	struct rds_rdma_args ra;
+	unsigned int i;
+	bool same = true;
+
+	for (i = 0; i < n; i++) {
+		f->bbuf[(i + 1) * PAGE - 1] = 0x5a;
+		f->bbuf[(i + 1) * PAGE] = 0x5a;
+	}
+	mk_rdma(&ra, f->cookie, 0, 2 * n, lv, n, RDS_RDMA_NOTIFY_ME);
+	is_ok(send_rdma(f->p.b, &f->p.sa, &ra), "read into %u pieces: sendmsg",
+	      n);
+	expect_notice(f->p.b, ra.user_token, want,
+		      "read into %u pieces: notice status %d", n, want);
+	expect_msg(f->p.a, NULL, "read into %u pieces: A gets the message", n);
+	for (i = 0; i < n; i++)
+		same &= f->bbuf[(i + 1) * PAGE - 1] ==
+			(want ? 0x5a : f->abuf[2 * i]) &&
+			f->bbuf[(i + 1) * PAGE] ==
+			(want ? 0x5a : f->abuf[2 * i + 1]);
+	ok(same, "read into %u pieces: %s", n,
+	   want ? "B's buffer untouched" : "every piece lands in order");
+}
+
+void test_rdma_read_pieces(void)
+{
+	const unsigned int nr = 17;
+	struct rdma_fixture f;
+	struct rds_iovec lv[17];
+	unsigned int i;
+
+	if (!fixture_open(&f, PAGE, (nr + 1) * PAGE))
+		goto out;
+	for (i = 0; i < nr; i++) {
+		lv[i].addr = (uintptr_t)(f.bbuf + (i + 1) * PAGE - 1);
+		lv[i].bytes = 2;
+	}
+	if (!fixture_mr(&f, 0, PAGE, 0, "GET_MR"))
+		goto out;
+	for (i = 0; i < PAGE; i++)
+		f.abuf[i] = (char)(i * 7 + 1);
+	read_pieces(&f, lv, nr);
+	read_pieces(&f, lv, nr - 1);
+out:
+	fixture_close(&f);
+}
+
 void test_rdma_visible_on_delivery(void)
 {
 	enum { ROUNDS = 20, LEN = 65536 };
