@@ -262,8 +262,8 @@ static int rdsd_ib_addr_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
  * rdma_cm finds the RDMA device and port that serve it, whatever their
  * kind (the HCA of an IPoIB interface, the RoCE or iWARP device of an
  * Ethernet one).  Returns the id, which holds the device until the caller
- * destroys it, or an ERR_PTR: -EADDRNOTAVAIL if no RDMA device serves the
- * address.  Process context.
+ * destroys it, or NULL if no RDMA device serves the address (or memory
+ * ran out).  Process context.
  */
 static struct rdma_cm_id *rdsd_ib_addr_bind(__be32 addr)
 {
@@ -272,16 +272,14 @@ static struct rdma_cm_id *rdsd_ib_addr_bind(__be32 addr)
 		.sin_addr	= { .s_addr = addr },
 	};
 	struct rdma_cm_id *id;
-	int ret;
 
 	id = rdma_create_id(&init_net, rdsd_ib_addr_handler, NULL, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id))
-		return id;
-	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
-	if (ret || !id->device) {
+		return NULL;
+	if (rdma_bind_addr(id, (struct sockaddr *)&sin) || !id->device) {
 		rdma_destroy_id(id);
-		return ERR_PTR(ret == -ENOMEM ? ret : -EADDRNOTAVAIL);
+		return NULL;
 	}
 	return id;
 }
@@ -299,7 +297,7 @@ struct rdsd_ib_dev *rdsd_ib_dev_find(__be32 addr, u32 *port)
 	struct rdma_cm_id *id;
 
 	id = rdsd_ib_addr_bind(addr);
-	if (IS_ERR(id))
+	if (!id)
 		return NULL;
 	*port = id->port_num;
 	mutex_lock(&rdsd_ib_devs_mutex);
@@ -376,9 +374,7 @@ static int rdsd_ib_laddr_check(struct net *net, __be32 addr)
 	struct rdsd_ib_dev *dev;
 	u32 port;
 
-	if (!net_eq(net, &init_net) || ipv4_is_loopback(addr) ||
-	    ipv4_is_multicast(addr) || ipv4_is_lbcast(addr) ||
-	    ipv4_is_zeronet(addr))
+	if (!net_eq(net, &init_net) || ipv4_is_loopback(addr))
 		return -EADDRNOTAVAIL;
 	dev = rdsd_ib_dev_find(addr, &port);
 	if (!dev)

@@ -75,15 +75,15 @@
 /**
  * struct rdsd_ib_reg_loop - an iWARP device's connection to itself
  * @dev: the device (no reference: the loop goes before the device).
- * @addr: the local address both ends use.
  * @listen: our listener on @addr, on a port rdma_cm picked.
  * @active: the connecting end; its queue pair @aqp is the device's
  *	registration queue pair.
- * @passive: the end @listen accepted, NULL until then (@lock).
+ * @passive: the end @listen accepted, NULL until then; set and cleared
+ *	only by @listen's handler (rdma_cm serializes a listener's events
+ *	under its handler mutex), read once @listen is destroyed.
  * @aqp: queue pair of @active.
  * @pqp: queue pair of @passive; nothing is posted on it.
  * @cq: completion queue of both.
- * @lock: protects @passive.
  * @done: completed once @active is established or failed.
  * @status: -EINPROGRESS, then 0 or why the connection failed.
  * @broken: the connection or a request on it failed: the next
@@ -97,14 +97,12 @@
  */
 struct rdsd_ib_reg_loop {
 	struct rdsd_ib_dev	*dev;
-	__be32			addr;
 	struct rdma_cm_id	*listen;
 	struct rdma_cm_id	*active;
 	struct rdma_cm_id	*passive;
 	struct ib_qp		*aqp;
 	struct ib_qp		*pqp;
 	struct ib_cq		*cq;
-	spinlock_t		lock;	/* see above */
 	struct completion	done;
 	int			status;
 	bool			broken;
@@ -217,21 +215,12 @@ static int rdsd_ib_loop_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	switch (ev->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		/* @id is new; returning non-zero makes rdma_cm destroy it */
-		spin_lock(&loop->lock);
-		ret = loop->passive ? -EBUSY : 0;
-		if (!ret)
-			loop->passive = id;
-		spin_unlock(&loop->lock);
-		if (ret)
+		if (loop->passive)
 			return 1;
 		rdsd_ib_loop_param(&p, loop->pqp);
-		ret = rdma_accept(id, &p);
-		if (ret) {
-			spin_lock(&loop->lock);
-			loop->passive = NULL;
-			spin_unlock(&loop->lock);
+		if (rdma_accept(id, &p))
 			return 1;
-		}
+		loop->passive = id;
 		return 0;
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ret = rdma_resolve_route(id, RDSD_IB_LOOP_RESOLVE_MS);
@@ -305,8 +294,6 @@ static struct rdsd_ib_reg_loop *rdsd_ib_loop_make(struct rdsd_ib_dev *dev,
 	if (!loop)
 		return ERR_PTR(-ENOMEM);
 	loop->dev = dev;
-	loop->addr = addr;
-	spin_lock_init(&loop->lock);
 	init_completion(&loop->done);
 	loop->status = -EINPROGRESS;
 

@@ -128,6 +128,18 @@ static bool flood_as_nobody(struct flood_res *res)
 		     inet_ntoa(cfg.addr));
 }
 
+/* The module parameters max_conns and conn_idle_secs: one check. */
+static bool read_params(int *max_conns, int *idle_secs)
+{
+	*max_conns = -1;
+	*idle_secs = -1;
+	read_sysfs_int(PARAM_DIR "max_conns", max_conns);
+	read_sysfs_int(PARAM_DIR "conn_idle_secs", idle_secs);
+	tap_diag("max_conns %d, conn_idle_secs %d", *max_conns, *idle_secs);
+	return ok(*max_conns > 0 && *idle_secs > 0,
+		  "module parameters max_conns and conn_idle_secs readable");
+}
+
 /* Wait until @fd's namespace holds no connection; the count, or -1. */
 static long wait_no_conns(int fd, long long deadline)
 {
@@ -150,11 +162,7 @@ static void test_conn_flood(void)
 	struct flood_res res;
 	int fd;
 
-	read_sysfs_int(PARAM_DIR "max_conns", &max_conns);
-	read_sysfs_int(PARAM_DIR "conn_idle_secs", &idle_secs);
-	tap_diag("max_conns %d, conn_idle_secs %d", max_conns, idle_secs);
-	if (!ok(max_conns > 0 && idle_secs > 0,
-		"module parameters max_conns and conn_idle_secs readable"))
+	if (!read_params(&max_conns, &idle_secs))
 		return;
 
 	fd = rds_socket();
@@ -318,10 +326,7 @@ static void test_tos_flood(void)
 	long after;
 	struct lanes_res res;
 
-	read_sysfs_int(PARAM_DIR "max_conns", &max_conns);
-	read_sysfs_int(PARAM_DIR "conn_idle_secs", &idle_secs);
-	if (!ok(max_conns > 0 && idle_secs > 0,
-		"module parameters max_conns and conn_idle_secs readable"))
+	if (!read_params(&max_conns, &idle_secs))
 		return;
 	fd = rds_socket();
 	if (!sys_ok(fd, "socket"))

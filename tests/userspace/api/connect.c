@@ -144,6 +144,15 @@ void test_ipv6_refused(void)
 	is_err(sendto(fd, "x", 1, 0, (struct sockaddr *)&sin6,
 		      sizeof(sin6) - 1), EINVAL,
 	       "sendto AF_INET6 with a short length -> EINVAL");
+	sin6.sin6_addr = in6addr_any;
+	is_err(sendto(fd, "x", 1, 0, (struct sockaddr *)&sin6, sizeof(sin6)),
+	       EINVAL, "sendto :: -> EINVAL");
+	sin6 = sin6_str("fe80::1", 4242);
+	is_err(sendto(fd, "x", 1, 0, (struct sockaddr *)&sin6, sizeof(sin6)),
+	       EINVAL, "sendto fe80::1 without scope id -> EINVAL");
+	sin6.sin6_scope_id = 1;
+	is_err(sendto(fd, "x", 1, 0, (struct sockaddr *)&sin6, sizeof(sin6)),
+	       EOPNOTSUPP, "sendto fe80::1%%1 -> EOPNOTSUPP");
 	close(fd);
 }
 

@@ -180,6 +180,14 @@ void test_ipv4_mapped(void)
 
 	is_ok(setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, &m, sizeof(m)),
 	      "RDS_CANCEL_SENT_TO with ::ffff:peer");
+	{
+		struct sockaddr_in6 v6 = sin6_str("2001:db8::1", 4000);
+
+		/* rds_cancel_sent_to() refuses no address */
+		is_ok(setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, &v6,
+				 sizeof(v6)),
+		      "RDS_CANCEL_SENT_TO with an IPv6 address: nothing to cancel");
+	}
 	if (cfg.impl_doca) {
 		struct rds_get_mr_for_dest_args args;
 		uint64_t cookie = 0;
