@@ -41,6 +41,16 @@
  * find the connection through sk_user_data under sk_callback_lock;
  * teardown detaches them under its write lock before it lets the socket
  * go, so no callback runs on a connection whose socket is gone.
+ *
+ * The stack reads a callback's pointer before the callback takes
+ * sk_callback_lock, so a callback may run just after it was replaced and
+ * find its successor's sk_user_data.  An accepted socket goes through
+ * three owners: it is born with the listener's callbacks and the
+ * namespace's part as sk_user_data, then is pending, then belongs to its
+ * connection.  The listener's and the pending socket's callbacks check
+ * under the lock that they are still the ones installed and otherwise
+ * hand the event to the one that is; a connection's socket never changes
+ * owner again, its callbacks only find it detached.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -592,16 +602,39 @@ out:
 	return ret;
 }
 
-static void rdsd_tcp_pending_data_ready(struct sock *sk)
+/*
+ * A pending socket's data and state callbacks: its work reads what came.
+ * Called late, once the socket is its connection's or closed, they pass
+ * the event to the callback now installed (see the locking rule above).
+ */
+static void rdsd_tcp_pending_event(struct sock *sk, bool state,
+				   void (*ours)(struct sock *sk))
 {
+	void (*now)(struct sock *sk);
 	struct rdsd_tcp_pending *p;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	p = sk->sk_user_data;
-	if (p)
+	now = state ? sk->sk_state_change : sk->sk_data_ready;
+	if (now == ours) {
+		p = sk->sk_user_data;
 		mod_delayed_work(rdsd_wq, &p->work, 0);
+	}
 	read_unlock_bh(&sk->sk_callback_lock);
+	if (now != ours)
+		now(sk);
 }
+
+VISIBLE_IF_KUNIT void rdsd_tcp_pending_data_ready(struct sock *sk)
+{
+	rdsd_tcp_pending_event(sk, false, rdsd_tcp_pending_data_ready);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_tcp_pending_data_ready);
+
+VISIBLE_IF_KUNIT void rdsd_tcp_pending_state_change(struct sock *sk)
+{
+	rdsd_tcp_pending_event(sk, true, rdsd_tcp_pending_state_change);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_tcp_pending_state_change);
 
 static void rdsd_tcp_pending_free(struct rdsd_tcp_pending *p, bool close)
 {
@@ -698,16 +731,30 @@ static void rdsd_tcp_pending_worker(struct work_struct *work)
 	spin_unlock_bh(&tn->lock);
 }
 
-static void rdsd_tcp_listen_data_ready(struct sock *sk)
+/*
+ * The listener has a connection to accept.  An accepted socket is born
+ * with this callback and the listener's sk_user_data; until the accept
+ * work replaces them, its own data waits for that work, which reads it.
+ * Called late, after the replacement, it passes the event on.
+ */
+VISIBLE_IF_KUNIT void rdsd_tcp_listen_data_ready(struct sock *sk)
 {
+	void (*next)(struct sock *sk) = NULL;
 	struct rdsd_tcp_net *tn;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	tn = sk->sk_user_data;
-	if (tn)
-		queue_work(rdsd_wq, &tn->accept_work);
+	if (sk->sk_state == TCP_LISTEN) {
+		tn = sk->sk_user_data;
+		if (tn)
+			queue_work(rdsd_wq, &tn->accept_work);
+	} else if (sk->sk_data_ready != rdsd_tcp_listen_data_ready) {
+		next = sk->sk_data_ready;
+	}
 	read_unlock_bh(&sk->sk_callback_lock);
+	if (next)
+		next(sk);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdsd_tcp_listen_data_ready);
 
 /* Take what the listener holds; each socket waits for its hello. */
 static void rdsd_tcp_accept_worker(struct work_struct *work)
@@ -750,7 +797,7 @@ static void rdsd_tcp_accept_worker(struct work_struct *work)
 		p->orig_state_change = sock->sk->sk_state_change;
 		sock->sk->sk_user_data = p;
 		sock->sk->sk_data_ready = rdsd_tcp_pending_data_ready;
-		sock->sk->sk_state_change = rdsd_tcp_pending_data_ready;
+		sock->sk->sk_state_change = rdsd_tcp_pending_state_change;
 		write_unlock_bh(&sock->sk->sk_callback_lock);
 		/* what arrived before the callbacks, or the deadline */
 		mod_delayed_work(rdsd_wq, &p->work, 0);

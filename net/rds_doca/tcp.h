@@ -312,6 +312,12 @@ void rdsd_tcp_tx_start(struct rdsd_tcp_conn *tp);
 void rdsd_tcp_tx_stop(struct rdsd_tcp_conn *tp);
 void rdsd_tcp_write_space(struct sock *sk);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+void rdsd_tcp_listen_data_ready(struct sock *sk);
+void rdsd_tcp_pending_data_ready(struct sock *sk);
+void rdsd_tcp_pending_state_change(struct sock *sk);
+#endif
+
 /* tcp_recv.c */
 void rdsd_tcp_data_ready(struct sock *sk);
 void rdsd_tcp_rx_worker(struct work_struct *work);

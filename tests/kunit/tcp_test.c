@@ -2,9 +2,14 @@
 /*
  * KUnit: the TCP transport's protocol rules (tcp.c, tcp_recv.c,
  * tcp_rdma.c): which hellos, which frames and which answers to its
- * operations a peer may send.
+ * operations a peer may send; and its socket callbacks called after they
+ * were replaced.
  */
 #include <kunit/test.h>
+#include <linux/net.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+#include <net/tcp_states.h>
 
 #include "rdsd.h"
 #include "tcp.h"
@@ -284,4 +289,114 @@ static struct kunit_suite rdsd_tcp_proto_suite = {
 	.test_cases = rdsd_tcp_proto_cases,
 };
 
-kunit_test_suites(&rdsd_tcp_proto_suite);
+/*
+ * The stack reads a socket's callback before the callback takes
+ * sk_callback_lock: a callback replaced meanwhile runs late and finds its
+ * successor's sk_user_data.  An accepted socket is born with the
+ * listener's callback, then is pending, then is its connection's.  A late
+ * callback must leave the successor's object alone and hand the event to
+ * the callback now installed.
+ */
+#define LATE_CANARY	0x5a
+#define LATE_BYTES	1024
+
+static int late_ready_calls, late_state_calls;
+
+static void late_ready(struct sock *sk)
+{
+	late_ready_calls++;
+}
+
+static void late_state(struct sock *sk)
+{
+	late_state_calls++;
+}
+
+struct late_case {
+	const char	*name;
+	/* what the socket has installed when the late callback runs */
+	void		(*data_ready)(struct sock *sk);
+	void		(*state_change)(struct sock *sk);
+	/* the late one */
+	void		(*call)(struct sock *sk);
+	int		ready_calls;
+	int		state_calls;
+};
+
+static const struct late_case late_cases[] = {
+	/* the accept work took it meanwhile, or its connection did */
+	{ "listener's, on a socket taken since", late_ready, late_state,
+	  rdsd_tcp_listen_data_ready, 1, 0 },
+	/* still born: the accept work reads what came once it took it */
+	{ "listener's, on a socket not yet accepted",
+	  rdsd_tcp_listen_data_ready, late_state,
+	  rdsd_tcp_listen_data_ready, 0, 0 },
+	{ "pending data, on a connection's socket", late_ready, late_state,
+	  rdsd_tcp_pending_data_ready, 1, 0 },
+	{ "pending state, on a connection's socket", late_ready, late_state,
+	  rdsd_tcp_pending_state_change, 0, 1 },
+};
+
+static void late_desc(const struct late_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(late, late_cases, late_desc);
+
+static void rdsd_tcp_late_callback_passes_on(struct kunit *test)
+{
+	const struct late_case *c = test->param_value;
+	void (*orig_ready)(struct sock *sk), (*orig_state)(struct sock *sk);
+	struct socket *sock;
+	struct sock *sk;
+	u8 *owner;
+	int i, changed = 0;
+
+	/* Arrange: a socket not listening, owned by something else */
+	owner = kunit_kmalloc(test, LATE_BYTES, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	memset(owner, LATE_CANARY, LATE_BYTES);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &sock), 0);
+	sk = sock->sk;
+	KUNIT_ASSERT_NE(test, (int)sk->sk_state, TCP_LISTEN);
+	write_lock_bh(&sk->sk_callback_lock);
+	orig_ready = sk->sk_data_ready;
+	orig_state = sk->sk_state_change;
+	sk->sk_user_data = owner;
+	sk->sk_data_ready = c->data_ready;
+	sk->sk_state_change = c->state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+	late_ready_calls = 0;
+	late_state_calls = 0;
+
+	/* Act */
+	c->call(sk);
+
+	/* Assert: the owner untouched, the event passed on once */
+	for (i = 0; i < LATE_BYTES; i++)
+		changed += owner[i] != LATE_CANARY;
+	KUNIT_EXPECT_EQ(test, changed, 0);
+	KUNIT_EXPECT_EQ(test, late_ready_calls, c->ready_calls);
+	KUNIT_EXPECT_EQ(test, late_state_calls, c->state_calls);
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = orig_ready;
+	sk->sk_state_change = orig_state;
+	write_unlock_bh(&sk->sk_callback_lock);
+	sock_release(sock);
+}
+
+static struct kunit_case rdsd_tcp_callback_cases[] = {
+	KUNIT_CASE_PARAM(rdsd_tcp_late_callback_passes_on, late_gen_params),
+	{}
+};
+
+static struct kunit_suite rdsd_tcp_callback_suite = {
+	.name = "rds_doca_tcp_callbacks",
+	.test_cases = rdsd_tcp_callback_cases,
+};
+
+kunit_test_suites(&rdsd_tcp_proto_suite, &rdsd_tcp_callback_suite);
