@@ -113,60 +113,80 @@ static void rdsd_destruct(struct sock *sk)
 /*
  * connect() sets the default destination.  As Linux RDS: AF_INET6 with
  * an address neither unicast nor IPv4-mapped, or mapping an address no
- * one can be sent to, gets EPROTOTYPE; AF_INET's 0.0.0.0 EDESTADDRREQ.
+ * one can be sent to, gets EPROTOTYPE; AF_INET's 0.0.0.0 EDESTADDRREQ;
+ * a link-local address without a scope id, or on another link than the
+ * bound one, EINVAL.
  */
 static int rdsd_connect(struct socket *sock, struct sockaddr *uaddr,
 			int addr_len, int flags)
 {
 	struct rdsd_sock *rs = rdsd_sk(sock->sk);
+	struct in6_addr addr;
 	__be16 port;
-	__be32 addr;
-	int ret;
+	int ret, scope;
 
 	if (addr_len < offsetofend(struct sockaddr, sa_family))
 		return -EINVAL;
 	if (uaddr->sa_family != AF_INET && uaddr->sa_family != AF_INET6)
 		return -EAFNOSUPPORT;
-	ret = rdsd_sockaddr_get(uaddr, addr_len, &addr, &port);
+	ret = rdsd_sockaddr_get(uaddr, addr_len, &addr, &port, &scope);
 	if (ret)
 		return ret;
-	if (addr == htonl(INADDR_ANY) || ipv4_is_multicast(addr) ||
-	    addr == htonl(INADDR_BROADCAST)) {
+	if (!rdsd_addr_unicast(&addr)) {
 		if (uaddr->sa_family == AF_INET6)
 			return -EPROTOTYPE;
-		return addr == htonl(INADDR_ANY) ? -EDESTADDRREQ : -EINVAL;
+		return rdsd_addr4(&addr) == htonl(INADDR_ANY) ?
+		       -EDESTADDRREQ : -EINVAL;
 	}
 
 	lock_sock(sock->sk);
-	WRITE_ONCE(rs->conn_addr, addr);
-	WRITE_ONCE(rs->conn_port, port);
+	if (scope && rs->bound && rs->bound_scope &&
+	    scope != rs->bound_scope) {
+		ret = -EINVAL;
+	} else {
+		spin_lock_bh(&rs->lock);
+		rs->conn_addr = addr;
+		rs->conn_port = port;
+		rs->conn_scope = scope;
+		spin_unlock_bh(&rs->lock);
+	}
 	release_sock(sock->sk);
-	return 0;
+	return ret;
 }
 
+/*
+ * As Linux RDS: an IPv4 socket's names are struct sockaddr_in, an IPv6
+ * one's struct sockaddr_in6; an unbound socket names the family of the
+ * address it is connected to, with no address, or AF_UNSPEC.
+ */
 static int rdsd_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
+	struct sockaddr_storage *ss = (struct sockaddr_storage *)uaddr;
 	struct rdsd_sock *rs = rdsd_sk(sock->sk);
+	int ret;
 
-	memset(sin, 0, sizeof(*sin));
+	lock_sock(sock->sk);
 	if (peer) {
-		if (!READ_ONCE(rs->conn_addr))
-			return -ENOTCONN;
-		sin->sin_family = AF_INET;
-		sin->sin_addr.s_addr = READ_ONCE(rs->conn_addr);
-		sin->sin_port = READ_ONCE(rs->conn_port);
-		return sizeof(*sin);
+		ret = -ENOTCONN;
+		if (!ipv6_addr_any(&rs->conn_addr))
+			ret = rdsd_sockaddr_put(ss, &rs->conn_addr,
+						rs->conn_port, rs->conn_scope);
+	} else if (rs->bound) {
+		ret = rdsd_sockaddr_put(ss, &rs->bound_addr, rs->bound_port,
+					rs->bound_scope);
+	} else if (!ipv6_addr_any(&rs->conn_addr)) {
+		ret = rdsd_sockaddr_put(ss, &rs->conn_addr, 0, 0);
+		if (ss->ss_family == AF_INET)
+			((struct sockaddr_in *)ss)->sin_addr.s_addr = 0;
+		else
+			((struct sockaddr_in6 *)ss)->sin6_addr = in6addr_any;
+	} else {
+		memset(ss, 0, sizeof(struct sockaddr_in));
+		ss->ss_family = AF_UNSPEC;
+		ret = sizeof(struct sockaddr_in);
 	}
-	if (!READ_ONCE(rs->bound_addr)) {
-		/* unbound: AF_INET if connected, else AF_UNSPEC, as Linux */
-		sin->sin_family = READ_ONCE(rs->conn_addr) ? AF_INET : AF_UNSPEC;
-		return sizeof(*sin);
-	}
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = READ_ONCE(rs->bound_addr);
-	sin->sin_port = READ_ONCE(rs->bound_port);
-	return sizeof(*sin);
+	release_sock(sock->sk);
+	return ret;
 }
 
 static __poll_t rdsd_poll(struct file *file, struct socket *sock,
@@ -253,56 +273,146 @@ static int rdsd_ioctl(struct socket *sock, unsigned int cmd,
 }
 
 /**
- * rdsd_sockaddr_get - the IPv4 address and port a socket address names
- * @uaddr: a struct sockaddr_in, or a struct sockaddr_in6 of an
- *	IPv4-mapped address (::ffff:a.b.c.d), which means the same, as in
- *	Linux RDS.
+ * rdsd_sockaddr_get - the address and port a socket address names
+ * @uaddr: a struct sockaddr_in or struct sockaddr_in6; an IPv4-mapped
+ *	IPv6 address (::ffff:a.b.c.d) is that IPv4 address, as in Linux RDS.
  * @len: its length.
- * @addr: set to the IPv4 address, unchecked: the caller refuses the
- *	kinds of address its call does not take.
+ * @addr: set to the address, IPv4-mapped for an IPv4 one; checked no
+ *	further: the caller refuses the kinds its call does not take
+ *	(rdsd_addr_unicast()).
  * @port: set to the port.
+ * @scope: set to the scope id of a link-local IPv6 address, else 0.
  *
  * Returns 0; -EINVAL for a short address, another family or a link-local
  * IPv6 address without a scope id; -EPROTOTYPE for an IPv6 address that
  * is neither unicast nor IPv4-mapped (::, multicast); -EAFNOSUPPORT for
- * any other IPv6 address: the transports serve IPv4 only.
+ * any other IPv6 address on a kernel without IPv6.
  */
-int rdsd_sockaddr_get(const struct sockaddr *uaddr, int len, __be32 *addr,
-		      __be16 *port)
+int rdsd_sockaddr_get(const struct sockaddr *uaddr, int len,
+		      struct in6_addr *addr, __be16 *port, int *scope)
 {
 	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)uaddr;
 	const struct sockaddr_in *sin = (const struct sockaddr_in *)uaddr;
 	int type;
 
+	*scope = 0;
 	if (len < (int)offsetofend(struct sockaddr, sa_family))
 		return -EINVAL;
 	switch (uaddr->sa_family) {
 	case AF_INET:
 		if (len < (int)sizeof(*sin))
 			return -EINVAL;
-		*addr = sin->sin_addr.s_addr;
+		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, addr);
 		*port = sin->sin_port;
 		return 0;
 	case AF_INET6:
 		if (len < (int)sizeof(*sin6))
 			return -EINVAL;
 		type = ipv6_addr_type(&sin6->sin6_addr);
-		if (type & IPV6_ADDR_MAPPED) {
-			*addr = sin6->sin6_addr.s6_addr32[3];
-			*port = sin6->sin6_port;
-			return 0;
+		if (!(type & IPV6_ADDR_MAPPED)) {
+			if (!(type & IPV6_ADDR_UNICAST))
+				return -EPROTOTYPE;
+			/* a link-local address means nothing without its link */
+			if (type & IPV6_ADDR_LINKLOCAL) {
+				if (!sin6->sin6_scope_id)
+					return -EINVAL;
+				*scope = sin6->sin6_scope_id;
+			}
+			if (!IS_ENABLED(CONFIG_IPV6))
+				return -EAFNOSUPPORT;
 		}
-		if (!(type & IPV6_ADDR_UNICAST))
-			return -EPROTOTYPE;
-		/* a link-local address means nothing without its link */
-		if ((type & IPV6_ADDR_LINKLOCAL) && !sin6->sin6_scope_id)
-			return -EINVAL;
-		return -EAFNOSUPPORT;
+		*addr = sin6->sin6_addr;
+		*port = sin6->sin6_port;
+		return 0;
 	default:
 		return -EINVAL;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_sockaddr_get);
+
+/**
+ * rdsd_sockaddr_put - write a socket address for userspace
+ * @ss: where, room for any.
+ * @addr: the address: an IPv4-mapped one makes a struct sockaddr_in,
+ *	any other a struct sockaddr_in6.
+ * @port: the port.
+ * @scope: the scope id of a link-local @addr.
+ *
+ * Returns the length written.
+ */
+int rdsd_sockaddr_put(struct sockaddr_storage *ss, const struct in6_addr *addr,
+		      __be16 port, int scope)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	if (rdsd_addr_is4(addr)) {
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = rdsd_addr4(addr);
+		sin->sin_port = port;
+		return sizeof(*sin);
+	}
+	memset(sin6, 0, sizeof(*sin6));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_addr = *addr;
+	sin6->sin6_port = port;
+	sin6->sin6_scope_id = scope;
+	return sizeof(*sin6);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_sockaddr_put);
+
+/**
+ * rdsd_addr_unicast - may @a be bound, or sent to?
+ * @a: an address, IPv4-mapped for an IPv4 one.
+ *
+ * IPv4: not 0.0.0.0, the broadcast address or a multicast one; IPv6: a
+ * unicast address (not ::), as Linux RDS.
+ */
+bool rdsd_addr_unicast(const struct in6_addr *a)
+{
+	__be32 v4;
+
+	if (!rdsd_addr_is4(a))
+		return ipv6_addr_type(a) & IPV6_ADDR_UNICAST;
+	v4 = rdsd_addr4(a);
+	return v4 != htonl(INADDR_ANY) && v4 != htonl(INADDR_BROADCAST) &&
+	       !ipv4_is_multicast(v4);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_addr_unicast);
+
+/**
+ * rdsd_trace_addr - an address as trace events keep it
+ * @sa: room for a struct sockaddr_in6, which "%pISc" prints.
+ * @a: the address: an IPv4 one makes a struct sockaddr_in.
+ */
+void rdsd_trace_addr(u8 *sa, const struct in6_addr *a)
+{
+	struct sockaddr_storage ss;
+	int len = rdsd_sockaddr_put(&ss, a, 0, 0);
+
+	memset(sa, 0, sizeof(struct sockaddr_in6));
+	memcpy(sa, &ss, len);
+}
+
+/**
+ * rdsd_addr_name - an address as logs show it
+ * @buf: where, RDSD_ADDR_STRLEN bytes are enough.
+ * @len: its size.
+ * @a: the address.
+ * @scope: its link, for a link-local one.
+ *
+ * Returns what snprintf() returns.
+ */
+int rdsd_addr_name(char *buf, size_t len, const struct in6_addr *a,
+		   int scope)
+{
+	if (rdsd_addr_is4(a))
+		return snprintf(buf, len, "%pI4", &a->s6_addr32[3]);
+	if (scope && (ipv6_addr_type(a) & IPV6_ADDR_LINKLOCAL))
+		return snprintf(buf, len, "%pI6c%%%d", a, scope);
+	return snprintf(buf, len, "%pI6c", a);
+}
 
 /**
  * rdsd_sockopt_int - read an int option's value

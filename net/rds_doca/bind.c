@@ -3,8 +3,9 @@
  * rds_doca bind table.
  *
  * Each network namespace has its own port space: a hash table of bound
- * sockets keyed by (address, port).  Binding and unbinding take the
- * namespace's bind_lock; delivery looks sockets up under RCU and takes a
+ * sockets keyed by (address, port, and the link of a link-local
+ * address).  Binding and unbinding take the namespace's bind_lock;
+ * delivery looks sockets up under RCU and takes a
  * reference with refcount_inc_not_zero(), which is safe because sockets are
  * freed after a grace period (SOCK_RCU_FREE).
  *
@@ -25,22 +26,27 @@
 #include "cong.h"
 #include "transport.h"
 
-static struct hlist_head *rdsd_bind_bucket(struct rdsd_net *rn, __be32 addr,
+static struct hlist_head *rdsd_bind_bucket(struct rdsd_net *rn,
+					   const struct in6_addr *addr,
 					   __be16 port)
 {
-	u32 key = (__force u32)addr ^ ((__force u32)port << 16);
+	u32 key = (__force u32)(addr->s6_addr32[0] ^ addr->s6_addr32[1] ^
+				addr->s6_addr32[2] ^ addr->s6_addr32[3]) ^
+		  ((__force u32)port << 16);
 
 	return &rn->bind_hash[hash_32(key, RDSD_BIND_HASH_BITS)];
 }
 
-static struct rdsd_sock *__rdsd_lookup(struct rdsd_net *rn, __be32 addr,
-				       __be16 port)
+static struct rdsd_sock *__rdsd_lookup(struct rdsd_net *rn,
+				       const struct in6_addr *addr,
+				       __be16 port, int scope)
 {
 	struct rdsd_sock *rs;
 
 	hlist_for_each_entry_rcu(rs, rdsd_bind_bucket(rn, addr, port),
 				 bind_node, lockdep_is_held(&rn->bind_lock)) {
-		if (rs->bound_addr == addr && rs->bound_port == port)
+		if (ipv6_addr_equal(&rs->bound_addr, addr) &&
+		    rs->bound_port == port && rs->bound_scope == scope)
 			return rs;
 	}
 	return NULL;
@@ -51,17 +57,19 @@ static struct rdsd_sock *__rdsd_lookup(struct rdsd_net *rn, __be32 addr,
  * @rn: namespace.
  * @addr: address.
  * @port: port.
+ * @scope: the link of a link-local @addr, else 0.
  *
  * Returns the socket with a reference (sock_put() when done), or NULL.
  * Any context.
  */
-struct rdsd_sock *rdsd_find_bound(struct rdsd_net *rn, __be32 addr,
-				  __be16 port)
+struct rdsd_sock *rdsd_find_bound(struct rdsd_net *rn,
+				  const struct in6_addr *addr, __be16 port,
+				  int scope)
 {
 	struct rdsd_sock *rs;
 
 	rcu_read_lock();
-	rs = __rdsd_lookup(rn, addr, port);
+	rs = __rdsd_lookup(rn, addr, port, scope);
 	if (rs && !refcount_inc_not_zero(&rs->sk.sk_refcnt))
 		rs = NULL;
 	rcu_read_unlock();
@@ -70,16 +78,17 @@ struct rdsd_sock *rdsd_find_bound(struct rdsd_net *rn, __be32 addr,
 
 /* Claim @port (host order) if free, with bind_lock held. */
 static bool rdsd_try_port(struct rdsd_net *rn, struct rdsd_sock *rs,
-			  __be32 addr, u16 port)
+			  const struct in6_addr *addr, int scope, u16 port)
 {
 	lockdep_assert_held(&rn->bind_lock);
 
 	if (port == 0 || port == RDSD_PROBE_PORT)
 		return false;
-	if (__rdsd_lookup(rn, addr, htons(port)))
+	if (__rdsd_lookup(rn, addr, htons(port), scope))
 		return false;
 
-	rs->bound_addr = addr;
+	rs->bound_addr = *addr;
+	rs->bound_scope = scope;
 	rs->bound_port = htons(port);
 	hlist_add_head_rcu(&rs->bind_node,
 			   rdsd_bind_bucket(rn, addr, rs->bound_port));
@@ -88,40 +97,46 @@ static bool rdsd_try_port(struct rdsd_net *rn, struct rdsd_sock *rs,
 }
 
 static int rdsd_add_bound(struct rdsd_net *rn, struct rdsd_sock *rs,
-			  __be32 addr, __be16 port)
+			  const struct in6_addr *addr, int scope, __be16 port)
 {
 	u16 start, p;
 	int ret = -EADDRINUSE;
 
 	spin_lock_bh(&rn->bind_lock);
 	if (port) {
-		if (rdsd_try_port(rn, rs, addr, ntohs(port)))
+		if (rdsd_try_port(rn, rs, addr, scope, ntohs(port)))
 			ret = 0;
 		goto out;
 	}
 	start = get_random_u16();
 	p = start;
 	do {
-		if (rdsd_try_port(rn, rs, addr, p)) {
+		if (rdsd_try_port(rn, rs, addr, scope, p)) {
 			ret = 0;
 			break;
 		}
 	} while (++p != start);
 out:
 	spin_unlock_bh(&rn->bind_lock);
+	if (!ret) {
+		/* pairs with rdsd_sk_bound(): the address is set first */
+		smp_store_release(&rs->bound, true);
+	}
 	return ret;
 }
 
 /**
  * rdsd_bind - the bind() socket call
  * @sock: socket.
- * @uaddr: a struct sockaddr_in, or a struct sockaddr_in6 of an
- *	IPv4-mapped address.
+ * @uaddr: a struct sockaddr_in or struct sockaddr_in6; an IPv4-mapped
+ *	IPv6 address binds its IPv4 address.
  * @addr_len: its length.
  *
- * The address must be a unicast address that a transport serves here; port
- * 0 picks a free port.  A socket binds once.  Another IPv6 address gets
- * EAFNOSUPPORT.
+ * The address must be a unicast address that a transport serves here, a
+ * link-local one with its link (the scope id), the connected address's
+ * link if both are link-local; port 0 picks a free port.  A socket binds
+ * once.  Every refused address is EINVAL, as Linux RDS, but one no
+ * transport serves (EADDRNOTAVAIL).
  */
 int rdsd_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 {
@@ -130,31 +145,31 @@ int rdsd_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	struct rdsd_net *rn = rdsd_sk_net(rs);
 	const struct rdsd_transport_ops *trans;
 	struct rdsd_cong_map *map;
+	struct in6_addr addr;
 	__be16 port;
-	__be32 addr;
-	int ret;
+	int ret, scope;
 
-	ret = rdsd_sockaddr_get(uaddr, addr_len, &addr, &port);
+	ret = rdsd_sockaddr_get(uaddr, addr_len, &addr, &port, &scope);
 	if (ret)
 		return ret == -EAFNOSUPPORT ? ret : -EINVAL;
-	if (addr == htonl(INADDR_ANY) || addr == htonl(INADDR_BROADCAST) ||
-	    ipv4_is_multicast(addr))
+	if (!rdsd_addr_unicast(&addr))
 		return -EINVAL;
 	if (port == htons(RDSD_PROBE_PORT))
 		return -EINVAL;
 
 	lock_sock(sk);
-	if (rs->bound_addr) {
-		ret = -EINVAL;
+	ret = -EINVAL;
+	if (rs->bound)
 		goto out;
-	}
+	if (scope && rs->conn_scope && scope != rs->conn_scope)
+		goto out;
 
-	trans = rdsd_trans_for_bind(sock_net(sk), addr,
+	trans = rdsd_trans_for_bind(sock_net(sk), &addr, scope,
 				    rs->trans ? rs->trans->type : -1, &ret);
 	if (!trans)
 		goto out;
 
-	map = rdsd_cong_map_get(rn, addr, GFP_KERNEL_ACCOUNT);
+	map = rdsd_cong_map_get(rn, &addr, GFP_KERNEL_ACCOUNT);
 	if (!map) {
 		ret = -ENOMEM;
 		goto out;
@@ -162,7 +177,7 @@ int rdsd_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 
 	/* before the socket can be found: delivery may mark it congested */
 	rs->lcong = map;
-	ret = rdsd_add_bound(rn, rs, addr, port);
+	ret = rdsd_add_bound(rn, rs, &addr, scope, port);
 	if (ret) {
 		rs->lcong = NULL;
 		rdsd_cong_map_put(rn, map);
@@ -185,7 +200,7 @@ void rdsd_unbind(struct rdsd_sock *rs)
 {
 	struct rdsd_net *rn = rdsd_sk_net(rs);
 
-	if (!rs->bound_addr)
+	if (!rs->bound)
 		return;
 
 	spin_lock_bh(&rn->bind_lock);

@@ -37,21 +37,26 @@
 #include "stats.h"
 #include "transport.h"
 
-static struct hlist_head *rdsd_cong_bucket(struct rdsd_net *rn, __be32 addr)
+static struct hlist_head *rdsd_cong_bucket(struct rdsd_net *rn,
+					   const struct in6_addr *addr)
 {
-	return &rn->cong_hash[hash_32((__force u32)addr, RDSD_CONG_HASH_BITS)];
+	u32 key = (__force u32)(addr->s6_addr32[0] ^ addr->s6_addr32[1] ^
+				addr->s6_addr32[2] ^ addr->s6_addr32[3]);
+
+	return &rn->cong_hash[hash_32(key, RDSD_CONG_HASH_BITS)];
 }
 
 /* The map of @addr with a new reference, or NULL; RCU or cong_lock held. */
 static struct rdsd_cong_map *rdsd_cong_lookup(struct rdsd_net *rn,
-					      __be32 addr)
+					      const struct in6_addr *addr)
 {
 	struct rdsd_cong_map *map;
 
 	hlist_for_each_entry_rcu(map, rdsd_cong_bucket(rn, addr), node,
 				 lockdep_is_held(&rn->cong_lock)) {
 		/* a map whose last reference is gone is on its way out */
-		if (map->addr == addr && refcount_inc_not_zero(&map->refs))
+		if (ipv6_addr_equal(&map->addr, addr) &&
+		    refcount_inc_not_zero(&map->refs))
 			return map;
 	}
 	return NULL;
@@ -98,8 +103,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_cong_net_exit);
  * Returns the map with a reference (rdsd_cong_map_put()), or NULL.  Any
  * context that @gfp allows; nothing is allocated when the map exists.
  */
-struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn, __be32 addr,
-					gfp_t gfp)
+struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn,
+					const struct in6_addr *addr, gfp_t gfp)
 {
 	struct rdsd_cong_map *map, *new;
 
@@ -117,7 +122,7 @@ struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn, __be32 addr,
 		kfree(new);
 		return NULL;
 	}
-	new->addr = addr;
+	new->addr = *addr;
 	refcount_set(&new->refs, 1);
 	init_waitqueue_head(&new->waitq);
 	spin_lock_init(&new->conns_lock);

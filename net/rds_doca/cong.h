@@ -35,7 +35,7 @@ struct rdsd_sock;
 struct rdsd_cong_map {
 	struct hlist_node	node;
 	refcount_t		refs;
-	__be32			addr;
+	struct in6_addr		addr;
 	wait_queue_head_t	waitq;
 	/* protects conns writers */
 	spinlock_t		conns_lock;
@@ -46,8 +46,8 @@ struct rdsd_cong_map {
 
 void rdsd_cong_net_init(struct rdsd_net *rn);
 void rdsd_cong_net_exit(struct rdsd_net *rn);
-struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn, __be32 addr,
-					gfp_t gfp);
+struct rdsd_cong_map *rdsd_cong_map_get(struct rdsd_net *rn,
+					const struct in6_addr *addr, gfp_t gfp);
 void rdsd_cong_map_put(struct rdsd_net *rn, struct rdsd_cong_map *map);
 void rdsd_cong_map_attach(struct rdsd_conn *conn);
 void rdsd_cong_map_detach(struct rdsd_conn *conn);

@@ -95,10 +95,17 @@ module_param_named(max_conns, rdsd_max_conns, uint, 0444);
 MODULE_PARM_DESC(max_conns,
 		 "connections a network namespace may hold; a send needing one more fails with EADDRNOTAVAIL, a peer's request is refused (default 4096)");
 
-static struct hlist_head *rdsd_conn_bucket(struct rdsd_net *rn, __be32 laddr,
-					   __be32 faddr, u8 path, u8 tos)
+static struct hlist_head *rdsd_conn_bucket(struct rdsd_net *rn,
+					   const struct in6_addr *laddr,
+					   const struct in6_addr *faddr,
+					   u8 path, u8 tos)
 {
-	u32 key = (__force u32)laddr ^ ror32((__force u32)faddr, 16) ^
+	u32 key = (__force u32)(laddr->s6_addr32[0] ^ laddr->s6_addr32[1] ^
+				laddr->s6_addr32[2] ^ laddr->s6_addr32[3]) ^
+		  ror32((__force u32)(faddr->s6_addr32[0] ^
+				      faddr->s6_addr32[1] ^
+				      faddr->s6_addr32[2] ^
+				      faddr->s6_addr32[3]), 16) ^
 		  ((u32)path << 24) ^ ((u32)tos << 8);
 
 	return &rn->conn_hash[hash_32(key, RDSD_CONN_HASH_BITS)];
@@ -106,17 +113,19 @@ static struct hlist_head *rdsd_conn_bucket(struct rdsd_net *rn, __be32 laddr,
 
 static struct rdsd_conn *rdsd_conn_lookup(struct rdsd_net *rn,
 					  const struct rdsd_transport_ops *trans,
-					  __be32 laddr, __be32 faddr, u8 path,
-					  u8 tos)
+					  const struct in6_addr *laddr,
+					  const struct in6_addr *faddr,
+					  int scope, u8 path, u8 tos)
 {
 	struct rdsd_conn *conn;
 
 	hlist_for_each_entry_rcu(conn,
 				 rdsd_conn_bucket(rn, laddr, faddr, path, tos),
 				 hash_node, lockdep_is_held(&rn->conn_lock)) {
-		if (conn->laddr == laddr && conn->faddr == faddr &&
-		    conn->path == path && conn->tos == tos &&
-		    conn->trans == trans)
+		if (ipv6_addr_equal(&conn->laddr, laddr) &&
+		    ipv6_addr_equal(&conn->faddr, faddr) &&
+		    conn->scope == scope && conn->path == path &&
+		    conn->tos == tos && conn->trans == trans)
 			return conn;
 	}
 	return NULL;
@@ -197,9 +206,11 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_put);
 
 static struct rdsd_conn *rdsd_conn_alloc(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *trans,
-					 __be32 laddr, __be32 faddr, u8 path,
-					 u8 tos, gfp_t gfp)
+					 const struct in6_addr *laddr,
+					 const struct in6_addr *faddr,
+					 int scope, u8 path, u8 tos, gfp_t gfp)
 {
+	char lname[RDSD_ADDR_STRLEN];
 	struct rdsd_conn *conn;
 	int ret;
 
@@ -218,8 +229,13 @@ static struct rdsd_conn *rdsd_conn_alloc(struct rdsd_net *rn,
 
 	refcount_set(&conn->refs, 1);
 	conn->rn = rn;
-	conn->laddr = laddr;
-	conn->faddr = faddr;
+	conn->laddr = *laddr;
+	conn->faddr = *faddr;
+	conn->scope = scope;
+	rdsd_addr_name(lname, sizeof(lname), laddr, scope);
+	snprintf(conn->name, sizeof(conn->name), "%s->", lname);
+	rdsd_addr_name(conn->name + strlen(conn->name),
+		       sizeof(conn->name) - strlen(conn->name), faddr, scope);
 	conn->path = path;
 	conn->tos = tos;
 	conn->npaths = 1;
@@ -304,7 +320,7 @@ struct rdsd_conn *rdsd_conn_next_rcu(struct rdsd_net *rn,
 		n = rcu_dereference(hlist_next_rcu(&conn->hash_node));
 		if (n)
 			return hlist_entry(n, struct rdsd_conn, hash_node);
-		b = rdsd_conn_bucket(rn, conn->laddr, conn->faddr,
+		b = rdsd_conn_bucket(rn, &conn->laddr, &conn->faddr,
 				     conn->path, conn->tos) -
 		    rn->conn_hash + 1;
 	}
@@ -322,6 +338,7 @@ struct rdsd_conn *rdsd_conn_next_rcu(struct rdsd_net *rn,
  * @trans: transport.
  * @laddr: local address.
  * @faddr: peer address.
+ * @scope: their link if one is link-local, else 0.
  * @path: which of the paths between the two addresses, below
  *	RDSD_MAX_PATHS; 0 on a transport with one path.
  * @tos: the type of service of its sockets (SIOCRDSSETTOS): each has
@@ -337,27 +354,28 @@ struct rdsd_conn *rdsd_conn_next_rcu(struct rdsd_net *rn,
  */
 struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 					const struct rdsd_transport_ops *trans,
-					__be32 laddr, __be32 faddr, u8 path,
-					u8 tos, gfp_t gfp)
+					const struct in6_addr *laddr,
+					const struct in6_addr *faddr,
+					int scope, u8 path, u8 tos, gfp_t gfp)
 {
 	struct rdsd_conn *conn, *new;
 
 	if (path >= RDSD_MAX_PATHS)
 		return ERR_PTR(-EINVAL);
 	rcu_read_lock();
-	conn = rdsd_conn_lookup(rn, trans, laddr, faddr, path, tos);
+	conn = rdsd_conn_lookup(rn, trans, laddr, faddr, scope, path, tos);
 	if (conn && !refcount_inc_not_zero(&conn->refs))
 		conn = NULL;
 	rcu_read_unlock();
 	if (conn)
 		return conn;
 
-	new = rdsd_conn_alloc(rn, trans, laddr, faddr, path, tos, gfp);
+	new = rdsd_conn_alloc(rn, trans, laddr, faddr, scope, path, tos, gfp);
 	if (IS_ERR(new))
 		return new;
 
 	spin_lock_bh(&rn->conn_lock);
-	conn = rdsd_conn_lookup(rn, trans, laddr, faddr, path, tos);
+	conn = rdsd_conn_lookup(rn, trans, laddr, faddr, scope, path, tos);
 	if (conn) {
 		refcount_inc(&conn->refs);
 		spin_unlock_bh(&rn->conn_lock);
@@ -492,6 +510,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_path_pick);
  * @bound: transport of the sending socket.
  * @laddr: local address.
  * @faddr: peer address.
+ * @scope: their link if one is link-local, else 0.
  * @tos: the socket's type of service.
  * @hash: the sender's hash, which picks one of several paths; 0 for path
  *	0.
@@ -505,8 +524,9 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_path_pick);
  */
 struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *bound,
-					 __be32 laddr, __be32 faddr, u8 tos,
-					 u32 hash, gfp_t gfp)
+					 const struct in6_addr *laddr,
+					 const struct in6_addr *faddr,
+					 int scope, u8 tos, u32 hash, gfp_t gfp)
 {
 	const struct rdsd_transport_ops *trans;
 	struct rdsd_conn *conn, *path;
@@ -516,13 +536,14 @@ struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 	/* the loopback transport has one lane */
 	if (trans == &rdsd_loop_transport)
 		tos = 0;
-	conn = rdsd_conn_find_create(rn, trans, laddr, faddr, 0, tos, gfp);
+	conn = rdsd_conn_find_create(rn, trans, laddr, faddr, scope, 0, tos,
+				     gfp);
 	if (IS_ERR(conn))
 		return conn;
 	p = rdsd_conn_path_pick(READ_ONCE(conn->npaths), hash);
 	if (p) {
-		path = rdsd_conn_find_create(rn, trans, laddr, faddr, p, tos,
-					     gfp);
+		path = rdsd_conn_find_create(rn, trans, laddr, faddr, scope,
+					     p, tos, gfp);
 		/* without that path (max_conns), path 0 carries it */
 		if (!IS_ERR(path)) {
 			rdsd_conn_put(conn);
@@ -759,9 +780,10 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_xmit);
  * When two hosts connect to each other at once, the attempt of the
  * numerically lower address wins, over every transport.
  */
-bool rdsd_conn_lower_wins(__be32 laddr, __be32 faddr)
+bool rdsd_conn_lower_wins(const struct in6_addr *laddr,
+			  const struct in6_addr *faddr)
 {
-	return ntohl(laddr) < ntohl(faddr);
+	return memcmp(laddr, faddr, sizeof(*laddr)) < 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_lower_wins);
 
@@ -945,13 +967,13 @@ static bool rdsd_conn_revive(struct rdsd_net *rn, struct rdsd_conn *conn)
 	bool back = false;
 
 	spin_lock_bh(&rn->conn_lock);
-	if (!rdsd_conn_lookup(rn, conn->trans, conn->laddr, conn->faddr,
-			      conn->path, conn->tos)) {
+	if (!rdsd_conn_lookup(rn, conn->trans, &conn->laddr, &conn->faddr,
+			      conn->scope, conn->path, conn->tos)) {
 		refcount_set(&conn->refs, 1);	/* the table's again */
 		clear_bit(RDSD_CONN_DEAD, &conn->flags);
 		hlist_add_head_rcu(&conn->hash_node,
-				   rdsd_conn_bucket(rn, conn->laddr,
-						    conn->faddr, conn->path,
+				   rdsd_conn_bucket(rn, &conn->laddr,
+						    &conn->faddr, conn->path,
 						    conn->tos));
 		back = true;
 	}

@@ -44,7 +44,8 @@ struct rdsd_attempts {
 #define RDSD_CONN_BACKOFF_MIN_MS	10
 #define RDSD_CONN_BACKOFF_MAX_MS	2000
 
-bool rdsd_conn_lower_wins(__be32 laddr, __be32 faddr);
+bool rdsd_conn_lower_wins(const struct in6_addr *laddr,
+			  const struct in6_addr *faddr);
 unsigned long rdsd_conn_backoff(unsigned int *backoff_ms);
 bool rdsd_attempt_get(struct rdsd_attempts *at, struct rdsd_net *rn,
 		      kuid_t uid, bool *held);
@@ -52,12 +53,14 @@ void rdsd_attempt_put(struct rdsd_attempts *at, kuid_t uid, bool *held);
 
 struct rdsd_conn *rdsd_conn_get_outgoing(struct rdsd_net *rn,
 					 const struct rdsd_transport_ops *bound,
-					 __be32 laddr, __be32 faddr, u8 tos,
-					 u32 hash, gfp_t gfp);
+					 const struct in6_addr *laddr,
+					 const struct in6_addr *faddr,
+					 int scope, u8 tos, u32 hash, gfp_t gfp);
 struct rdsd_conn *rdsd_conn_find_create(struct rdsd_net *rn,
 					const struct rdsd_transport_ops *trans,
-					__be32 laddr, __be32 faddr, u8 path,
-					u8 tos, gfp_t gfp);
+					const struct in6_addr *laddr,
+					const struct in6_addr *faddr,
+					int scope, u8 path, u8 tos, gfp_t gfp);
 u8 rdsd_conn_path_pick(u8 npaths, u32 hash);
 void rdsd_conn_put(struct rdsd_conn *conn);
 struct rdsd_conn *rdsd_conn_get_next(struct rdsd_net *rn, unsigned long *id);

@@ -28,6 +28,7 @@
 #include <linux/rds_doca.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
+#include <net/ip6_route.h>
 #include <net/route.h>
 #include <rdma/ib_cache.h>
 #include <kunit/visibility.h>
@@ -53,7 +54,8 @@ MODULE_PARM_DESC(ib_paths,
 static DEFINE_MUTEX(rdsd_ib_devs_mutex);
 static LIST_HEAD(rdsd_ib_devs);
 static DECLARE_WAIT_QUEUE_HEAD(rdsd_ib_devs_wq);
-static struct rdma_cm_id *rdsd_ib_listen_id;
+/* rdma_cm listeners: IPv4, and IPv6 (IPv6 only) if it could be made */
+static struct rdma_cm_id *rdsd_ib_listen_id[2];
 
 static int rdsd_ib_add_one(struct ib_device *ibdev);
 static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data);
@@ -265,19 +267,18 @@ static int rdsd_ib_addr_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
  * destroys it, or NULL if no RDMA device serves the address (or memory
  * ran out).  Process context.
  */
-static struct rdma_cm_id *rdsd_ib_addr_bind(__be32 addr)
+static struct rdma_cm_id *rdsd_ib_addr_bind(const struct in6_addr *addr,
+					    int scope)
 {
-	struct sockaddr_in sin = {
-		.sin_family	= AF_INET,
-		.sin_addr	= { .s_addr = addr },
-	};
+	struct sockaddr_storage ss;
 	struct rdma_cm_id *id;
 
+	rdsd_sockaddr_put(&ss, addr, 0, scope);
 	id = rdma_create_id(&init_net, rdsd_ib_addr_handler, NULL, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return NULL;
-	if (rdma_bind_addr(id, (struct sockaddr *)&sin) || !id->device) {
+	if (rdma_bind_addr(id, (struct sockaddr *)&ss) || !id->device) {
 		rdma_destroy_id(id);
 		return NULL;
 	}
@@ -287,16 +288,18 @@ static struct rdma_cm_id *rdsd_ib_addr_bind(__be32 addr)
 /**
  * rdsd_ib_dev_find - the device that serves a local address
  * @addr: an address of this host (initial namespace).
+ * @scope: its link, if link-local.
  * @port: set to the device's port of that address.
  *
  * Returns the device with a reference, or NULL.  Process context.
  */
-struct rdsd_ib_dev *rdsd_ib_dev_find(__be32 addr, u32 *port)
+struct rdsd_ib_dev *rdsd_ib_dev_find(const struct in6_addr *addr, int scope,
+				     u32 *port)
 {
 	struct rdsd_ib_dev *dev, *found = NULL;
 	struct rdma_cm_id *id;
 
-	id = rdsd_ib_addr_bind(addr);
+	id = rdsd_ib_addr_bind(addr, scope);
 	if (!id)
 		return NULL;
 	*port = id->port_num;
@@ -327,7 +330,7 @@ void rdsd_ib_dev_revoke(struct rdsd_ib_dev *dev, struct rdsd_mr *mr)
 
 	mutex_lock(&rdsd_ib_devs_mutex);
 	list_for_each_entry(tp, &dev->paths, dev_item)
-		if (tp->conn->laddr == mr->owner_addr)
+		if (ipv6_addr_equal(&tp->conn->laddr, &mr->owner_addr))
 			rdsd_ib_mr_revoke(tp, mr);
 	mutex_unlock(&rdsd_ib_devs_mutex);
 }
@@ -369,14 +372,15 @@ void rdsd_ib_dev_detach(struct rdsd_ib_conn *tp)
  * transport uses, in the initial namespace (as Linux RDS over IB, which
  * asks the same of rdma_bind_addr()).  Process context.
  */
-static int rdsd_ib_laddr_check(struct net *net, __be32 addr)
+static int rdsd_ib_laddr_check(struct net *net, const struct in6_addr *addr,
+			       int scope)
 {
 	struct rdsd_ib_dev *dev;
 	u32 port;
 
-	if (!net_eq(net, &init_net) || ipv4_is_loopback(addr))
+	if (!net_eq(net, &init_net) || rdsd_addr_loopback(addr))
 		return -EADDRNOTAVAIL;
-	dev = rdsd_ib_dev_find(addr, &port);
+	dev = rdsd_ib_dev_find(addr, scope, &port);
 	if (!dev)
 		return -EADDRNOTAVAIL;
 	rdsd_ib_dev_put(dev);
@@ -404,7 +408,9 @@ int rdsd_ib_op_check(struct rdsd_conn *conn, u8 kind)
 		return 0;
 	atomics = READ_ONCE(tp->atomics);
 	if (!atomics) {
-		dev = rdsd_ib_dev_find(conn->laddr, &port);
+		dev = rdsd_ib_dev_find(&conn->laddr,
+				       rdsd_addr_scope(&conn->laddr,
+						       conn->scope), &port);
 		if (!dev)
 			return 0;	/* the connection fails anyway */
 		atomics = dev->atomics ? 1 : -1;
@@ -427,6 +433,35 @@ int rdsd_ib_op_check(struct rdsd_conn *conn, u8 kind)
  * established attempt is not disconnected and its id is not destroyed
  * (destroying it sends a DREQ): the reaper keeps it until the path is back.
  */
+#if IS_ENABLED(CONFIG_IPV6)
+static bool rdsd_ib_path6_usable(const struct rdsd_conn *conn)
+{
+	struct net_device *ndev;
+	struct flowi6 fl = {};
+	struct dst_entry *dst;
+	bool ok = false;
+
+	rcu_read_lock();
+	ndev = ipv6_dev_find(&init_net, &conn->laddr, NULL);
+	if (ndev && netif_running(ndev) && netif_carrier_ok(ndev)) {
+		fl.flowi6_oif = ndev->ifindex;
+		fl.saddr = conn->laddr;
+		fl.daddr = conn->faddr;
+		fl.flowi6_proto = IPPROTO_UDP;
+		dst = ip6_route_output(&init_net, NULL, &fl);
+		ok = !dst->error;
+		dst_release(dst);
+	}
+	rcu_read_unlock();
+	return ok;
+}
+#else
+static bool rdsd_ib_path6_usable(const struct rdsd_conn *conn)
+{
+	return false;
+}
+#endif
+
 bool rdsd_ib_path_usable(const struct rdsd_conn *conn)
 {
 	struct net_device *ndev;
@@ -434,12 +469,14 @@ bool rdsd_ib_path_usable(const struct rdsd_conn *conn)
 	struct rtable *rt;
 	bool ok = false;
 
+	if (!rdsd_addr_is4(&conn->laddr))
+		return rdsd_ib_path6_usable(conn);
 	rcu_read_lock();
-	ndev = __ip_dev_find(&init_net, conn->laddr, false);
+	ndev = __ip_dev_find(&init_net, rdsd_addr4(&conn->laddr), false);
 	if (ndev && netif_running(ndev) && netif_carrier_ok(ndev)) {
 		fl.flowi4_oif = ndev->ifindex;
-		fl.saddr = conn->laddr;
-		fl.daddr = conn->faddr;
+		fl.saddr = rdsd_addr4(&conn->laddr);
+		fl.daddr = rdsd_addr4(&conn->faddr);
 		fl.flowi4_proto = IPPROTO_UDP;
 		rt = ip_route_output_key(&init_net, &fl);
 		if (!IS_ERR(rt)) {
@@ -488,6 +525,35 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_transport);
 
 /* Module ------------------------------------------------------------------- */
 
+/* Listen on every address of family @i (0: IPv4, 1: IPv6) of the port. */
+static int rdsd_ib_listen(unsigned int i)
+{
+	struct in6_addr any = {};
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *id;
+	int ret;
+
+	if (!i)
+		ipv6_addr_set_v4mapped(htonl(INADDR_ANY), &any);
+	rdsd_sockaddr_put(&ss, &any, htons(rdsd_ib_port), 0);
+	id = rdma_create_id(&init_net, rdsd_ib_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	/* an IPv4 request reaches the IPv4 listener */
+	ret = i ? rdma_set_afonly(id, 1) : 0;
+	if (!ret)
+		ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	if (!ret)
+		ret = rdma_listen(id, 128);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ret;
+	}
+	rdsd_ib_listen_id[i] = id;
+	return 0;
+}
+
 /**
  * rdsd_ib_init - follow RDMA devices and listen for connections
  *
@@ -495,12 +561,6 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_ib_transport);
  */
 int rdsd_ib_init(void)
 {
-	struct sockaddr_in sin = {
-		.sin_family	= AF_INET,
-		.sin_addr	= { .s_addr = htonl(INADDR_ANY) },
-		.sin_port	= htons(rdsd_ib_port),
-	};
-	struct rdma_cm_id *id;
 	int ret;
 
 	if (!rdsd_ib_nr_paths || rdsd_ib_nr_paths > RDSD_MAX_PATHS) {
@@ -512,22 +572,19 @@ int rdsd_ib_init(void)
 	if (ret)
 		return ret;
 
-	id = rdma_create_id(&init_net, rdsd_ib_cm_handler, NULL, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id)) {
-		ret = PTR_ERR(id);
-		goto err_client;
-	}
-	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
-	if (!ret)
-		ret = rdma_listen(id, 128);
+	ret = rdsd_ib_listen(0);
 	if (ret) {
 		pr_err("cannot listen on rdma_cm port %u: %d (ib_port= picks another)\n",
 		       rdsd_ib_port, ret);
-		rdma_destroy_id(id);
 		goto err_client;
 	}
-	rdsd_ib_listen_id = id;
+	/* without IPv6, IPv4 peers still connect */
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		ret = rdsd_ib_listen(1);
+		if (ret)
+			pr_warn("cannot listen on rdma_cm port %u for IPv6: %d; IPv6 peers cannot connect\n",
+				rdsd_ib_port, ret);
+	}
 	return 0;
 
 err_client:
@@ -540,9 +597,13 @@ err_client:
  */
 void rdsd_ib_stop_listening(void)
 {
-	if (rdsd_ib_listen_id)
-		rdma_destroy_id(rdsd_ib_listen_id);
-	rdsd_ib_listen_id = NULL;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rdsd_ib_listen_id); i++) {
+		if (rdsd_ib_listen_id[i])
+			rdma_destroy_id(rdsd_ib_listen_id[i]);
+		rdsd_ib_listen_id[i] = NULL;
+	}
 }
 
 /**

@@ -638,7 +638,8 @@ extern const struct rdsd_transport_ops rdsd_ib_transport;
 
 /* ib.c */
 extern unsigned int rdsd_ib_nr_paths;
-struct rdsd_ib_dev *rdsd_ib_dev_find(__be32 addr, u32 *port);
+struct rdsd_ib_dev *rdsd_ib_dev_find(const struct in6_addr *addr, int scope,
+				     u32 *port);
 void rdsd_ib_cq_quiesce(void);
 int rdsd_ib_op_check(struct rdsd_conn *conn, u8 kind);
 void rdsd_ib_dev_put(struct rdsd_ib_dev *dev);

@@ -139,8 +139,7 @@ static void rdsd_ib_peer_learn(struct rdsd_ib_conn *tp,
 	if (tp->peer_incarnation == inc)
 		return;
 	if (tp->peer_incarnation)
-		pr_info("%pI4->%pI4: peer restarted\n", &tp->conn->laddr,
-			&tp->conn->faddr);
+		pr_info("%s: peer restarted\n", tp->conn->name);
 	tp->peer_incarnation = inc;
 	WRITE_ONCE(tp->conn->next_rx_seq, 0);
 }
@@ -194,8 +193,8 @@ static void rdsd_ib_qp_event(struct ib_event *ev, void *context)
 		if (ev->element.qp != READ_ONCE(tp->qp))
 			break;
 		WRITE_ONCE(tp->conn->last_error, -EIO);
-		pr_info_ratelimited("%pI4->%pI4: %s, reconnecting\n",
-				    &tp->conn->laddr, &tp->conn->faddr,
+		pr_info_ratelimited("%s: %s, reconnecting\n",
+				    tp->conn->name,
 				    ib_event_msg(ev->event));
 		rdsd_ib_request_reset(tp, RDSD_RESET_QP_EVENT);
 		break;
@@ -237,8 +236,7 @@ static int rdsd_ib_setup(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
 	if (ret)
 		return ret;
 	WRITE_ONCE(tp->atomics, tp->dev->atomics ? 1 : -1);
-	tp->peer_local = inet_addr_type(&init_net, tp->conn->faddr) ==
-			 RTN_LOCAL;
+	tp->peer_local = rdsd_addr_local(&init_net, &tp->conn->faddr, 0);
 
 	cq = ib_alloc_cq_any(id->device, tp, RDSD_IB_QUEUE_WRS,
 			     IB_POLL_SOFTIRQ);
@@ -439,18 +437,13 @@ static void rdsd_ib_connect_worker(struct work_struct *work)
 					       struct rdsd_ib_conn,
 					       connect_work);
 	struct rdsd_conn *conn = tp->conn;
-	struct sockaddr_in src = {
-		.sin_family	= AF_INET,
-		.sin_addr	= { .s_addr = conn->laddr },
-	};
-	struct sockaddr_in dst = {
-		.sin_family	= AF_INET,
-		.sin_addr	= { .s_addr = conn->faddr },
-		.sin_port	= htons(rdsd_ib_listen_port()),
-	};
+	struct sockaddr_storage src, dst;
 	struct rdma_cm_id *id;
 	int ret;
 
+	rdsd_sockaddr_put(&src, &conn->laddr, 0, conn->scope);
+	rdsd_sockaddr_put(&dst, &conn->faddr, htons(rdsd_ib_listen_port()),
+			  conn->scope);
 	mutex_lock(&tp->cm_mutex);
 	if (tp->dead || tp->state != RDSD_IB_DOWN)
 		goto out;
@@ -532,8 +525,8 @@ static int rdsd_ib_established(struct rdsd_ib_conn *tp)
 	if (be64_to_cpu(tp->peer.peer_incarnation) == tp->incarnation &&
 	    rx_next && rdsd_send_acked(conn, rx_next - 1)) {
 		WRITE_ONCE(conn->last_error, -EPROTO);
-		pr_info_ratelimited("%pI4->%pI4: peer acknowledges %llu, never sent\n",
-				    &conn->laddr, &conn->faddr, rx_next - 1);
+		pr_info_ratelimited("%s: peer acknowledges %llu, never sent\n",
+				    conn->name, rx_next - 1);
 		return -EPROTO;
 	}
 	if (tp->state == RDSD_IB_ACTIVE) {
@@ -576,7 +569,7 @@ static u8 rdsd_ib_req_verdict(struct rdsd_ib_conn *tp)
 	case RDSD_IB_DOWN:
 		return RDSD_IB_REJ_NONE;
 	case RDSD_IB_ACTIVE:
-		return rdsd_conn_lower_wins(conn->laddr, conn->faddr) ?
+		return rdsd_conn_lower_wins(&conn->laddr, &conn->faddr) ?
 			RDSD_IB_REJ_RACE : RDSD_IB_REJ_NONE;
 	case RDSD_IB_UP:
 		/* the peer lost the connection before we noticed */
@@ -591,14 +584,13 @@ static u8 rdsd_ib_req_verdict(struct rdsd_ib_conn *tp)
 static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	const struct rdsd_ib_cm_data *d = ev->param.conn.private_data;
-	struct sockaddr_in *src = (struct sockaddr_in *)&id->route.addr.src_addr;
-	struct sockaddr_in *dst = (struct sockaddr_in *)&id->route.addr.dst_addr;
+	struct in6_addr laddr, faddr;
 	struct rdsd_ib_cm_data data;
 	struct rdma_conn_param p;
 	struct rdsd_ib_conn *tp;
 	struct rdsd_conn *conn;
+	int ret, scope;
 	u8 reason;
-	int ret;
 
 	ret = rdsd_ib_cm_data_check(d, ev->param.conn.private_data_len);
 	if (ret) {
@@ -609,8 +601,9 @@ static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 						      RDSD_IB_REJ_VERSION);
 		return 1;	/* rdma_cm destroys @id */
 	}
-	if (src->sin_family != AF_INET || dst->sin_family != AF_INET ||
-	    src->sin_addr.s_addr == dst->sin_addr.s_addr) {
+	if (rdsd_peer_addrs(&id->route.addr.src_addr,
+			    &id->route.addr.dst_addr, &laddr, &faddr,
+			    &scope)) {
 		rdsd_ib_reject(id, NULL, RDSD_IB_REJ_NOTREADY);
 		return 1;
 	}
@@ -621,8 +614,7 @@ static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	 * freed by the reaper once idle.
 	 */
 	conn = rdsd_conn_find_create(rdsd_net(&init_net), &rdsd_ib_transport,
-				     src->sin_addr.s_addr,
-				     dst->sin_addr.s_addr, d->path, d->tos,
+				     &laddr, &faddr, scope, d->path, d->tos,
 				     GFP_KERNEL);
 	if (IS_ERR(conn)) {
 		rdsd_ib_reject(id, NULL, RDSD_IB_REJ_NOTREADY);
@@ -660,8 +652,8 @@ static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		ret = rdma_accept(id, &p);
 	}
 	if (ret) {
-		pr_info_ratelimited("%pI4->%pI4: cannot accept: %d\n",
-				    &conn->laddr, &conn->faddr, ret);
+		pr_info_ratelimited("%s: cannot accept: %d\n",
+				    conn->name, ret);
 		rdsd_ib_teardown_locked(tp);
 		id->context = NULL;
 		rdsd_ib_schedule_connect(tp);
@@ -750,9 +742,8 @@ int rdsd_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 				ret = -EPROTO;
 			if (ret) {
 				rdsd_stat_inc(tp->conn->rn, recv_proto_error);
-				pr_info_ratelimited("%pI4->%pI4: peer's answer refused: %s\n",
-						    &tp->conn->laddr,
-						    &tp->conn->faddr,
+				pr_info_ratelimited("%s: peer's answer refused: %s\n",
+						    tp->conn->name,
 						    rdsd_ib_cm_data_why(ret));
 				break;
 			}

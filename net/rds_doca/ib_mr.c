@@ -279,17 +279,15 @@ static int rdsd_ib_loop_id(struct rdsd_ib_reg_loop *loop,
 
 /* Connect a new loop from @addr to itself; waits.  Returns it or ERR_PTR. */
 static struct rdsd_ib_reg_loop *rdsd_ib_loop_make(struct rdsd_ib_dev *dev,
-						  __be32 addr)
+						  const struct in6_addr *addr,
+						  int scope)
 {
-	struct sockaddr_in sin = {
-		.sin_family	= AF_INET,
-		.sin_addr	= { .s_addr = addr },
-	};
-	struct sockaddr_in dst;
+	struct sockaddr_storage sin, dst;
 	struct rdsd_ib_reg_loop *loop;
 	struct rdma_cm_id *id;
 	int ret;
 
+	rdsd_sockaddr_put(&sin, addr, 0, scope);
 	loop = kzalloc(sizeof(*loop), GFP_KERNEL);
 	if (!loop)
 		return ERR_PTR(-ENOMEM);
@@ -317,7 +315,7 @@ static struct rdsd_ib_reg_loop *rdsd_ib_loop_make(struct rdsd_ib_dev *dev,
 		goto err;
 	/* rdma_bind_addr() wrote the port it picked */
 	memcpy(&dst, &id->route.addr.src_addr, sizeof(dst));
-	if (id->device != dev->ibdev || dst.sin_family != AF_INET) {
+	if (id->device != dev->ibdev || dst.ss_family != sin.ss_family) {
 		ret = -EADDRNOTAVAIL;
 		goto err;
 	}
@@ -339,8 +337,8 @@ static struct rdsd_ib_reg_loop *rdsd_ib_loop_make(struct rdsd_ib_dev *dev,
 	return loop;
 
 err:
-	pr_warn_ratelimited("%s: cannot connect the registration queue pair from %pI4: %d\n",
-			    dev_name(&dev->ibdev->dev), &addr, ret);
+	pr_warn_ratelimited("%s: cannot connect the registration queue pair from %pISc: %d\n",
+			    dev_name(&dev->ibdev->dev), &sin, ret);
 	rdsd_ib_loop_free(loop);
 	return ERR_PTR(ret);
 }
@@ -351,7 +349,8 @@ err:
  * queue pair.  Process context; takes dev->loop_mutex, then reg_mutex.
  * Returns 0 or a negative errno (-ENODEV once the device is going).
  */
-static int rdsd_ib_reg_loop_get(struct rdsd_ib_dev *dev, __be32 addr)
+static int rdsd_ib_reg_loop_get(struct rdsd_ib_dev *dev,
+				const struct in6_addr *addr, int scope)
 {
 	struct rdsd_ib_reg_loop *old = NULL, *loop;
 	int ret = 0;
@@ -375,7 +374,7 @@ static int rdsd_ib_reg_loop_get(struct rdsd_ib_dev *dev, __be32 addr)
 		mutex_unlock(&dev->reg_mutex);
 		old = loop;
 	}
-	loop = rdsd_ib_loop_make(dev, addr);
+	loop = rdsd_ib_loop_make(dev, addr, scope);
 	if (IS_ERR(loop)) {
 		ret = PTR_ERR(loop);
 		goto out;
@@ -741,7 +740,7 @@ int rdsd_ib_mr_register(struct rdsd_sock *rs, struct rdsd_mr *mr)
 
 	if (offset_in_page(mr->cookie_off) != mr->pg_off)
 		return -EINVAL;
-	dev = rdsd_ib_dev_find(READ_ONCE(rs->bound_addr), &port);
+	dev = rdsd_ib_dev_find(&rs->bound_addr, rs->bound_scope, &port);
 	if (!dev)
 		return -ENODEV;
 	if (mr->npages > dev->max_frmr_pages) {
@@ -756,7 +755,7 @@ int rdsd_ib_mr_register(struct rdsd_sock *rs, struct rdsd_mr *mr)
 	INIT_LIST_HEAD(&imr->item);
 	imr->dev = dev;		/* the reference, put by rdsd_ib_mr_free() */
 
-	ret = rdsd_ib_reg_loop_get(dev, READ_ONCE(rs->bound_addr));
+	ret = rdsd_ib_reg_loop_get(dev, &rs->bound_addr, rs->bound_scope);
 	if (ret) {
 		rdsd_ib_mr_free(imr);
 		return ret;

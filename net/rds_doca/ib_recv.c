@@ -290,8 +290,8 @@ void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR ||
 		    READ_ONCE(tp->tx_ready)) {
-			pr_info_ratelimited("%pI4->%pI4: receive failed: %s\n",
-					    &conn->laddr, &conn->faddr,
+			pr_info_ratelimited("%s: receive failed: %s\n",
+					    conn->name,
 					    ib_wc_status_msg(wc->status));
 			/*
 			 * Not flushed: the peer's SEND did not fit the
@@ -320,8 +320,8 @@ void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			rdsd_stat_inc(conn->rn, recv_proto_error);
 			WRITE_ONCE(conn->last_error, ret);
 		}
-		pr_info_ratelimited("%pI4->%pI4: bad message (%d), reconnecting\n",
-				    &conn->laddr, &conn->faddr, ret);
+		pr_info_ratelimited("%s: bad message (%d), reconnecting\n",
+				    conn->name, ret);
 		rdsd_ib_request_reset(tp, RDSD_RESET_PROTOCOL);
 		return;
 	}
@@ -329,8 +329,8 @@ void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(sum.mr.type) && rdsd_ib_mr_recv(tp, &sum.mr, &kick)) {
 		rdsd_stat_inc(conn->rn, recv_proto_error);
 		WRITE_ONCE(conn->last_error, -EPROTO);
-		pr_info_ratelimited("%pI4->%pI4: unexpected region message (type %u), reconnecting\n",
-				    &conn->laddr, &conn->faddr, sum.mr.type);
+		pr_info_ratelimited("%s: unexpected region message (type %u), reconnecting\n",
+				    conn->name, sum.mr.type);
 		rdsd_ib_request_reset(tp, RDSD_RESET_PROTOCOL);
 		return;
 	}
@@ -338,8 +338,8 @@ void rdsd_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* an ack of what was never sent: counted there, reset as above */
 	if (sum.ack_valid && unlikely(rdsd_send_acked(conn, sum.ack))) {
 		WRITE_ONCE(conn->last_error, -EPROTO);
-		pr_info_ratelimited("%pI4->%pI4: ack %llu of a message never sent, reconnecting\n",
-				    &conn->laddr, &conn->faddr, sum.ack);
+		pr_info_ratelimited("%s: ack %llu of a message never sent, reconnecting\n",
+				    conn->name, sum.ack);
 		rdsd_ib_request_reset(tp, RDSD_RESET_PROTOCOL);
 		return;
 	}

@@ -239,8 +239,8 @@ void rdsd_ib_post(struct rdsd_ib_conn *tp, u32 n)
 	 */
 	tp->send_head += n;
 	if (unlikely(ret)) {
-		pr_warn_ratelimited("%pI4->%pI4: post send failed: %d\n",
-				    &tp->conn->laddr, &tp->conn->faddr, ret);
+		pr_warn_ratelimited("%s: post send failed: %d\n",
+				    tp->conn->name, ret);
 		tp->tx_ready = false;
 		rdsd_ib_request_reset(tp, RDSD_RESET_POST);
 	}

@@ -1162,8 +1162,8 @@ again:
 	 */
 	ret = -EMSGSIZE;
 	if (unlikely(msg->len > be32_to_cpu(tp->peer.max_msg))) {
-		pr_info_ratelimited("%pI4->%pI4: a message of %u bytes is over the %u the peer takes, dropped\n",
-				    &conn->laddr, &conn->faddr, msg->len,
+		pr_info_ratelimited("%s: a message of %u bytes is over the %u the peer takes, dropped\n",
+				    conn->name, msg->len,
 				    be32_to_cpu(tp->peer.max_msg));
 		goto out;
 	}
@@ -1264,8 +1264,8 @@ void rdsd_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(wc->status != IB_WC_SUCCESS) &&
 	    (wc->status != IB_WC_WR_FLUSH_ERR || READ_ONCE(tp->tx_ready))) {
 		WRITE_ONCE(tp->conn->last_error, -EIO);
-		pr_info_ratelimited("%pI4->%pI4: send failed: %s\n",
-				    &tp->conn->laddr, &tp->conn->faddr,
+		pr_info_ratelimited("%s: send failed: %s\n",
+				    tp->conn->name,
 				    ib_wc_status_msg(wc->status));
 		rdsd_ib_request_reset(tp, RDSD_RESET_SEND_ERROR);
 	}
@@ -1376,8 +1376,8 @@ bool rdsd_ib_tx_after_rx(struct rdsd_ib_conn *tp,
 	spin_unlock_bh(&tp->send_lock);
 
 	if (unlikely(ret)) {
-		pr_info_ratelimited("%pI4->%pI4: post receive failed: %d\n",
-				    &tp->conn->laddr, &tp->conn->faddr, ret);
+		pr_info_ratelimited("%s: post receive failed: %d\n",
+				    tp->conn->name, ret);
 		rdsd_ib_request_reset(tp, RDSD_RESET_POST);
 	}
 	return kick;

@@ -147,16 +147,20 @@ static void rdsd_info_conn_fill(struct rdsd_info *in, struct rdsd_conn *conn)
 {
 	struct rds6_info_connection *c6;
 	struct rds_info_connection *c;
-	void *p = rdsd_info_next(in);
+	void *p;
 
+	/* as Linux: the IPv4 forms list IPv4 objects only */
+	if (!in->v6 && !rdsd_addr_is4(&conn->laddr))
+		return;
+	p = rdsd_info_next(in);
 	if (!p)
 		return;
 	if (in->v6) {
 		c6 = p;
 		c6->next_tx_seq = READ_ONCE(conn->next_tx_seq);
 		c6->next_rx_seq = READ_ONCE(conn->next_rx_seq);
-		ipv6_addr_set_v4mapped(conn->laddr, &c6->laddr);
-		ipv6_addr_set_v4mapped(conn->faddr, &c6->faddr);
+		c6->laddr = conn->laddr;
+		c6->faddr = conn->faddr;
 		strscpy(c6->transport, conn->trans->name,
 			sizeof(c6->transport));
 		c6->flags = rdsd_info_conn_flags(conn);
@@ -165,8 +169,8 @@ static void rdsd_info_conn_fill(struct rdsd_info *in, struct rdsd_conn *conn)
 	c = p;
 	c->next_tx_seq = READ_ONCE(conn->next_tx_seq);
 	c->next_rx_seq = READ_ONCE(conn->next_rx_seq);
-	c->laddr = conn->laddr;
-	c->faddr = conn->faddr;
+	c->laddr = rdsd_addr4(&conn->laddr);
+	c->faddr = rdsd_addr4(&conn->faddr);
 	strscpy(c->transport, conn->trans->name, sizeof(c->transport));
 	c->flags = rdsd_info_conn_flags(conn);
 	c->tos = conn->tos;
@@ -206,13 +210,16 @@ static void rdsd_info_ib_fill(struct rdsd_info *in, struct rdsd_conn *conn)
 	struct rds_info_rdma_connection r = {};
 	struct rds6_info_rdma_connection *r6;
 	struct rdsd_conn_info ci = {};
-	void *p = rdsd_info_next(in);
+	void *p;
 
+	if (!in->v6 && !rdsd_addr_is4(&conn->laddr))
+		return;
+	p = rdsd_info_next(in);
 	if (!p)
 		return;
 	conn->trans->conn_info(conn, &ci);
-	r.src_addr = conn->laddr;
-	r.dst_addr = conn->faddr;
+	r.src_addr = rdsd_addr4(&conn->laddr);
+	r.dst_addr = rdsd_addr4(&conn->faddr);
 	memcpy(r.src_gid, ci.sgid, sizeof(r.src_gid));
 	memcpy(r.dst_gid, ci.dgid, sizeof(r.dst_gid));
 	r.max_send_wr = ci.max_send_wr;
@@ -228,8 +235,8 @@ static void rdsd_info_ib_fill(struct rdsd_info *in, struct rdsd_conn *conn)
 	}
 	/* the same fields from the GIDs on, padding included */
 	r6 = p;
-	ipv6_addr_set_v4mapped(r.src_addr, &r6->src_addr);
-	ipv6_addr_set_v4mapped(r.dst_addr, &r6->dst_addr);
+	r6->src_addr = conn->laddr;
+	r6->dst_addr = conn->faddr;
 	memcpy((u8 *)r6 + offsetof(typeof(*r6), src_gid),
 	       (u8 *)&r + offsetof(typeof(r), src_gid), RDSD_INFO_RDMA_TAIL);
 }
@@ -265,13 +272,16 @@ static void rdsd_info_tcp_fill(struct rdsd_info *in, struct rdsd_conn *conn,
 {
 	struct rds_info_tcp_socket t = {};
 	struct rds6_info_tcp_socket *t6;
-	void *p = rdsd_info_next(in);
+	void *p;
 
+	if (!in->v6 && !rdsd_addr_is4(&conn->laddr))
+		return;
+	p = rdsd_info_next(in);
 	if (!p)
 		return;
-	t.local_addr = conn->laddr;
+	t.local_addr = rdsd_addr4(&conn->laddr);
 	t.local_port = ci->tcp_lport;
-	t.peer_addr = conn->faddr;
+	t.peer_addr = rdsd_addr4(&conn->faddr);
 	t.peer_port = ci->tcp_fport;
 	t.hdr_rem = ci->tcp_hdr_rem;
 	t.data_rem = ci->tcp_data_rem;
@@ -284,9 +294,9 @@ static void rdsd_info_tcp_fill(struct rdsd_info *in, struct rdsd_conn *conn,
 		return;
 	}
 	t6 = p;
-	ipv6_addr_set_v4mapped(t.local_addr, &t6->local_addr);
+	t6->local_addr = conn->laddr;
 	t6->local_port = t.local_port;
-	ipv6_addr_set_v4mapped(t.peer_addr, &t6->peer_addr);
+	t6->peer_addr = conn->faddr;
 	t6->peer_port = t.peer_port;
 	memcpy((u8 *)t6 + offsetof(typeof(*t6), hdr_rem),
 	       (u8 *)&t + offsetof(typeof(t), hdr_rem), RDSD_INFO_TCP_TAIL);
@@ -321,22 +331,25 @@ static void rdsd_info_tcp_sockets(struct rdsd_net *rn, struct rdsd_info *in)
 static void rdsd_info_msg_fill(struct rdsd_info *in,
 			       const struct rdsd_msg *msg, bool received)
 {
-	__be32 laddr = received ? msg->daddr : msg->saddr;
-	__be32 faddr = received ? msg->saddr : msg->daddr;
+	const struct in6_addr *laddr = received ? &msg->daddr : &msg->saddr;
+	const struct in6_addr *faddr = received ? &msg->saddr : &msg->daddr;
 	__be16 lport = received ? msg->dport : msg->sport;
 	__be16 fport = received ? msg->sport : msg->dport;
 	struct rds6_info_message *m6;
 	struct rds_info_message *m;
-	void *p = rdsd_info_next(in);
+	void *p;
 
+	if (!in->v6 && !rdsd_addr_is4(laddr))
+		return;
+	p = rdsd_info_next(in);
 	if (!p)
 		return;
 	if (in->v6) {
 		m6 = p;
 		m6->seq = msg->seq;
 		m6->len = msg->len;
-		ipv6_addr_set_v4mapped(laddr, &m6->laddr);
-		ipv6_addr_set_v4mapped(faddr, &m6->faddr);
+		m6->laddr = *laddr;
+		m6->faddr = *faddr;
 		m6->lport = lport;
 		m6->fport = fport;
 		return;
@@ -344,8 +357,8 @@ static void rdsd_info_msg_fill(struct rdsd_info *in,
 	m = p;
 	m->seq = msg->seq;
 	m->len = msg->len;
-	m->laddr = laddr;
-	m->faddr = faddr;
+	m->laddr = rdsd_addr4(laddr);
+	m->faddr = rdsd_addr4(faddr);
 	m->lport = lport;
 	m->fport = fport;
 }
@@ -370,32 +383,44 @@ static void rdsd_info_retrans(struct rdsd_net *rn, struct rdsd_info *in)
 
 static void rdsd_info_sock_fill(struct rdsd_info *in, struct rdsd_sock *rs)
 {
+	struct in6_addr bound = {}, peer;
 	struct rds6_info_socket *s6;
 	struct rds_info_socket *s;
-	void *p = rdsd_info_next(in);
+	__be16 bport = 0, pport;
+	void *p;
 
+	if (rdsd_sk_bound(rs)) {
+		bound = rs->bound_addr;
+		bport = rs->bound_port;
+	}
+	spin_lock_bh(&rs->lock);
+	peer = rs->conn_addr;
+	pport = rs->conn_port;
+	spin_unlock_bh(&rs->lock);
+	/* the IPv4 form lists the sockets that are not IPv6 ones */
+	if (!in->v6 && !ipv6_addr_any(&bound) && !rdsd_addr_is4(&bound))
+		return;
+	p = rdsd_info_next(in);
 	if (!p)
 		return;
 	if (in->v6) {
 		s6 = p;
 		s6->sndbuf = rdsd_sndbuf(rs);
 		s6->rcvbuf = rdsd_rcvbuf(rs);
-		ipv6_addr_set_v4mapped(READ_ONCE(rs->bound_addr),
-				       &s6->bound_addr);
-		s6->bound_port = READ_ONCE(rs->bound_port);
-		ipv6_addr_set_v4mapped(READ_ONCE(rs->conn_addr),
-				       &s6->connected_addr);
-		s6->connected_port = READ_ONCE(rs->conn_port);
+		s6->bound_addr = bound;
+		s6->bound_port = bport;
+		s6->connected_addr = peer;
+		s6->connected_port = pport;
 		s6->inum = sock_i_ino(&rs->sk);
 		return;
 	}
 	s = p;
 	s->sndbuf = rdsd_sndbuf(rs);
 	s->rcvbuf = rdsd_rcvbuf(rs);
-	s->bound_addr = READ_ONCE(rs->bound_addr);
-	s->bound_port = READ_ONCE(rs->bound_port);
-	s->connected_addr = READ_ONCE(rs->conn_addr);
-	s->connected_port = READ_ONCE(rs->conn_port);
+	s->bound_addr = rdsd_addr4(&bound);
+	s->bound_port = bport;
+	s->connected_addr = rdsd_addr_is4(&peer) ? rdsd_addr4(&peer) : 0;
+	s->connected_port = pport;
 	s->inum = sock_i_ino(&rs->sk);
 }
 

@@ -29,9 +29,10 @@
 #include "send.h"
 #include "transport.h"
 
-static int rdsd_loop_laddr_check(struct net *net, __be32 addr)
+static int rdsd_loop_laddr_check(struct net *net, const struct in6_addr *addr,
+				 int scope)
 {
-	return ipv4_is_loopback(addr) ? 0 : -EADDRNOTAVAIL;
+	return rdsd_addr_loopback(addr) ? 0 : -EADDRNOTAVAIL;
 }
 
 static int rdsd_loop_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)

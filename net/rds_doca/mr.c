@@ -189,10 +189,12 @@ int rdsd_mr_check(const struct rdsd_mr *mr, const struct rdsd_mr_peer *peer,
 
 	if (READ_ONCE(mr->dead))
 		return -EACCES;
-	if (mr->owner_addr != peer->daddr || mr->owner_port != peer->dport)
+	if (!ipv6_addr_equal(&mr->owner_addr, &peer->daddr) ||
+	    mr->owner_port != peer->dport)
 		return -EACCES;
-	if (mr->dest_addr && (mr->dest_addr != peer->saddr ||
-			      (mr->dest_port && mr->dest_port != peer->sport)))
+	if (!ipv6_addr_any(&mr->dest_addr) &&
+	    (!ipv6_addr_equal(&mr->dest_addr, &peer->saddr) ||
+	     (mr->dest_port && mr->dest_port != peer->sport)))
 		return -EACCES;
 	if (write && (mr->flags & RDSD_MR_READ_ONLY))
 		return -EACCES;
@@ -393,8 +395,8 @@ static struct rdsd_mr *rdsd_mr_alloc(struct rdsd_sock *rs, u32 flags)
 	mr->rn = rdsd_sk_net(rs);
 	mr->owner = rs;
 	/* bound before registering (rdsd_mr_allowed()), and for good */
-	mr->owner_addr = READ_ONCE(rs->bound_addr);
-	mr->owner_port = READ_ONCE(rs->bound_port);
+	mr->owner_addr = rs->bound_addr;
+	mr->owner_port = rs->bound_port;
 	if (flags & RDS_RDMA_USE_ONCE)
 		mr->flags |= RDSD_MR_USE_ONCE;
 	if (flags & RDS_DOCA_MR_REMOTE_READ_ONLY)
@@ -407,7 +409,7 @@ static int rdsd_mr_allowed(struct rdsd_sock *rs)
 {
 	const struct rdsd_transport_ops *trans;
 
-	if (!READ_ONCE(rs->bound_addr))
+	if (!rdsd_sk_bound(rs))
 		return -ENOTCONN;
 	/* bound: the transport is set for good */
 	trans = READ_ONCE(rs->trans);
@@ -419,7 +421,8 @@ static int rdsd_mr_allowed(struct rdsd_sock *rs)
 /* Register [vec.addr, + vec.bytes) for @rs; returns the new region. */
 static struct rdsd_mr *rdsd_mr_create(struct rdsd_sock *rs,
 				      const struct rds_iovec *vec, u64 flags,
-				      __be32 dest_addr, __be16 dest_port)
+				      const struct in6_addr *dest_addr,
+				      __be16 dest_port)
 {
 	struct rdsd_mr *mr;
 	int ret;
@@ -437,7 +440,7 @@ static struct rdsd_mr *rdsd_mr_create(struct rdsd_sock *rs,
 	mr = rdsd_mr_alloc(rs, flags);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->dest_addr = dest_addr;
+	mr->dest_addr = *dest_addr;
 	mr->dest_port = dest_port;
 	mr->len = vec->bytes;
 	ret = rdsd_mr_pin(mr, vec, 1);
@@ -485,7 +488,7 @@ int rdsd_mr_map(struct rdsd_sock *rs, const struct rds_get_mr_args *args,
 {
 	struct rdsd_mr *mr;
 
-	mr = rdsd_mr_create(rs, &args->vec, args->flags, 0, 0);
+	mr = rdsd_mr_create(rs, &args->vec, args->flags, &in6addr_any, 0);
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 	return rdsd_mr_give_cookie(rs, mr, args->cookie_addr, cookie);
@@ -608,11 +611,11 @@ int rdsd_mr_get(struct rdsd_sock *rs, int optname, sockptr_t optval,
 		struct rds_get_mr_for_dest_args dest;
 		struct rds_doca_get_mr_list_args list;
 	} args;
+	struct in6_addr addr;
 	struct rdsd_mr *mr;
+	int ret, scope;
 	__be16 port;
-	__be32 addr;
 	size_t size;
-	int ret;
 
 	switch (optname) {
 	case RDS_GET_MR:
@@ -632,19 +635,22 @@ int rdsd_mr_get(struct rdsd_sock *rs, int optname, sockptr_t optval,
 
 	switch (optname) {
 	case RDS_GET_MR:
-		mr = rdsd_mr_create(rs, &args.get.vec, args.get.flags, 0, 0);
+		mr = rdsd_mr_create(rs, &args.get.vec, args.get.flags,
+				    &in6addr_any, 0);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
 		return rdsd_mr_give_cookie(rs, mr, args.get.cookie_addr, NULL);
 	case RDS_GET_MR_FOR_DEST:
-		/* an IPv4 address, or an IPv4-mapped IPv6 one */
 		ret = rdsd_sockaddr_get((struct sockaddr *)&args.dest.dest_addr,
 					sizeof(args.dest.dest_addr), &addr,
-					&port);
+					&port, &scope);
 		if (ret)
 			return ret == -EAFNOSUPPORT ? ret : -EINVAL;
+		/* 0.0.0.0, as RDS_GET_MR: any peer */
+		if (rdsd_addr_is4(&addr) && !rdsd_addr4(&addr))
+			addr = in6addr_any;
 		mr = rdsd_mr_create(rs, &args.dest.vec, args.dest.flags,
-				    addr, port);
+				    &addr, port);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
 		return rdsd_mr_give_cookie(rs, mr, args.dest.cookie_addr, NULL);

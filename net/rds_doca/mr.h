@@ -133,14 +133,14 @@ struct rdsd_mr {
 	struct work_struct	free_work;
 	struct rdsd_net		*rn;
 	struct rdsd_sock	*owner;
-	__be32			owner_addr;
+	struct in6_addr		owner_addr;
 	__be16			owner_port;
 	u32			key;
 	u32			cookie_off;
 	u32			pg_off;
 	u32			len;
 	u32			flags;
-	__be32			dest_addr;
+	struct in6_addr		dest_addr;
 	__be16			dest_port;
 	bool			dead;
 	atomic_t		grants;
@@ -261,10 +261,10 @@ struct rdsd_op {
  * @dport: the port the operation was sent to.
  */
 struct rdsd_mr_peer {
-	__be32	saddr;
-	__be32	daddr;
-	__be16	sport;
-	__be16	dport;
+	struct in6_addr	saddr;
+	struct in6_addr	daddr;
+	__be16		sport;
+	__be16		dport;
 };
 
 /* mr.c */

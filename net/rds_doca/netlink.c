@@ -118,6 +118,27 @@ static u8 rdsd_nl_conn_state(int state)
 	}
 }
 
+/*
+ * An address attribute: 4 bytes for an IPv4 address, 16 for an IPv6 one;
+ * its length says which.
+ */
+static int rdsd_nla_put_addr(struct sk_buff *skb, int type,
+			     const struct in6_addr *addr)
+{
+	if (rdsd_addr_is4(addr))
+		return nla_put_in_addr(skb, type, rdsd_addr4(addr));
+	return nla_put_in6_addr(skb, type, addr);
+}
+
+/* Read one; the policy let only 4 or 16 bytes through. */
+static void rdsd_nla_get_addr(const struct nlattr *nla, struct in6_addr *addr)
+{
+	if (nla_len(nla) == sizeof(__be32))
+		ipv6_addr_set_v4mapped(nla_get_in_addr(nla), addr);
+	else
+		*addr = nla_get_in6_addr(nla);
+}
+
 /**
  * rdsd_nl_conn_fill - one connection as RDS_DOCA_A_CONN_* attributes
  * @skb: message being built.
@@ -145,8 +166,8 @@ int rdsd_nl_conn_fill(struct sk_buff *skb, struct rdsd_conn *conn,
 	spin_unlock_bh(&conn->lock);
 
 	if (nla_put_u32(skb, RDS_DOCA_A_CONN_ID, conn->id) ||
-	    nla_put_in_addr(skb, RDS_DOCA_A_CONN_LADDR, conn->laddr) ||
-	    nla_put_in_addr(skb, RDS_DOCA_A_CONN_PEER, conn->faddr) ||
+	    rdsd_nla_put_addr(skb, RDS_DOCA_A_CONN_LADDR, &conn->laddr) ||
+	    rdsd_nla_put_addr(skb, RDS_DOCA_A_CONN_PEER, &conn->faddr) ||
 	    nla_put_string(skb, RDS_DOCA_A_CONN_TRANSPORT, conn->trans->name) ||
 	    nla_put_u8(skb, RDS_DOCA_A_CONN_PATH, conn->path) ||
 	    nla_put_u8(skb, RDS_DOCA_A_CONN_TOS, conn->tos) ||
@@ -258,15 +279,18 @@ int rdsd_nl_sock_fill(struct sk_buff *skb, struct rdsd_sock *rs,
 		      struct user_namespace *uns)
 {
 	const struct rdsd_transport_ops *trans = READ_ONCE(rs->trans);
-	__be32 addr = READ_ONCE(rs->bound_addr);
-	__be32 peer = READ_ONCE(rs->conn_addr);
 	u32 snd_queued, rcv_queued, notify_bytes, mrs = 0;
+	bool bound = rdsd_sk_bound(rs);
+	struct in6_addr peer;
+	__be16 peer_port;
 	bool congested;
 	unsigned long key;
 	void *mr;
 
 	spin_lock_bh(&rs->lock);
 	snd_queued = rs->snd_bytes;
+	peer = rs->conn_addr;
+	peer_port = rs->conn_port;
 	spin_unlock_bh(&rs->lock);
 	spin_lock_bh(&rs->recv_lock);
 	rcv_queued = rs->rcv_bytes;
@@ -281,12 +305,14 @@ int rdsd_nl_sock_fill(struct sk_buff *skb, struct rdsd_sock *rs,
 			      RDS_DOCA_A_SOCK_PAD) ||
 	    nla_put_u32(skb, RDS_DOCA_A_SOCK_UID,
 			from_kuid_munged(uns, sock_i_uid(&rs->sk))) ||
-	    (addr && (nla_put_in_addr(skb, RDS_DOCA_A_SOCK_ADDR, addr) ||
-		      nla_put_u16(skb, RDS_DOCA_A_SOCK_PORT,
-				  be16_to_cpu(READ_ONCE(rs->bound_port))))) ||
-	    (peer && (nla_put_in_addr(skb, RDS_DOCA_A_SOCK_PEER, peer) ||
-		      nla_put_u16(skb, RDS_DOCA_A_SOCK_PEER_PORT,
-				  be16_to_cpu(READ_ONCE(rs->conn_port))))) ||
+	    (bound &&
+	     (rdsd_nla_put_addr(skb, RDS_DOCA_A_SOCK_ADDR, &rs->bound_addr) ||
+	      nla_put_u16(skb, RDS_DOCA_A_SOCK_PORT,
+			  be16_to_cpu(rs->bound_port)))) ||
+	    (!ipv6_addr_any(&peer) &&
+	     (rdsd_nla_put_addr(skb, RDS_DOCA_A_SOCK_PEER, &peer) ||
+	      nla_put_u16(skb, RDS_DOCA_A_SOCK_PEER_PORT,
+			  be16_to_cpu(peer_port)))) ||
 	    (trans &&
 	     nla_put_string(skb, RDS_DOCA_A_SOCK_TRANSPORT, trans->name)) ||
 	    nla_put_u32(skb, RDS_DOCA_A_SOCK_SNDBUF, rdsd_sndbuf(rs)) ||
@@ -378,8 +404,8 @@ static int rdsd_nl_mr_fill(struct sk_buff *skb, struct rdsd_mr *mr,
 	    (owner && nla_put_u32(skb, RDS_DOCA_A_MR_SOCK_ID, owner->id)) ||
 	    nla_put_string(skb, RDS_DOCA_A_MR_TRANSPORT,
 			   mr->trans ? mr->trans->name : "software") ||
-	    (mr->dest_addr &&
-	     (nla_put_in_addr(skb, RDS_DOCA_A_MR_PEER, mr->dest_addr) ||
+	    (!ipv6_addr_any(&mr->dest_addr) &&
+	     (rdsd_nla_put_addr(skb, RDS_DOCA_A_MR_PEER, &mr->dest_addr) ||
 	      nla_put_u16(skb, RDS_DOCA_A_MR_PEER_PORT,
 			  be16_to_cpu(mr->dest_port)))) ||
 	    ((mr->flags & RDSD_MR_USE_ONCE) &&
@@ -631,21 +657,23 @@ static int rdsd_nl_conn_drop(struct sk_buff *skb, struct genl_info *info)
 	struct rdsd_net *rn = rdsd_net(genl_info_net(info));
 	struct nlattr **tb = info->attrs;
 	const char *trans = NULL;
-	__be32 peer, laddr = 0;
+	struct in6_addr peer, laddr = {};
 	unsigned long id = 0;
 	struct rdsd_conn *conn;
 	int found = 0, err = 0;
 
 	if (GENL_REQ_ATTR_CHECK(info, RDS_DOCA_A_CONN_PEER))
 		return -EINVAL;
-	peer = nla_get_in_addr(tb[RDS_DOCA_A_CONN_PEER]);
+	rdsd_nla_get_addr(tb[RDS_DOCA_A_CONN_PEER], &peer);
 	if (tb[RDS_DOCA_A_CONN_LADDR])
-		laddr = nla_get_in_addr(tb[RDS_DOCA_A_CONN_LADDR]);
+		rdsd_nla_get_addr(tb[RDS_DOCA_A_CONN_LADDR], &laddr);
 	if (tb[RDS_DOCA_A_CONN_TRANSPORT])
 		trans = nla_data(tb[RDS_DOCA_A_CONN_TRANSPORT]);
 
 	while ((conn = rdsd_conn_get_next(rn, &id))) {
-		if (conn->faddr == peer && (!laddr || conn->laddr == laddr) &&
+		if (ipv6_addr_equal(&conn->faddr, &peer) &&
+		    (ipv6_addr_any(&laddr) ||
+		     ipv6_addr_equal(&conn->laddr, &laddr)) &&
 		    (!trans || !strcmp(trans, conn->trans->name))) {
 			found++;
 			if (conn->trans->conn_drop)
@@ -709,9 +737,23 @@ static const struct nla_policy rdsd_nl_set_policy[RDS_DOCA_A_INFO_MAX + 1] = {
 	[RDS_DOCA_A_INFO_DMA_RDMA_MIN]	= { .type = NLA_U32 },
 };
 
+/* An address attribute is 4 bytes (IPv4) or 16 (IPv6). */
+static int rdsd_nla_addr_check(const struct nlattr *attr,
+			       struct netlink_ext_ack *extack)
+{
+	if (nla_len(attr) == sizeof(__be32) ||
+	    nla_len(attr) == sizeof(struct in6_addr))
+		return 0;
+	NL_SET_ERR_MSG_ATTR(extack, attr,
+			    "an address is 4 bytes (IPv4) or 16 (IPv6)");
+	return -ERANGE;
+}
+
 static const struct nla_policy rdsd_nl_conn_drop_policy[RDS_DOCA_A_CONN_MAX + 1] = {
-	[RDS_DOCA_A_CONN_PEER]		= NLA_POLICY_EXACT_LEN(sizeof(__be32)),
-	[RDS_DOCA_A_CONN_LADDR]		= NLA_POLICY_EXACT_LEN(sizeof(__be32)),
+	[RDS_DOCA_A_CONN_PEER]		= NLA_POLICY_VALIDATE_FN(NLA_BINARY,
+							 rdsd_nla_addr_check),
+	[RDS_DOCA_A_CONN_LADDR]		= NLA_POLICY_VALIDATE_FN(NLA_BINARY,
+							 rdsd_nla_addr_check),
 	[RDS_DOCA_A_CONN_TRANSPORT]	= { .type = NLA_NUL_STRING,
 					    .len = TRANSNAMSIZ - 1 },
 };

@@ -36,6 +36,8 @@
 #ifndef _RDSD_H
 #define _RDSD_H
 
+#include <linux/in.h>
+#include <linux/inet.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
@@ -47,6 +49,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <kunit/visibility.h>
 
@@ -160,8 +163,49 @@ struct rdsd_net {
 
 struct rdsd_net *rdsd_net(const struct net *net);
 int rdsd_sockopt_int(sockptr_t optval, unsigned int optlen, int *val);
-int rdsd_sockaddr_get(const struct sockaddr *uaddr, int len, __be32 *addr,
-		      __be16 *port);
+
+/*
+ * Addresses.  Every address is a struct in6_addr, an IPv4 address
+ * IPv4-mapped (::ffff:a.b.c.d), as in Linux RDS.  A link-local IPv6
+ * address means something only on its link: the interface index goes
+ * with it (its scope; 0 for every other address).
+ */
+static inline bool rdsd_addr_is4(const struct in6_addr *a)
+{
+	return ipv6_addr_v4mapped(a);
+}
+
+static inline __be32 rdsd_addr4(const struct in6_addr *a)
+{
+	return a->s6_addr32[3];
+}
+
+/* 127/8 or ::1 */
+static inline bool rdsd_addr_loopback(const struct in6_addr *a)
+{
+	return rdsd_addr_is4(a) ? ipv4_is_loopback(rdsd_addr4(a)) :
+				  ipv6_addr_loopback(a);
+}
+
+/* @scope if @a is link-local, else 0 */
+static inline int rdsd_addr_scope(const struct in6_addr *a, int scope)
+{
+	return ipv6_addr_type(a) & IPV6_ADDR_LINKLOCAL ? scope : 0;
+}
+
+/* a name for logs: "192.0.2.1", "2001:db8::1" or "fe80::1%2" */
+#define RDSD_ADDR_STRLEN	(INET6_ADDRSTRLEN + 12)
+/* "<local>-><peer>" */
+#define RDSD_CONN_NAME_LEN	(2 * RDSD_ADDR_STRLEN + 2)
+
+int rdsd_sockaddr_get(const struct sockaddr *uaddr, int len,
+		      struct in6_addr *addr, __be16 *port, int *scope);
+int rdsd_sockaddr_put(struct sockaddr_storage *ss, const struct in6_addr *addr,
+		      __be16 port, int scope);
+bool rdsd_addr_unicast(const struct in6_addr *a);
+void rdsd_trace_addr(u8 *sa, const struct in6_addr *a);
+int rdsd_addr_name(char *buf, size_t len, const struct in6_addr *a,
+		   int scope);
 
 enum rdsd_conn_state {
 	RDSD_CONN_DOWN,
@@ -187,6 +231,8 @@ enum {
  * @rn: owning namespace.
  * @laddr: local address.
  * @faddr: peer address.
+ * @scope: the link of both when they are link-local, else 0.
+ * @name: "@laddr->@faddr", for logs.
  * @path: which of the paths between @laddr and @faddr it is, below
  *	RDSD_MAX_PATHS; fixed at creation.
  * @tos: the type of service of the sockets it carries (SIOCRDSSETTOS):
@@ -232,8 +278,9 @@ struct rdsd_conn {
 	refcount_t		refs;
 	u32			id;
 	struct rdsd_net		*rn;
-	__be32			laddr;
-	__be32			faddr;
+	struct in6_addr		laddr;
+	struct in6_addr		faddr;
+	int			scope;
 	const struct rdsd_transport_ops *trans;
 	void			*tp;
 	struct rdsd_cong_map	*lcong;
@@ -266,6 +313,7 @@ struct rdsd_conn {
 	u64			pong_stamp;
 	unsigned long		idle_since;
 	u64			idle_mark;
+	char			name[RDSD_CONN_NAME_LEN];
 };
 
 /* rdsd_msg.flags bits */
@@ -314,8 +362,8 @@ struct rdsd_msg {
 	struct rdsd_sock	*rs;
 	struct rdsd_conn	*conn;
 	u64			seq;
-	__be32			saddr;
-	__be32			daddr;
+	struct in6_addr		saddr;
+	struct in6_addr		daddr;
 	__be16			sport;
 	__be16			dport;
 	u32			len;
@@ -350,11 +398,18 @@ static inline u32 rdsd_msg_charge(const struct rdsd_msg *msg)
 /**
  * struct rdsd_sock - one socket
  * @sk: the socket; first, so sk_alloc() allocates the whole structure.
- * @bound_addr: bound address, 0 while unbound.
+ * @bound_addr: bound address, :: while unbound; set once, by bind(),
+ *	before @bound.
+ * @bound_scope: its link, if link-local.
  * @bound_port: bound port.
+ * @bound: the socket is bound (smp_store_release() once @bound_addr and
+ *	@bound_port are set): readers without the socket lock read the
+ *	address after smp_load_acquire() of this.
  * @bind_node: on rdsd_net.bind_hash while bound.
- * @conn_addr: default destination set by connect(), 0 if none.
- * @conn_port: default destination port.
+ * @conn_addr: default destination set by connect(), :: if none; written
+ *	under the socket lock and @lock, read under either.
+ * @conn_port: default destination port, as @conn_addr.
+ * @conn_scope: its link, if link-local, as @conn_addr.
  * @trans: transport of the bound address, or forced by SO_RDS_TRANSPORT.
  * @conn: cached connection of the last send (a reference); sk_lock.
  * @lcong: congestion map of @bound_addr (a reference) while bound.
@@ -412,10 +467,13 @@ static inline u32 rdsd_msg_charge(const struct rdsd_msg *msg)
 struct rdsd_sock {
 	struct sock		sk;
 
-	__be32			bound_addr;
+	struct in6_addr		bound_addr;
+	int			bound_scope;
 	__be16			bound_port;
+	bool			bound;
 	struct hlist_node	bind_node;
-	__be32			conn_addr;
+	struct in6_addr		conn_addr;
+	int			conn_scope;
 	__be16			conn_port;
 	const struct rdsd_transport_ops *trans;
 	struct rdsd_conn	*conn;
@@ -487,6 +545,13 @@ static inline u32 rdsd_rcvbuf(const struct rdsd_sock *rs)
 static inline struct rdsd_net *rdsd_sk_net(const struct rdsd_sock *rs)
 {
 	return rdsd_net(sock_net(&rs->sk));
+}
+
+/* Is @rs bound?  Then its bound address may be read without its lock. */
+static inline bool rdsd_sk_bound(const struct rdsd_sock *rs)
+{
+	/* pairs with the release in rdsd_add_bound() */
+	return smp_load_acquire(&rs->bound);
 }
 
 /*

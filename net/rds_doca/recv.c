@@ -108,7 +108,8 @@ void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		return;
 	}
 
-	rs = rdsd_find_bound(rn, msg->daddr, msg->dport);
+	rs = rdsd_find_bound(rn, &msg->daddr, msg->dport,
+			     rdsd_addr_scope(&msg->daddr, conn->scope));
 	if (!rs) {
 		rdsd_stat_inc(rn, recv_drop_no_sock);
 		return;
@@ -183,7 +184,9 @@ struct rdsd_sock *rdsd_recv_reserve(struct rdsd_conn *conn, __be16 dport,
 	u64 limit;
 	bool ok;
 
-	rs = dport ? rdsd_find_bound(rn, conn->laddr, dport) : NULL;
+	rs = dport ? rdsd_find_bound(rn, &conn->laddr, dport,
+				     rdsd_addr_scope(&conn->laddr,
+						     conn->scope)) : NULL;
 	if (!rs) {
 		rdsd_stat_inc(rn, recv_drop_no_sock);
 		return NULL;
@@ -436,17 +439,20 @@ static int rdsd_notify_cong(struct rdsd_sock *rs, struct msghdr *m)
 	return 0;
 }
 
-static void rdsd_recv_name(const struct rdsd_msg *msg, struct msghdr *m)
+/* The sender's name: a struct sockaddr_in, or _in6 for an IPv6 socket */
+static void rdsd_recv_name(const struct rdsd_sock *rs,
+			   const struct rdsd_msg *msg, struct msghdr *m)
 {
-	DECLARE_SOCKADDR(struct sockaddr_in *, sin, m->msg_name);
+	struct sockaddr_storage ss;
+	int len;
 
-	if (!sin)
+	if (!m->msg_name)
 		return;
-	sin->sin_family = AF_INET;
-	sin->sin_port = msg->sport;
-	sin->sin_addr.s_addr = msg->saddr;
-	memset(sin->sin_zero, 0, sizeof(sin->sin_zero));
-	m->msg_namelen = sizeof(*sin);
+	len = rdsd_sockaddr_put(&ss, &msg->saddr, msg->sport,
+				rdsd_addr_scope(&msg->saddr,
+						rs->bound_scope));
+	memcpy(m->msg_name, &ss, len);
+	m->msg_namelen = len;
 }
 
 /**
@@ -517,7 +523,7 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 	if (rdsd_cmsg_recv(rs, msg, m)) {
 		ret = -EFAULT;
 	} else {
-		rdsd_recv_name(msg, m);
+		rdsd_recv_name(rs, msg, m);
 		rdsd_zcopy_recv(rs, m);
 	}
 out:

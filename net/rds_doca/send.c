@@ -40,27 +40,50 @@
 
 /*
  * Find the destination: the message's address, else the connected one.
- * An IPv6 peer gets EOPNOTSUPP, Linux RDS's answer to an IPv4 socket
- * that sends to one; every other refusal is EINVAL.
+ * As Linux RDS: an address no one can be sent to, or a link-local one
+ * without its link, is EINVAL.
  */
 static int rdsd_send_dest(struct rdsd_sock *rs, struct msghdr *m,
-			  __be32 *daddr, __be16 *dport)
+			  struct in6_addr *daddr, __be16 *dport, int *scope)
 {
 	int ret;
 
 	if (!m->msg_namelen) {
-		*daddr = READ_ONCE(rs->conn_addr);
-		*dport = READ_ONCE(rs->conn_port);
+		spin_lock_bh(&rs->lock);
+		*daddr = rs->conn_addr;
+		*dport = rs->conn_port;
+		*scope = rs->conn_scope;
+		spin_unlock_bh(&rs->lock);
 		return 0;
 	}
 	if (m->msg_namelen < sizeof(struct sockaddr_in))
 		return -EINVAL;
-	ret = rdsd_sockaddr_get(m->msg_name, m->msg_namelen, daddr, dport);
+	ret = rdsd_sockaddr_get(m->msg_name, m->msg_namelen, daddr, dport,
+				scope);
 	if (ret)
 		return ret == -EAFNOSUPPORT ? -EOPNOTSUPP : -EINVAL;
-	if (*daddr == htonl(INADDR_ANY) || *daddr == htonl(INADDR_BROADCAST) ||
-	    ipv4_is_multicast(*daddr))
+	if (!rdsd_addr_unicast(daddr))
 		return -EINVAL;
+	return 0;
+}
+
+/*
+ * May a socket bound to its address send to @daddr?  As Linux RDS: not
+ * across families (EOPNOTSUPP), and from a link-local address only on
+ * its link (EINVAL).  Socket lock held.  Sets @scope to the link of the
+ * connection.
+ */
+static int rdsd_send_route(struct rdsd_sock *rs, const struct in6_addr *daddr,
+			   int *scope)
+{
+	if (rdsd_addr_is4(daddr) != rdsd_addr_is4(&rs->bound_addr))
+		return -EOPNOTSUPP;
+	if (*scope != rs->bound_scope) {
+		if (!*scope)
+			*scope = rs->bound_scope;
+		else if (rs->bound_scope)
+			return -EINVAL;
+	}
 	return 0;
 }
 
@@ -384,11 +407,12 @@ void rdsd_send_pong(struct rdsd_conn *conn, const struct rdsd_msg *probe)
 		rdsd_stat_inc(conn->rn, recv_ping_dropped);
 		return;
 	}
-	if (conn->laddr != probe->daddr) {
+	if (!ipv6_addr_equal(&conn->laddr, &probe->daddr)) {
 		/* for a peer: no user to charge, max_conns bounds it */
 		back = rdsd_conn_get_outgoing(conn->rn, conn->trans,
-					      probe->daddr, probe->saddr,
-					      conn->tos, 0, GFP_ATOMIC);
+					      &probe->daddr, &probe->saddr,
+					      conn->scope, conn->tos, 0,
+					      GFP_ATOMIC);
 		if (IS_ERR(back))
 			return;
 	}
@@ -479,15 +503,14 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_send_drop_orphans);
  * rdsd_cancel_sent_to - the RDS_CANCEL_SENT_TO socket option
  * @rs: socket.
  * @optval: a struct sockaddr_in naming the destination address and port,
- *	or a struct sockaddr_in6 of an IPv4-mapped address.
+ *	or a struct sockaddr_in6.
  * @optlen: its length.
  *
  * Drops the socket's messages to that destination that no transport has
  * taken yet.  Messages already handed to a transport are on the wire and
  * complete normally.  As in Linux RDS, the family of an address shorter
  * than a struct sockaddr_in6 is not looked at, and no address is refused:
- * an IPv6 address that is not mapped names no destination an IPv4 socket
- * sends to, and cancels nothing.
+ * one that names no destination cancels nothing.
  */
 int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 			unsigned int optlen)
@@ -495,20 +518,25 @@ int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 	struct rdsd_msg *msg, *tmp;
 	struct sockaddr_in6 sin6;
 	struct sockaddr_in sin;
+	struct in6_addr daddr;
+	__be16 dport;
+	int scope;
 	LIST_HEAD(done);
 
-	if (!READ_ONCE(rs->bound_addr))
+	if (!rdsd_sk_bound(rs))
 		return -ENOTCONN;
 	if (optlen < sizeof(sin))
 		return -EINVAL;
 	if (copy_from_sockptr(&sin, optval, sizeof(sin)))
 		return -EFAULT;
+	ipv6_addr_set_v4mapped(sin.sin_addr.s_addr, &daddr);
+	dport = sin.sin_port;
 	if (sin.sin_family == AF_INET6 && optlen >= sizeof(sin6)) {
 		if (copy_from_sockptr(&sin6, optval, sizeof(sin6)))
 			return -EFAULT;
 		/* not checked further, as Linux RDS: nothing is sent there */
 		if (rdsd_sockaddr_get((struct sockaddr *)&sin6, sizeof(sin6),
-				      &sin.sin_addr.s_addr, &sin.sin_port))
+				      &daddr, &dport, &scope))
 			return 0;
 	}
 
@@ -516,8 +544,8 @@ int rdsd_cancel_sent_to(struct rdsd_sock *rs, sockptr_t optval,
 	list_for_each_entry_safe(msg, tmp, &rs->send_queue, sock_item) {
 		struct rdsd_conn *conn = msg->conn;
 
-		if (msg->daddr != sin.sin_addr.s_addr ||
-		    msg->dport != sin.sin_port)
+		if (!ipv6_addr_equal(&msg->daddr, &daddr) ||
+		    msg->dport != dport)
 			continue;
 		/* on the socket's queue means on its connection's too */
 		spin_lock(&conn->lock);
@@ -552,17 +580,21 @@ static bool rdsd_send_conn_keep(struct rdsd_sock *rs, struct rdsd_conn *conn)
 	       !list_empty_careful(&rs->send_queue);
 }
 
-static struct rdsd_conn *rdsd_send_conn(struct rdsd_sock *rs, __be32 daddr)
+static struct rdsd_conn *rdsd_send_conn(struct rdsd_sock *rs,
+					const struct in6_addr *daddr,
+					int scope)
 {
 	struct rdsd_conn *conn = rs->conn;
 
-	if (conn && conn->faddr == daddr && rdsd_send_conn_keep(rs, conn)) {
+	if (conn && ipv6_addr_equal(&conn->faddr, daddr) &&
+	    conn->scope == scope && rdsd_send_conn_keep(rs, conn)) {
 		refcount_inc(&conn->refs);
 		return conn;
 	}
 	/* made for this sender: its memory cgroup pays (max_conns bounds) */
 	conn = rdsd_conn_get_outgoing(rdsd_sk_net(rs), rs->trans,
-				      rs->bound_addr, daddr, READ_ONCE(rs->tos),
+				      &rs->bound_addr, daddr, scope,
+				      READ_ONCE(rs->tos),
 				      ntohs(rs->bound_port),
 				      GFP_KERNEL_ACCOUNT);
 	if (IS_ERR(conn))
@@ -597,26 +629,30 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 	long timeo = sock_sndtimeo(sk, nonblock);
 	struct rdsd_conn *conn;
 	struct rdsd_msg *msg;
-	__be32 daddr, saddr;
+	struct in6_addr daddr;
 	__be16 dport, sport;
 	bool zcopy;
-	int ret;
+	int ret, scope;
 
 	if (m->msg_flags & ~(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY))
 		return -EOPNOTSUPP;
 
-	ret = rdsd_send_dest(rs, m, &daddr, &dport);
+	ret = rdsd_send_dest(rs, m, &daddr, &dport, &scope);
 	if (ret)
 		return ret;
 
 	lock_sock(sk);
-	saddr = rs->bound_addr;
 	sport = rs->bound_port;
-	if (!saddr || !daddr) {
+	if (!rs->bound || ipv6_addr_any(&daddr)) {
 		release_sock(sk);
 		return -ENOTCONN;
 	}
-	conn = rdsd_send_conn(rs, daddr);
+	ret = rdsd_send_route(rs, &daddr, &scope);
+	if (ret) {
+		release_sock(sk);
+		return ret;
+	}
+	conn = rdsd_send_conn(rs, &daddr, scope);
 	release_sock(sk);
 	if (IS_ERR(conn))
 		return PTR_ERR(conn);
@@ -666,7 +702,7 @@ int rdsd_sendmsg(struct socket *sock, struct msghdr *m, size_t payload_len)
 	ret = rdsd_op_parse(rs, conn, &cm, msg);
 	if (ret)
 		goto out_op;
-	msg->saddr = saddr;
+	msg->saddr = rs->bound_addr;
 	msg->sport = sport;
 	msg->daddr = daddr;
 	msg->dport = dport;

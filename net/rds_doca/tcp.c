@@ -92,8 +92,9 @@ static u16 rdsd_tcp_port(void)
 /**
  * struct rdsd_tcp_net - the TCP transport's part of a namespace
  * @net: the namespace.
- * @listen: the listening socket, or NULL if it could not be made.
- * @orig_data_ready: its own data-ready callback, put back at the exit.
+ * @listen: the listening sockets, IPv4 and IPv6 (IPv6 only), each with
+ *	its own data-ready callback, put back at the exit; NULL if it could
+ *	not be made.
  * @accept_work: accepts what the listener has.
  * @lock: protects @pending, @nr_pending and @stopping.
  * @pending: accepted sockets waiting for their hello.
@@ -104,8 +105,10 @@ static u16 rdsd_tcp_port(void)
  */
 struct rdsd_tcp_net {
 	struct net		*net;
-	struct socket		*listen;
-	void			(*orig_data_ready)(struct sock *sk);
+	struct rdsd_tcp_listener {
+		struct socket	*sock;
+		void		(*orig_data_ready)(struct sock *sk);
+	}			listen[2];
 	struct work_struct	accept_work;
 	spinlock_t		lock;	/* see above */
 	struct list_head	pending;
@@ -209,8 +212,7 @@ void rdsd_tcp_peer_learn(struct rdsd_tcp_conn *tp,
 	if (tp->peer_incarnation == inc)
 		return;
 	if (tp->peer_incarnation)
-		pr_info("%pI4->%pI4: peer restarted\n", &tp->conn->laddr,
-			&tp->conn->faddr);
+		pr_info("%s: peer restarted\n", tp->conn->name);
 	tp->peer_incarnation = inc;
 	WRITE_ONCE(tp->conn->next_rx_seq, 0);
 }
@@ -279,13 +281,24 @@ static void rdsd_tcp_sk_detach(struct rdsd_tcp_conn *tp, struct socket *sock)
 
 /*
  * Settings of every data socket: frames go out at once (no Nagle), in
- * the connection's lane: its type of service is the IP TOS byte (its ECN
- * bits stay TCP's).
+ * the connection's lane: its type of service is the IP TOS byte, or the
+ * IPv6 traffic class (their ECN bits stay TCP's).
  */
 static void rdsd_tcp_sk_setup(struct socket *sock, u8 tos)
 {
-	tcp_sock_set_nodelay(sock->sk);
-	ip_sock_set_tos(sock->sk, tos);
+	struct sock *sk = sock->sk;
+
+	tcp_sock_set_nodelay(sk);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		lock_sock(sk);
+		inet6_sk(sk)->tclass = (tos & ~INET_ECN_MASK) |
+				       (inet6_sk(sk)->tclass & INET_ECN_MASK);
+		release_sock(sk);
+		return;
+	}
+#endif
+	ip_sock_set_tos(sk, tos);
 }
 
 /* Attempts ------------------------------------------------------------------- */
@@ -400,8 +413,8 @@ static int rdsd_tcp_established(struct rdsd_tcp_conn *tp)
 	if (be64_to_cpu(tp->peer_hello.peer_incarnation) == tp->incarnation &&
 	    rx_next && rdsd_send_acked(conn, rx_next - 1)) {
 		WRITE_ONCE(conn->last_error, -EPROTO);
-		pr_info_ratelimited("%pI4->%pI4: peer acknowledges %llu, never sent\n",
-				    &conn->laddr, &conn->faddr, rx_next - 1);
+		pr_info_ratelimited("%s: peer acknowledges %llu, never sent\n",
+				    conn->name, rx_next - 1);
 		return -EPROTO;
 	}
 	cancel_delayed_work(&tp->timeout_work);
@@ -448,24 +461,19 @@ void rdsd_tcp_hello_heard(struct rdsd_tcp_conn *tp,
 static int rdsd_tcp_connect_locked(struct rdsd_tcp_conn *tp)
 {
 	struct rdsd_conn *conn = tp->conn;
-	struct sockaddr_in src = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = conn->laddr,
-	};
-	struct sockaddr_in dst = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = conn->faddr,
-		.sin_port = htons(rdsd_tcp_port_param),
-	};
+	struct sockaddr_storage src, dst;
 	struct socket *sock;
-	int ret;
+	int ret, slen, dlen;
 
-	ret = sock_create_kern(conn->rn->net, AF_INET, SOCK_STREAM,
+	slen = rdsd_sockaddr_put(&src, &conn->laddr, 0, conn->scope);
+	dlen = rdsd_sockaddr_put(&dst, &conn->faddr,
+				 htons(rdsd_tcp_port_param), conn->scope);
+	ret = sock_create_kern(conn->rn->net, src.ss_family, SOCK_STREAM,
 			       IPPROTO_TCP, &sock);
 	if (ret)
 		return ret;
 	rdsd_tcp_sk_setup(sock, tp->conn->tos);
-	ret = kernel_bind(sock, (struct sockaddr *)&src, sizeof(src));
+	ret = kernel_bind(sock, (struct sockaddr *)&src, slen);
 	if (ret)
 		goto fail;
 
@@ -478,8 +486,7 @@ static int rdsd_tcp_connect_locked(struct rdsd_tcp_conn *tp)
 	tp->sock = sock;
 	mutex_unlock(&tp->tx_mutex);
 	rdsd_tcp_sk_attach(tp, sock);
-	ret = kernel_connect(sock, (struct sockaddr *)&dst, sizeof(dst),
-			     O_NONBLOCK);
+	ret = kernel_connect(sock, (struct sockaddr *)&dst, dlen, O_NONBLOCK);
 	if (ret && ret != -EINPROGRESS) {
 		rdsd_tcp_teardown_locked(tp);
 		return ret;
@@ -519,8 +526,8 @@ static void rdsd_tcp_connect_worker(struct work_struct *work)
 		rdsd_attempt_put(&rdsd_tcp_attempts, tp->uid,
 				 &tp->holds_attempt);
 		WRITE_ONCE(conn->last_error, ret);
-		pr_info_ratelimited("%pI4->%pI4: cannot connect: %d\n",
-				    &conn->laddr, &conn->faddr, ret);
+		pr_info_ratelimited("%s: cannot connect: %d\n",
+				    conn->name, ret);
 		rdsd_tcp_schedule_connect(tp);
 	}
 out:
@@ -538,10 +545,11 @@ out:
 static int rdsd_tcp_adopt(struct rdsd_tcp_net *tn, struct socket *sock,
 			  const struct rdsd_tcp_hello *h)
 {
-	struct sockaddr_in src, dst;
+	struct sockaddr_storage src = {}, dst = {};
+	struct in6_addr laddr, faddr;
 	struct rdsd_tcp_conn *tp;
 	struct rdsd_conn *conn;
-	int ret;
+	int ret, scope;
 
 	ret = kernel_getsockname(sock, (struct sockaddr *)&src);
 	if (ret < 0)
@@ -549,17 +557,16 @@ static int rdsd_tcp_adopt(struct rdsd_tcp_net *tn, struct socket *sock,
 	ret = kernel_getpeername(sock, (struct sockaddr *)&dst);
 	if (ret < 0)
 		return ret;
-	if (src.sin_family != AF_INET || dst.sin_family != AF_INET ||
-	    src.sin_addr.s_addr == dst.sin_addr.s_addr ||
-	    ipv4_is_loopback(dst.sin_addr.s_addr))
-		return -EINVAL;
+	ret = rdsd_peer_addrs(&src, &dst, &laddr, &faddr, &scope);
+	if (ret)
+		return ret;
 	/*
 	 * Made for a peer: no user to charge.  Bounded by max_conns and
 	 * freed by the reaper once idle, as over IB.
 	 */
 	conn = rdsd_conn_find_create(rdsd_net(tn->net), &rdsd_tcp_transport,
-				     src.sin_addr.s_addr, dst.sin_addr.s_addr,
-				     h->path, h->tos, GFP_KERNEL);
+				     &laddr, &faddr, scope, h->path, h->tos,
+				     GFP_KERNEL);
 	if (IS_ERR(conn))
 		return PTR_ERR(conn);
 	tp = conn->tp;
@@ -570,7 +577,7 @@ static int rdsd_tcp_adopt(struct rdsd_tcp_net *tn, struct socket *sock,
 		goto out;
 	/* both ends connect: the lower address's attempt wins */
 	if (tp->state == RDSD_TCP_ACTIVE &&
-	    rdsd_conn_lower_wins(conn->laddr, conn->faddr))
+	    rdsd_conn_lower_wins(&conn->laddr, &conn->faddr))
 		goto out;
 	/* we lost the race, were idle, or the peer lost the old socket */
 	rdsd_tcp_teardown_locked(tp);
@@ -763,10 +770,16 @@ static void rdsd_tcp_accept_worker(struct work_struct *work)
 					       accept_work);
 	struct rdsd_tcp_pending *p;
 	struct socket *sock;
+	unsigned int i = 0;
 	bool keep;
 
 	for (;;) {
-		if (kernel_accept(tn->listen, &sock, O_NONBLOCK))
+		/* each listener until it has nothing */
+		while (i < ARRAY_SIZE(tn->listen) &&
+		       (!tn->listen[i].sock ||
+			kernel_accept(tn->listen[i].sock, &sock, O_NONBLOCK)))
+			i++;
+		if (i == ARRAY_SIZE(tn->listen))
 			return;
 		p = kzalloc(sizeof(*p), GFP_KERNEL);
 		if (!p) {
@@ -793,7 +806,7 @@ static void rdsd_tcp_accept_worker(struct work_struct *work)
 		}
 		write_lock_bh(&sock->sk->sk_callback_lock);
 		/* a child has its listener's callbacks: the stream's own */
-		p->orig_data_ready = tn->orig_data_ready;
+		p->orig_data_ready = tn->listen[i].orig_data_ready;
 		p->orig_state_change = sock->sk->sk_state_change;
 		sock->sk->sk_user_data = p;
 		sock->sk->sk_data_ready = rdsd_tcp_pending_data_ready;
@@ -806,22 +819,28 @@ static void rdsd_tcp_accept_worker(struct work_struct *work)
 
 /* Namespaces ------------------------------------------------------------------- */
 
-static int rdsd_tcp_listen(struct rdsd_tcp_net *tn)
+/* Listen on the port of every address of family @i (0: IPv4, 1: IPv6). */
+static int rdsd_tcp_listen(struct rdsd_tcp_net *tn, unsigned int i)
 {
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = htonl(INADDR_ANY),
-		.sin_port = htons(rdsd_tcp_port_param),
-	};
+	struct in6_addr any = {};
+	struct sockaddr_storage ss;
 	struct socket *sock;
-	int ret;
+	int ret, len;
 
-	ret = sock_create_kern(tn->net, AF_INET, SOCK_STREAM, IPPROTO_TCP,
-			       &sock);
+	if (!i)
+		ipv6_addr_set_v4mapped(htonl(INADDR_ANY), &any);
+	len = rdsd_sockaddr_put(&ss, &any, htons(rdsd_tcp_port_param), 0);
+	ret = sock_create_kern(tn->net, ss.ss_family, SOCK_STREAM,
+			       IPPROTO_TCP, &sock);
 	if (ret)
 		return ret;
 	sock->sk->sk_reuse = SK_CAN_REUSE;
-	ret = kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+#if IS_ENABLED(CONFIG_IPV6)
+	/* IPv4 peers reach the IPv4 listener */
+	if (i)
+		ip6_sock_set_v6only(sock->sk);
+#endif
+	ret = kernel_bind(sock, (struct sockaddr *)&ss, len);
 	if (!ret)
 		ret = kernel_listen(sock, 64);
 	if (ret) {
@@ -829,17 +848,18 @@ static int rdsd_tcp_listen(struct rdsd_tcp_net *tn)
 		return ret;
 	}
 	write_lock_bh(&sock->sk->sk_callback_lock);
-	tn->orig_data_ready = sock->sk->sk_data_ready;
+	tn->listen[i].orig_data_ready = sock->sk->sk_data_ready;
 	sock->sk->sk_user_data = tn;
 	sock->sk->sk_data_ready = rdsd_tcp_listen_data_ready;
 	write_unlock_bh(&sock->sk->sk_callback_lock);
-	tn->listen = sock;
+	tn->listen[i].sock = sock;
 	return 0;
 }
 
 static int __net_init rdsd_tcp_net_init(struct net *net)
 {
 	struct rdsd_tcp_net *tn = rdsd_tcp_net(net);
+	unsigned int i;
 	int ret;
 
 	tn->net = net;
@@ -851,10 +871,15 @@ static int __net_init rdsd_tcp_net_init(struct net *net)
 	 * Without a listener the namespace still connects out; a peer's
 	 * attempts fail until the port is free and the module reloaded.
 	 */
-	ret = rdsd_tcp_listen(tn);
-	if (ret)
-		pr_warn("cannot listen on TCP port %u in a namespace: %d; peers cannot connect to it\n",
-			rdsd_tcp_port_param, ret);
+	for (i = 0; i < ARRAY_SIZE(tn->listen); i++) {
+		if (i && !IS_ENABLED(CONFIG_IPV6))
+			break;
+		ret = rdsd_tcp_listen(tn, i);
+		if (ret)
+			pr_warn("cannot listen on TCP port %u (%s) in a namespace: %d; peers cannot connect to it\n",
+				rdsd_tcp_port_param, i ? "IPv6" : "IPv4",
+				ret);
+	}
 	return 0;
 }
 
@@ -862,20 +887,27 @@ static void __net_exit rdsd_tcp_net_exit(struct net *net)
 {
 	struct rdsd_tcp_net *tn = rdsd_tcp_net(net);
 	struct rdsd_tcp_pending *p;
+	struct sock *sk;
+	unsigned int i;
 
 	spin_lock_bh(&tn->lock);
 	tn->stopping = true;
 	spin_unlock_bh(&tn->lock);
-	if (tn->listen) {
-		write_lock_bh(&tn->listen->sk->sk_callback_lock);
-		tn->listen->sk->sk_user_data = NULL;
-		tn->listen->sk->sk_data_ready = tn->orig_data_ready;
-		write_unlock_bh(&tn->listen->sk->sk_callback_lock);
+	for (i = 0; i < ARRAY_SIZE(tn->listen); i++) {
+		sk = tn->listen[i].sock ? tn->listen[i].sock->sk : NULL;
+		if (!sk)
+			continue;
+		write_lock_bh(&sk->sk_callback_lock);
+		sk->sk_user_data = NULL;
+		sk->sk_data_ready = tn->listen[i].orig_data_ready;
+		write_unlock_bh(&sk->sk_callback_lock);
 	}
 	cancel_work_sync(&tn->accept_work);
-	if (tn->listen)
-		sock_release(tn->listen);
-	tn->listen = NULL;
+	for (i = 0; i < ARRAY_SIZE(tn->listen); i++) {
+		if (tn->listen[i].sock)
+			sock_release(tn->listen[i].sock);
+		tn->listen[i].sock = NULL;
+	}
 
 	/* one at a time: a pending socket's own work may take it first */
 	for (;;) {
@@ -911,11 +943,12 @@ static struct pernet_operations rdsd_tcp_net_ops = {
  * the loopback transport's even when SO_RDS_TRANSPORT names this one.
  * An address with an RDMA device goes to IB first (transport.c).
  */
-static int rdsd_tcp_laddr_check(struct net *net, __be32 addr)
+static int rdsd_tcp_laddr_check(struct net *net, const struct in6_addr *addr,
+				int scope)
 {
-	if (ipv4_is_loopback(addr))
+	if (rdsd_addr_loopback(addr))
 		return -EADDRNOTAVAIL;
-	return inet_addr_type(net, addr) == RTN_LOCAL ? 0 : -EADDRNOTAVAIL;
+	return rdsd_addr_local(net, addr, scope) ? 0 : -EADDRNOTAVAIL;
 }
 
 static int rdsd_tcp_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
@@ -932,8 +965,7 @@ static int rdsd_tcp_conn_alloc(struct rdsd_conn *conn, gfp_t gfp)
 	mutex_init(&tp->tx_mutex);
 	tp->state = RDSD_TCP_DOWN;
 	tp->incarnation = get_random_u64() | 1;
-	tp->peer_local = inet_addr_type(conn->rn->net, conn->faddr) ==
-			 RTN_LOCAL;
+	tp->peer_local = rdsd_addr_local(conn->rn->net, &conn->faddr, 0);
 	INIT_DELAYED_WORK(&tp->connect_work, rdsd_tcp_connect_worker);
 	INIT_DELAYED_WORK(&tp->timeout_work, rdsd_tcp_timeout_worker);
 	INIT_WORK(&tp->reset_work, rdsd_tcp_reset_worker);

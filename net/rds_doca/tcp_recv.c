@@ -241,8 +241,8 @@ static int rdsd_tcp_rx_frame(struct rdsd_tcp_rx_ctx *ctx)
 	/* a correct peer's acks only grow; each is checked */
 	if ((info->flags & RDSD_WIRE_F_ACK_VALID) &&
 	    rdsd_send_acked(conn, info->ack)) {
-		pr_info_ratelimited("%pI4->%pI4: ack %llu of a message never sent, reconnecting\n",
-				    &conn->laddr, &conn->faddr, info->ack);
+		pr_info_ratelimited("%s: ack %llu of a message never sent, reconnecting\n",
+				    conn->name, info->ack);
 		return -ECONNABORTED;	/* counted there */
 	}
 	if (info->flags & RDSD_WIRE_F_ACK_REQ)
@@ -460,8 +460,8 @@ static void rdsd_tcp_rx_read(struct rdsd_tcp_conn *tp, struct sock *sk,
 			if (ctx.err != -ECONNABORTED)
 				rdsd_stat_inc(conn->rn, recv_proto_error);
 			WRITE_ONCE(conn->last_error, ctx.err);
-			pr_info_ratelimited("%pI4->%pI4: bad frame (%d), reconnecting\n",
-					    &conn->laddr, &conn->faddr,
+			pr_info_ratelimited("%s: bad frame (%d), reconnecting\n",
+					    conn->name,
 					    ctx.err);
 		}
 		rdsd_tcp_request_reset(tp, tp->gen);

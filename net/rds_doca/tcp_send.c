@@ -413,8 +413,8 @@ int rdsd_tcp_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 	 * tx_ready): it would reset the connection.  Dropped.
 	 */
 	if (unlikely(msg->len > be32_to_cpu(tp->peer_hello.max_msg))) {
-		pr_info_ratelimited("%pI4->%pI4: a message of %u bytes is over the %u the peer takes, dropped\n",
-				    &conn->laddr, &conn->faddr, msg->len,
+		pr_info_ratelimited("%s: a message of %u bytes is over the %u the peer takes, dropped\n",
+				    conn->name, msg->len,
 				    be32_to_cpu(tp->peer_hello.max_msg));
 		ret = -EMSGSIZE;
 		goto out;

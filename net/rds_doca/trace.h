@@ -85,17 +85,17 @@ TRACE_DEFINE_ENUM(RDSD_RESET_CM);
 DECLARE_EVENT_CLASS(rdsd_conn_class,
 		    TP_PROTO(const struct rdsd_conn *conn, int val),
 		    TP_ARGS(conn, val),
-		    TP_STRUCT__entry(__array(u8, laddr, 4)
-				     __array(u8, faddr, 4)
+		    TP_STRUCT__entry(__array(u8, laddr, sizeof(struct sockaddr_in6))
+				     __array(u8, faddr, sizeof(struct sockaddr_in6))
 				     __array(char, trans, TRANSNAMSIZ)
 				     __field(int, state)
 				     __field(int, val)),
-		    TP_fast_assign(memcpy(__entry->laddr, &conn->laddr, 4);
-				   memcpy(__entry->faddr, &conn->faddr, 4);
+		    TP_fast_assign(rdsd_trace_addr(__entry->laddr, &conn->laddr);
+				   rdsd_trace_addr(__entry->faddr, &conn->faddr);
 				   strscpy(__entry->trans, conn->trans->name, TRANSNAMSIZ);
 				   __entry->state = READ_ONCE(conn->state);
 				   __entry->val = val;),
-		    TP_printk("%pI4->%pI4 %s state=%s val=%d", __entry->laddr,
+		    TP_printk("%pISc->%pISc %s state=%s val=%d", __entry->laddr,
 			      __entry->faddr, __entry->trans,
 			      rdsd_show_conn_state(__entry->state), __entry->val)
 );
@@ -124,15 +124,15 @@ DEFINE_EVENT(rdsd_conn_class, rdsd_conn_requeue,
 TRACE_EVENT(rdsd_conn_reset,
 	    TP_PROTO(const struct rdsd_conn *conn, int why),
 	    TP_ARGS(conn, why),
-	    TP_STRUCT__entry(__array(u8, laddr, 4)
-			     __array(u8, faddr, 4)
+	    TP_STRUCT__entry(__array(u8, laddr, sizeof(struct sockaddr_in6))
+			     __array(u8, faddr, sizeof(struct sockaddr_in6))
 			     __array(char, trans, TRANSNAMSIZ)
 			     __field(int, why)),
-	    TP_fast_assign(memcpy(__entry->laddr, &conn->laddr, 4);
-			   memcpy(__entry->faddr, &conn->faddr, 4);
+	    TP_fast_assign(rdsd_trace_addr(__entry->laddr, &conn->laddr);
+			   rdsd_trace_addr(__entry->faddr, &conn->faddr);
 			   strscpy(__entry->trans, conn->trans->name, TRANSNAMSIZ);
 			   __entry->why = why;),
-	    TP_printk("%pI4->%pI4 %s why=%s", __entry->laddr, __entry->faddr,
+	    TP_printk("%pISc->%pISc %s why=%s", __entry->laddr, __entry->faddr,
 		      __entry->trans, rdsd_show_reset_why(__entry->why))
 );
 
@@ -140,15 +140,15 @@ TRACE_EVENT(rdsd_conn_reset,
 TRACE_EVENT(rdsd_ib_cm_event,
 	    TP_PROTO(const struct rdsd_conn *conn, const char *event, int status),
 	    TP_ARGS(conn, event, status),
-	    TP_STRUCT__entry(__array(u8, laddr, 4)
-			     __array(u8, faddr, 4)
+	    TP_STRUCT__entry(__array(u8, laddr, sizeof(struct sockaddr_in6))
+			     __array(u8, faddr, sizeof(struct sockaddr_in6))
 			     __array(char, event, RDSD_TRACE_NAME_LEN)
 			     __field(int, status)),
-	    TP_fast_assign(memcpy(__entry->laddr, &conn->laddr, 4);
-			   memcpy(__entry->faddr, &conn->faddr, 4);
+	    TP_fast_assign(rdsd_trace_addr(__entry->laddr, &conn->laddr);
+			   rdsd_trace_addr(__entry->faddr, &conn->faddr);
 			   strscpy(__entry->event, event, RDSD_TRACE_NAME_LEN);
 			   __entry->status = status;),
-	    TP_printk("%pI4->%pI4 event=\"%s\" status=%d", __entry->laddr,
+	    TP_printk("%pISc->%pISc event=\"%s\" status=%d", __entry->laddr,
 		      __entry->faddr, __entry->event, __entry->status)
 );
 
@@ -156,13 +156,13 @@ TRACE_EVENT(rdsd_ib_cm_event,
 TRACE_EVENT(rdsd_ib_reject,
 	    TP_PROTO(const struct rdsd_conn *conn, const char *why),
 	    TP_ARGS(conn, why),
-	    TP_STRUCT__entry(__array(u8, laddr, 4)
-			     __array(u8, faddr, 4)
+	    TP_STRUCT__entry(__array(u8, laddr, sizeof(struct sockaddr_in6))
+			     __array(u8, faddr, sizeof(struct sockaddr_in6))
 			     __array(char, why, 48)),
-	    TP_fast_assign(memcpy(__entry->laddr, &conn->laddr, 4);
-			   memcpy(__entry->faddr, &conn->faddr, 4);
+	    TP_fast_assign(rdsd_trace_addr(__entry->laddr, &conn->laddr);
+			   rdsd_trace_addr(__entry->faddr, &conn->faddr);
 			   strscpy(__entry->why, why, sizeof(__entry->why));),
-	    TP_printk("%pI4->%pI4 why=\"%s\"", __entry->laddr, __entry->faddr,
+	    TP_printk("%pISc->%pISc why=\"%s\"", __entry->laddr, __entry->faddr,
 		      __entry->why)
 );
 
@@ -208,17 +208,17 @@ DECLARE_EVENT_CLASS(rdsd_mr_class,
 		    TP_PROTO(const struct rdsd_conn *conn, u64 cookie, u16 port,
 			     bool granted),
 		    TP_ARGS(conn, cookie, port, granted),
-		    TP_STRUCT__entry(__array(u8, laddr, 4)
-				     __array(u8, faddr, 4)
+		    TP_STRUCT__entry(__array(u8, laddr, sizeof(struct sockaddr_in6))
+				     __array(u8, faddr, sizeof(struct sockaddr_in6))
 				     __field(u64, cookie)
 				     __field(u16, port)
 				     __field(bool, granted)),
-		    TP_fast_assign(memcpy(__entry->laddr, &conn->laddr, 4);
-				   memcpy(__entry->faddr, &conn->faddr, 4);
+		    TP_fast_assign(rdsd_trace_addr(__entry->laddr, &conn->laddr);
+				   rdsd_trace_addr(__entry->faddr, &conn->faddr);
 				   __entry->cookie = cookie;
 				   __entry->port = port;
 				   __entry->granted = granted;),
-		    TP_printk("%pI4->%pI4 cookie=0x%llx port=%u granted=%d",
+		    TP_printk("%pISc->%pISc cookie=0x%llx port=%u granted=%d",
 			      __entry->laddr, __entry->faddr, __entry->cookie,
 			      __entry->port, __entry->granted)
 );

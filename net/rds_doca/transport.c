@@ -15,6 +15,8 @@
 
 #include <linux/in.h>
 #include <linux/rds_doca.h>
+#include <net/addrconf.h>
+#include <net/route.h>
 
 #include "rdsd.h"
 #include "transport.h"
@@ -79,14 +81,78 @@ int rdsd_trans_type_available(int type)
 EXPORT_SYMBOL_IF_KUNIT(rdsd_trans_type_available);
 
 /**
+ * rdsd_addr_local - is @a an address of this host in @net?
+ * @net: namespace.
+ * @a: address, IPv4-mapped for an IPv4 one.
+ * @scope: for a link-local @a, the interface it must be on; 0: any.
+ */
+bool rdsd_addr_local(struct net *net, const struct in6_addr *a, int scope)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	struct net_device *dev = NULL;
+	bool ok;
+#endif
+
+	if (rdsd_addr_is4(a))
+		return inet_addr_type(net, rdsd_addr4(a)) == RTN_LOCAL;
+#if IS_ENABLED(CONFIG_IPV6)
+	rcu_read_lock();
+	scope = rdsd_addr_scope(a, scope);
+	if (scope)
+		dev = dev_get_by_index_rcu(net, scope);
+	ok = (!scope || dev) && ipv6_chk_addr(net, a, dev, 0);
+	rcu_read_unlock();
+	return ok;
+#else
+	return false;
+#endif
+}
+
+/**
+ * rdsd_peer_addrs - the addresses of a connection a peer made to us
+ * @local: our end's address, as the socket or rdma_cm id has it.
+ * @peer: the peer's.
+ * @laddr: set to our address.
+ * @faddr: set to the peer's.
+ * @scope: set to the link of a link-local pair, else 0.
+ *
+ * Returns 0, or -EINVAL for what no peer of ours makes: another family,
+ * one of the two families each, the same address at both ends, or a
+ * loopback peer (which the loopback transport serves).
+ */
+int rdsd_peer_addrs(const struct sockaddr_storage *local,
+		    const struct sockaddr_storage *peer,
+		    struct in6_addr *laddr, struct in6_addr *faddr, int *scope)
+{
+	__be16 port;
+	int fscope;
+
+	if (rdsd_sockaddr_get((const struct sockaddr *)local, sizeof(*local),
+			      laddr, &port, scope) ||
+	    rdsd_sockaddr_get((const struct sockaddr *)peer, sizeof(*peer),
+			      faddr, &port, &fscope))
+		return -EINVAL;
+	if (rdsd_addr_is4(laddr) != rdsd_addr_is4(faddr) ||
+	    ipv6_addr_equal(laddr, faddr) || rdsd_addr_loopback(faddr) ||
+	    !rdsd_addr_unicast(faddr))
+		return -EINVAL;
+	if (!*scope)
+		*scope = fscope;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_peer_addrs);
+
+/**
  * rdsd_trans_for_bind - the transport serving a socket bound to @addr
  * @net: namespace.
  * @addr: address being bound.
+ * @scope: its link, if link-local.
  * @forced_type: transport set with SO_RDS_TRANSPORT, or -1.
  * @err: set to the errno when no transport fits.
  */
 const struct rdsd_transport_ops *rdsd_trans_for_bind(struct net *net,
-						     __be32 addr,
+						     const struct in6_addr *addr,
+						     int scope,
 						     int forced_type,
 						     int *err)
 {
@@ -95,18 +161,18 @@ const struct rdsd_transport_ops *rdsd_trans_for_bind(struct net *net,
 
 	if (forced_type >= 0) {
 		trans = rdsd_trans_by_type(forced_type);
-		if (!trans || trans->laddr_check(net, addr)) {
+		if (!trans || trans->laddr_check(net, addr, scope)) {
 			*err = -ENOPROTOOPT;
 			return NULL;
 		}
 		return trans;
 	}
 
-	if (!rdsd_loop_transport.laddr_check(net, addr))
+	if (!rdsd_loop_transport.laddr_check(net, addr, scope))
 		return &rdsd_loop_transport;
 
 	for (t = rdsd_transports; *t; t++)
-		if (!(*t)->laddr_check(net, addr))
+		if (!(*t)->laddr_check(net, addr, scope))
 			return *t;
 	*err = -EADDRNOTAVAIL;
 	return NULL;
@@ -122,9 +188,10 @@ EXPORT_SYMBOL_IF_KUNIT(rdsd_trans_for_bind);
  */
 const struct rdsd_transport_ops *rdsd_trans_for_conn(struct net *net,
 						     const struct rdsd_transport_ops *bound,
-						     __be32 laddr, __be32 faddr)
+						     const struct in6_addr *laddr,
+						     const struct in6_addr *faddr)
 {
-	if (laddr == faddr || ipv4_is_loopback(faddr))
+	if (ipv6_addr_equal(laddr, faddr) || rdsd_addr_loopback(faddr))
 		return &rdsd_loop_transport;
 	return bound;
 }

@@ -38,7 +38,8 @@ struct rdsd_sock;
  * struct rdsd_transport_ops - what a transport implements
  * @name: short name shown to users ("loopback", "ib").
  * @type: number reported by getsockopt(SO_RDS_TRANSPORT).
- * @laddr_check: may a socket bind to @addr in @net with this transport?
+ * @laddr_check: may a socket bind to @addr (on the link @scope if it is
+ *	link-local) in @net with this transport?
  *	Process context, called with no lock held; it takes what its own
  *	lookups need (the IB transport holds rcu_read_lock() across its
  *	device lookup).  Returns 0 if it may, a negative errno otherwise.
@@ -135,7 +136,8 @@ struct rdsd_sock;
 struct rdsd_transport_ops {
 	const char	*name;
 	int		type;
-	int		(*laddr_check)(struct net *net, __be32 addr);
+	int		(*laddr_check)(struct net *net,
+				       const struct in6_addr *addr, int scope);
 	int		(*conn_alloc)(struct rdsd_conn *conn, gfp_t gfp);
 	void		(*conn_free)(struct rdsd_conn *conn);
 	int		(*conn_connect)(struct rdsd_conn *conn);
@@ -291,13 +293,19 @@ extern const struct rdsd_transport_ops rdsd_ib_transport;
 extern const struct rdsd_transport_ops rdsd_tcp_transport;
 
 const struct rdsd_transport_ops *rdsd_trans_for_bind(struct net *net,
-						     __be32 addr,
+						     const struct in6_addr *addr,
+						     int scope,
 						     int forced_type,
 						     int *err);
 const struct rdsd_transport_ops *rdsd_trans_for_conn(struct net *net,
 						     const struct rdsd_transport_ops *bound,
-						     __be32 laddr, __be32 faddr);
+						     const struct in6_addr *laddr,
+						     const struct in6_addr *faddr);
 int rdsd_trans_type_available(int type);
+bool rdsd_addr_local(struct net *net, const struct in6_addr *a, int scope);
+int rdsd_peer_addrs(const struct sockaddr_storage *local,
+		    const struct sockaddr_storage *peer,
+		    struct in6_addr *laddr, struct in6_addr *faddr, int *scope);
 const struct rdsd_transport_ops *rdsd_trans_next(const struct rdsd_transport_ops *t);
 const struct rdsd_transport_ops *rdsd_trans_by_type(int type);
 int rdsd_trans_init(void);

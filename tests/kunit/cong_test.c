@@ -15,9 +15,9 @@ static void rdsd_cong_map_get_shares_per_address(struct kunit *test)
 	struct rdsd_net *rn = rdsd_net(&init_net);
 	struct rdsd_cong_map *a, *b, *c;
 
-	a = rdsd_cong_map_get(rn, TEST_ADDR(10), GFP_KERNEL);
-	b = rdsd_cong_map_get(rn, TEST_ADDR(10), GFP_KERNEL);
-	c = rdsd_cong_map_get(rn, TEST_ADDR(11), GFP_KERNEL);
+	a = rdsd_cong_map_get(rn, &TEST_ADDR(10), GFP_KERNEL);
+	b = rdsd_cong_map_get(rn, &TEST_ADDR(10), GFP_KERNEL);
+	c = rdsd_cong_map_get(rn, &TEST_ADDR(11), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_ASSERT_NOT_NULL(test, c);
@@ -32,7 +32,7 @@ static void rdsd_cong_map_get_shares_per_address(struct kunit *test)
 static void rdsd_cong_set_clear_port_bits(struct kunit *test)
 {
 	struct rdsd_net *rn = rdsd_net(&init_net);
-	struct rdsd_cong_map *map = rdsd_cong_map_get(rn, TEST_ADDR(12),
+	struct rdsd_cong_map *map = rdsd_cong_map_get(rn, &TEST_ADDR(12),
 						       GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, map);
@@ -52,7 +52,7 @@ static void rdsd_cong_set_clear_port_bits(struct kunit *test)
 static void rdsd_cong_set_bumps_generation_once(struct kunit *test)
 {
 	struct rdsd_net *rn = rdsd_net(&init_net);
-	struct rdsd_cong_map *map = rdsd_cong_map_get(rn, TEST_ADDR(13),
+	struct rdsd_cong_map *map = rdsd_cong_map_get(rn, &TEST_ADDR(13),
 						       GFP_KERNEL);
 	int gen;
 

@@ -25,9 +25,9 @@
 #include "conn.h"
 #include "message.h"
 
-#define CT_LADDR	htonl(0x7f4f0001)	/* 127.79.0.1 */
-#define CT_LADDR2	htonl(0x7f4f0002)
-#define CT_FADDR(n)	htonl(0x7f4f0100 + (n))
+#define CT_LADDR	(&TEST_IN6(htonl(0x7f4f0001)))	/* 127.79.0.1 */
+#define CT_LADDR2	(&TEST_IN6(htonl(0x7f4f0002)))
+#define CT_FADDR(n)	(&TEST_IN6(htonl(0x7f4f0100 + (n))))
 #define CT_HOUR		(3600 * HZ)
 
 /**
@@ -42,7 +42,8 @@ struct ct_tp {
 	unsigned int	connects;
 };
 
-static int ct_laddr_check(struct net *net, __be32 addr)
+static int ct_laddr_check(struct net *net, const struct in6_addr *addr,
+			  int scope)
 {
 	return -EADDRNOTAVAIL;
 }
@@ -125,12 +126,13 @@ static void ct_exit(struct kunit *test)
 	test_net_free(rn);
 }
 
-static struct rdsd_conn *ct_conn(struct kunit *test, __be32 laddr, int n)
+static struct rdsd_conn *ct_conn(struct kunit *test,
+				 const struct in6_addr *laddr, int n)
 {
 	struct rdsd_conn *conn;
 
 	conn = rdsd_conn_find_create(test->priv, &ct_transport, laddr,
-				     CT_FADDR(n), 0, 0, GFP_KERNEL);
+				     CT_FADDR(n), 0, 0, 0, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(conn));
 	return conn;
 }
@@ -146,7 +148,7 @@ static void rdsd_conn_find_create_over_limit_fails(struct kunit *test)
 	b = ct_conn(test, CT_LADDR, 1);
 
 	/* Act */
-	c = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(2), 0,
+	c = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(2), 0, 0,
 				  0, GFP_KERNEL);
 
 	/* Assert */
@@ -172,14 +174,13 @@ static void rdsd_conn_paths_are_distinct(struct kunit *test)
 	struct rdsd_conn *p0, *p1, *again;
 
 	/* Act */
-	p0 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0,
+	p0 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0, 0,
 				   0, GFP_KERNEL);
-	p1 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 1,
+	p1 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0, 1,
 				   0, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p0));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p1));
-	again = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0),
-				      1, 0, GFP_KERNEL);
+	again = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0, 1, 0, GFP_KERNEL);
 
 	/* Assert: two connections, each with its own sequence space */
 	KUNIT_EXPECT_PTR_NE(test, p0, p1);
@@ -190,7 +191,7 @@ static void rdsd_conn_paths_are_distinct(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&rn->nr_conns), 2);
 	/* no path beyond the protocol's */
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(rdsd_conn_find_create(rn,
-			&ct_transport, CT_LADDR, CT_FADDR(0), RDSD_MAX_PATHS,
+			&ct_transport, CT_LADDR, CT_FADDR(0), 0, RDSD_MAX_PATHS,
 			0, GFP_KERNEL)), -EINVAL);
 	rdsd_conn_put(again);
 	rdsd_conn_put(p1);
@@ -204,17 +205,15 @@ static void rdsd_conn_tos_lanes_are_distinct(struct kunit *test)
 	struct rdsd_conn *t0, *t5, *t255, *again;
 
 	/* Act */
-	t0 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0,
+	t0 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0, 0,
 				   0, GFP_KERNEL);
-	t5 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0,
+	t5 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0, 0,
 				   5, GFP_KERNEL);
-	t255 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0),
-				     0, 255, GFP_KERNEL);
+	t255 = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0, 0, 255, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t0));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t5));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t255));
-	again = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0),
-				      0, 5, GFP_KERNEL);
+	again = rdsd_conn_find_create(rn, &ct_transport, CT_LADDR, CT_FADDR(0), 0, 0, 5, GFP_KERNEL);
 
 	/* Assert: three connections, the second found again by its lane */
 	KUNIT_EXPECT_PTR_NE(test, t0, t5);

@@ -31,9 +31,9 @@
 #include "message.h"
 #include "send.h"
 
-#define WIN_LADDR	htonl(0x7f4e0001)	/* 127.78.0.1 */
-#define WIN_FADDR	htonl(0x7f4e0002)
-#define WIN_FADDR2	htonl(0x7f4e0003)
+#define WIN_LADDR	(&TEST_IN6(htonl(0x7f4e0001)))	/* 127.78.0.1 */
+#define WIN_FADDR	(&TEST_IN6(htonl(0x7f4e0002)))
+#define WIN_FADDR2	(&TEST_IN6(htonl(0x7f4e0003)))
 #define WIN_LOG		64
 
 /* What happened to a connection's transport state, kept by the case. */
@@ -94,7 +94,8 @@ struct win_tp {
 	unsigned int	flush_at;
 };
 
-static int win_laddr_check(struct net *net, __be32 addr)
+static int win_laddr_check(struct net *net, const struct in6_addr *addr,
+			   int scope)
 {
 	return -EADDRNOTAVAIL;
 }
@@ -232,7 +233,7 @@ static int win_init(struct kunit *test)
 	w->rn = rn;
 
 	conn = rdsd_conn_find_create(rn, &win_transport, WIN_LADDR, WIN_FADDR,
-				     0, 0, GFP_KERNEL);
+				     0, 0, 0, GFP_KERNEL);
 	if (IS_ERR(conn))
 		return PTR_ERR(conn);
 	w->conn = conn;
@@ -706,7 +707,7 @@ static void rdsd_conn_send_batches_only_in_flight(struct kunit *test)
 	struct win_tp *tp;
 
 	conn = rdsd_conn_find_create(w->rn, &win_batch_transport, WIN_LADDR,
-				     WIN_FADDR2, 0, 0, GFP_KERNEL);
+				     WIN_FADDR2, 0, 0, 0, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(conn));
 	tp = conn->tp;
 	rdsd_conn_up(conn);

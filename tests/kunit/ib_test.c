@@ -24,6 +24,7 @@
 
 #include "ib.h"
 #include "conn.h"
+#include "kunit_util.h"
 
 /* ---- rds_doca_ib_credits: flow control by credits ---- */
 
@@ -753,13 +754,19 @@ static void race_desc(const struct race_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(race, race_cases, race_desc);
 
+/* rdsd_conn_lower_wins() of two IPv4 addresses, as the module keeps them */
+static bool lower_wins4(__be32 a, __be32 b)
+{
+	return rdsd_conn_lower_wins(&TEST_IN6(a), &TEST_IN6(b));
+}
+
 static void rdsd_ib_lower_wins_by_address(struct kunit *test)
 {
 	const struct race_case *c = test->param_value;
 
 	/* each end asks with itself as laddr: exactly one keeps its own */
-	KUNIT_EXPECT_EQ(test, rdsd_conn_lower_wins(c->a, c->b), c->a_keeps);
-	KUNIT_EXPECT_EQ(test, rdsd_conn_lower_wins(c->b, c->a), !c->a_keeps);
+	KUNIT_EXPECT_EQ(test, lower_wins4(c->a, c->b), c->a_keeps);
+	KUNIT_EXPECT_EQ(test, lower_wins4(c->b, c->a), !c->a_keeps);
 }
 
 static __be32 random_addr(struct rnd_state *rnd)
@@ -776,8 +783,8 @@ static void rdsd_ib_lower_wins_exactly_one_end_keeps(struct kunit *test)
 	for (i = 0; i < 20000; i++) {
 		__be32 a = random_addr(&rnd), b = random_addr(&rnd);
 		const u8 *pa = (const u8 *)&a, *pb = (const u8 *)&b;
-		bool ab = rdsd_conn_lower_wins(a, b);
-		bool ba = rdsd_conn_lower_wins(b, a);
+		bool ab = lower_wins4(a, b);
+		bool ba = lower_wins4(b, a);
 
 		if (a == b)
 			continue;
@@ -811,7 +818,7 @@ static void rdsd_ib_lower_wins_one_winner_among_many(struct kunit *test)
 		bool all = true;
 
 		for (j = 0; j < N; j++)
-			if (i != j && !rdsd_conn_lower_wins(addr[i], addr[j]))
+			if (i != j && !lower_wins4(addr[i], addr[j]))
 				all = false;
 		winners += all;
 	}
@@ -823,8 +830,8 @@ static void rdsd_ib_lower_wins_one_winner_among_many(struct kunit *test)
 		__be32 b = addr[prandom_u32_state(&rnd) % N];
 		__be32 c = addr[prandom_u32_state(&rnd) % N];
 
-		if (rdsd_conn_lower_wins(a, b) && rdsd_conn_lower_wins(b, c))
-			KUNIT_EXPECT_TRUE_MSG(test, rdsd_conn_lower_wins(a, c),
+		if (lower_wins4(a, b) && lower_wins4(b, c))
+			KUNIT_EXPECT_TRUE_MSG(test, lower_wins4(a, c),
 					      "%pI4 %pI4 %pI4", &a, &b, &c);
 	}
 }

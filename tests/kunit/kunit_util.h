@@ -16,7 +16,11 @@
 #include "stats.h"
 
 /* 127.77.0.n: addresses nothing else on the test machine uses */
-#define TEST_ADDR(n)	htonl(0x7f4d0000 | (n))
+#define TEST_ADDR4(n)	htonl(0x7f4d0000 | (n))
+/* an IPv4 address as the module keeps it: IPv4-mapped */
+#define TEST_IN6(v4)	((struct in6_addr){ .in6_u.u6_addr32 = \
+				{ 0, 0, htonl(0xffff), (v4) } })
+#define TEST_ADDR(n)	TEST_IN6(TEST_ADDR4(n))
 
 /* A connection that exists only for the test: lists, lock, namespace. */
 static inline struct rdsd_conn *fake_conn(struct kunit *test)

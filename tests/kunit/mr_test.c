@@ -80,8 +80,8 @@ static void mr_init(struct rdsd_mr *mr, u32 pg_off, u32 cookie_off, u32 len)
 }
 
 /* rdsd_mr_check() for an operation from @saddr:@sport to the owner */
-static int mr_check(const struct rdsd_mr *mr, __be32 saddr, __be16 sport,
-		    u64 raddr, u32 bytes, bool write, u64 *off)
+static int mr_check(const struct rdsd_mr *mr, struct in6_addr saddr,
+		    __be16 sport, u64 raddr, u32 bytes, bool write, u64 *off)
 {
 	const struct rdsd_mr_peer peer = {
 		.saddr = saddr, .sport = sport,
@@ -120,7 +120,7 @@ static void rdsd_mr_check_only_through_owner(struct kunit *test)
 
 static void rdsd_mr_check_keeps_peers_inside(struct kunit *test)
 {
-	__be32 peer = TEST_ADDR(2), other = TEST_ADDR(3);
+	struct in6_addr peer = TEST_ADDR(2), other = TEST_ADDR(3);
 	__be16 port = htons(4000);
 	struct rdsd_mr mr;
 	u64 off = 0;
@@ -178,11 +178,11 @@ static void rdsd_mr_check_zero_based_list(struct kunit *test)
 
 	/* an MR list whose byte 0 is 512 bytes into its first page */
 	mr_init(&mr, 512, 0, 3 * 4096);
-	KUNIT_EXPECT_EQ(test, mr_check(&mr, 0, 0, 0, 3 * 4096, false,
-					    &off), 0);
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, TEST_ADDR(2), 0, 0, 3 * 4096,
+				       false, &off), 0);
 	KUNIT_EXPECT_EQ(test, off, 512ULL);
-	KUNIT_EXPECT_EQ(test, mr_check(&mr, 0, 0, 3 * 4096, 1, false,
-					    &off), -EACCES);
+	KUNIT_EXPECT_EQ(test, mr_check(&mr, TEST_ADDR(2), 0, 3 * 4096, 1,
+				       false, &off), -EACCES);
 }
 
 struct atomic_case {

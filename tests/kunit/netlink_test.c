@@ -9,6 +9,7 @@
  */
 #include <kunit/test.h>
 #include <linux/in.h>
+#include <linux/inet.h>
 #include <linux/net.h>
 #include <linux/rds_doca.h>
 #include <net/genetlink.h>
@@ -19,8 +20,10 @@
 #include "transport.h"
 #include "message.h"
 #include "netlink.h"
+#include "kunit_util.h"
 
-#define NL_ADDR(n)	htonl(0x7f4e0000 | (n))	/* 127.78.0.n */
+#define NL_ADDR4(n)	htonl(0x7f4e0000 | (n))	/* 127.78.0.n */
+#define NL_ADDR(n)	TEST_IN6(NL_ADDR4(n))
 
 /* The attributes of the one message in @skb. */
 static struct nlattr *nl_attrs(struct sk_buff *skb, int *len)
@@ -94,7 +97,7 @@ static void nl_conn_fill_core(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr_u32(test, head, len, RDS_DOCA_A_CONN_ID), 42);
 	KUNIT_EXPECT_EQ(test, ntohl(nla_get_in_addr(nla_find(head, len,
 							RDS_DOCA_A_CONN_PEER))),
-			ntohl(NL_ADDR(2)));
+			ntohl(NL_ADDR4(2)));
 	KUNIT_EXPECT_EQ(test, nla_get_u8(nla_find(head, len,
 						  RDS_DOCA_A_CONN_STATE)),
 			RDS_DOCA_CONN_STATE_CONNECTING);
@@ -113,6 +116,49 @@ static void nl_conn_fill_core(struct kunit *test)
 	/* without the transport's view: none of its attributes */
 	KUNIT_EXPECT_NULL(test, nla_find(head, len, RDS_DOCA_A_CONN_DEV));
 	KUNIT_EXPECT_NULL(test, nla_find(head, len, RDS_DOCA_A_CONN_CREDITS));
+	kfree_skb(skb);
+}
+
+/* An IPv6 connection's addresses are 16 bytes, an IPv4 one's 4. */
+static void nl_conn_fill_ipv6(struct kunit *test)
+{
+	struct rdsd_conn *conn = nl_conn(test);
+	struct sk_buff *skb = nl_msg(test, NLMSG_GOODSIZE);
+	struct in6_addr l, f;
+	struct nlattr *head, *a;
+	int len;
+
+	KUNIT_ASSERT_EQ(test, in6_pton("2001:db8::1", -1, l.s6_addr, -1, NULL),
+			1);
+	KUNIT_ASSERT_EQ(test, in6_pton("2001:db8::2", -1, f.s6_addr, -1, NULL),
+			1);
+	conn->laddr = l;
+	conn->faddr = f;
+	KUNIT_ASSERT_EQ(test, rdsd_nl_conn_fill(skb, conn, NULL), 0);
+	nl_end(skb);
+	head = nl_attrs(skb, &len);
+
+	a = nla_find(head, len, RDS_DOCA_A_CONN_LADDR);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, nla_len(a), 16);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(nla_data(a), &l));
+	a = nla_find(head, len, RDS_DOCA_A_CONN_PEER);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, nla_len(a), 16);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(nla_data(a), &f));
+	kfree_skb(skb);
+
+	/* and an IPv4-mapped one is an IPv4 address */
+	conn->laddr = NL_ADDR(1);
+	skb = nl_msg(test, NLMSG_GOODSIZE);
+	KUNIT_ASSERT_EQ(test, rdsd_nl_conn_fill(skb, conn, NULL), 0);
+	nl_end(skb);
+	head = nl_attrs(skb, &len);
+	a = nla_find(head, len, RDS_DOCA_A_CONN_LADDR);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, nla_len(a), 4);
+	KUNIT_EXPECT_EQ(test, (__force u32)nla_get_in_addr(a),
+			(__force u32)NL_ADDR4(1));
 	kfree_skb(skb);
 }
 
@@ -170,7 +216,7 @@ static struct socket *nl_socket(struct kunit *test, __be32 addr, u16 port)
 
 static void nl_sock_fill(struct kunit *test)
 {
-	struct socket *bound = nl_socket(test, NL_ADDR(3), 4242);
+	struct socket *bound = nl_socket(test, NL_ADDR4(3), 4242);
 	struct socket *unbound = nl_socket(test, 0, 0);
 	struct sk_buff *skb = nl_msg(test, NLMSG_GOODSIZE);
 	struct rdsd_sock *rs = rdsd_sk(bound->sk);
@@ -191,7 +237,7 @@ static void nl_sock_fill(struct kunit *test)
 			rs->id);
 	KUNIT_EXPECT_EQ(test, ntohl(nla_get_in_addr(nla_find(head, len,
 							RDS_DOCA_A_SOCK_ADDR))),
-			ntohl(NL_ADDR(3)));
+			ntohl(NL_ADDR4(3)));
 	KUNIT_EXPECT_EQ(test, nla_get_u16(nla_find(head, len,
 						   RDS_DOCA_A_SOCK_PORT)),
 			4242);
@@ -250,7 +296,7 @@ static void nl_sock_dump_resumes(struct kunit *test)
 	unsigned long next = 0;
 
 	for (i = 0; i < NL_SOCKS; i++)
-		socks[i] = nl_socket(test, NL_ADDR(10), 5000 + i);
+		socks[i] = nl_socket(test, NL_ADDR4(10), 5000 + i);
 
 	do {
 		/* room for a few sockets only */
@@ -273,7 +319,7 @@ static void nl_sock_dump_resumes(struct kunit *test)
 			sock_release(socks[NL_SOCKS - 1]);
 			socks[NL_SOCKS - 1] = NULL;
 			for (i = 0; i < ARRAY_SIZE(late); i++)
-				late[i] = nl_socket(test, NL_ADDR(11), 6000 + i);
+				late[i] = nl_socket(test, NL_ADDR4(11), 6000 + i);
 		}
 	} while (err == -EMSGSIZE && parts < 1000);
 
@@ -289,6 +335,7 @@ static void nl_sock_dump_resumes(struct kunit *test)
 
 static struct kunit_case rdsd_netlink_cases[] = {
 	KUNIT_CASE(nl_conn_fill_core),
+	KUNIT_CASE(nl_conn_fill_ipv6),
 	KUNIT_CASE(nl_conn_fill_transport),
 	KUNIT_CASE(nl_conn_fill_full_skb),
 	KUNIT_CASE(nl_sock_fill),

@@ -46,6 +46,9 @@ struct rds_cfg {
 	bool impl_doca;		/* false: the in-tree net/rds */
 	struct in_addr addr;	/* local end */
 	struct in_addr peer;	/* remote end (same host) */
+	struct in6_addr addr6;	/* the IPv6 tests' local end (default ::1) */
+	struct in6_addr peer6;	/* and their remote end (default: addr6) */
+	int transport6;		/* the transport of addr6, -1: not checked */
 	int transport;		/* SO_RDS_TRANSPORT expected once bound, -1: any */
 	bool force_transport;	/* set it before every bind (--force-transport) */
 	const char *filter;
@@ -96,6 +99,7 @@ static inline void usage(const char *prog, const char *extra)
 	fprintf(stderr,
 		"usage: %s [--family N] [--impl doca|rds] [--addr A] [--peer B]\n"
 		"          [--transport loop|ib|tcp [--force-transport]]\n"
+		"          [--addr6 A6] [--peer6 B6] [--transport6 loop|ib|tcp]\n"
 		"          [--filter S[,S...]] [--list]%s\n"
 		"  --family N   socket family under test (default: %s, else %d)\n"
 		"  --impl       which implementation's documented behaviour to expect\n"
@@ -107,6 +111,8 @@ static inline void usage(const char *prog, const char *extra)
 		"               for 127.0.0.0/8, otherwise not checked)\n"
 		"  --force-transport  select it with SO_RDS_TRANSPORT before every\n"
 		"               bind of the helpers (over an RDMA device: TCP)\n"
+		"  --addr6 A6, --peer6 B6, --transport6  the same for the IPv6\n"
+		"               tests (default ::1, loop)\n"
 		"  --filter     run the tests whose name contains one of the S\n",
 		prog, extra ? extra : "", RDS_DOCA_FAMILY_PARAM, AF_INET_OFFLOAD,
 		AF_RDS);
@@ -124,7 +130,7 @@ static inline int parse_common(int argc, char **argv,
 {
 	struct option opts[32];
 	const char *impl = NULL;
-	bool peer_set = false;
+	bool peer_set = false, peer6_set = false;
 	int n = 0, c, param;
 
 	opts[n++] = (struct option){ "family", required_argument, NULL, 'f' };
@@ -135,6 +141,10 @@ static inline int parse_common(int argc, char **argv,
 				     't' };
 	opts[n++] = (struct option){ "force-transport", no_argument, NULL,
 				     'T' };
+	opts[n++] = (struct option){ "addr6", required_argument, NULL, '6' };
+	opts[n++] = (struct option){ "peer6", required_argument, NULL, '7' };
+	opts[n++] = (struct option){ "transport6", required_argument, NULL,
+				     '8' };
 	opts[n++] = (struct option){ "filter", required_argument, NULL, 'F' };
 	opts[n++] = (struct option){ "list", no_argument, NULL, 'l' };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
@@ -144,7 +154,9 @@ static inline int parse_common(int argc, char **argv,
 
 	cfg.family = -1;
 	cfg.transport = -1;
+	cfg.transport6 = -1;
 	inet_pton(AF_INET, "127.0.0.1", &cfg.addr);
+	cfg.addr6 = in6addr_loopback;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -166,6 +178,23 @@ static inline int parse_common(int argc, char **argv,
 				return -1;
 			}
 			peer_set = true;
+			break;
+		case '6':
+		case '7':
+			if (inet_pton(AF_INET6, optarg,
+				      c == '6' ? &cfg.addr6 : &cfg.peer6) != 1) {
+				fprintf(stderr, "bad --%s %s\n",
+					c == '6' ? "addr6" : "peer6", optarg);
+				return -1;
+			}
+			peer6_set |= c == '7';
+			break;
+		case '8':
+			cfg.transport6 = transport_number(optarg);
+			if (cfg.transport6 < 0) {
+				fprintf(stderr, "bad --transport6 %s\n", optarg);
+				return -1;
+			}
 			break;
 		case 't':
 			cfg.transport = transport_number(optarg);
@@ -197,6 +226,11 @@ static inline int parse_common(int argc, char **argv,
 	}
 	if (!peer_set)
 		cfg.peer = cfg.addr;
+	if (!peer6_set)
+		cfg.peer6 = cfg.addr6;
+	if (cfg.transport6 < 0 && IN6_IS_ADDR_LOOPBACK(&cfg.addr6) &&
+	    IN6_IS_ADDR_LOOPBACK(&cfg.peer6))
+		cfg.transport6 = RDS_TRANS_LOOP;
 	if (cfg.force_transport && cfg.transport < 0) {
 		fprintf(stderr, "--force-transport needs --transport\n");
 		return -1;

@@ -99,6 +99,10 @@ IB_PEER=192.0.2.2
 # shellcheck source=tests/userspace/rxe.sh
 . "$HERE/rxe.sh"
 IB_ARGS=(--addr "$IB_ADDR" --peer "$IB_PEER" --transport ib)
+# and two IPv6 addresses there, for the IPv6 tests of rds_doca
+IB_ADDR6=2001:db8:1::1
+IB_PEER6=2001:db8:1::2
+IB6_ARGS=(--addr6 "$IB_ADDR6" --peer6 "$IB_PEER6" --transport6 ib)
 
 # The TCP topology: the same two addresses on a dummy interface without
 # an RDMA device, so the TCP transport serves them; and two namespaces
@@ -109,6 +113,9 @@ TCP_ADDR=192.0.2.1
 TCP_PEER=192.0.2.2
 TCP_DEAD_NET=203.0.113.0
 TCP_ARGS=(--addr "$TCP_ADDR" --peer "$TCP_PEER" --transport tcp)
+TCP_ADDR6=2001:db8:2::1
+TCP_PEER6=2001:db8:2::2
+TCP6_ARGS=(--addr6 "$TCP_ADDR6" --peer6 "$TCP_PEER6" --transport6 tcp)
 NS_A=rdsd-a
 NS_B=rdsd-b
 NS_ADDR_A=198.51.100.1
@@ -212,6 +219,7 @@ rdma_last() {
 # no atomics, so no sync event example, which uses them).
 suites() {
 	local stage=$1 fam=$2 impl=$3 transport=$4 addrs=() order=() rdma=()
+	local v6=()
 
 	# Soft-iWARP: no atomics, fast registrations of 256 pages, and 16
 	# regions for a read's sink
@@ -223,8 +231,10 @@ suites() {
 		# addresses stalls once a receiver has been congested
 		[[ $impl == rds ]] && order=(--rcvbuf $((64 << 20)))
 	fi
+	# rds_doca's IPv6 tests between the device's IPv6 addresses
+	[[ $transport == ib && $impl == doca ]] && v6=("${IB6_ARGS[@]}")
 	run_suite "$stage-api" "$API" --family "$fam" --impl "$impl" \
-		"${addrs[@]}"
+		"${addrs[@]}" "${v6[@]}"
 	# shellcheck disable=SC2086
 	run_suite "$stage-order" "$ORDER" --family "$fam" --impl "$impl" \
 		"${addrs[@]}" "${order[@]}" $ORDER_ARGS
@@ -656,8 +666,8 @@ if want_stage ib; then
 				run_suite ib-compat "$COMPAT" --family "$fam" \
 					--impl doca "${IB_ARGS[@]}"
 				run_suite ib-rdsctl "$CTL" --family "$fam" \
-					"${IB_ARGS[@]}" --netdev "$IB_NETDEV" \
-					--ibdev "$IB_DEV"
+					"${IB_ARGS[@]}" "${IB6_ARGS[@]}" \
+					--netdev "$IB_NETDEV" --ibdev "$IB_DEV"
 				run_suite ib-trace "$TRACE" --family "$fam" \
 					"${IB_ARGS[@]}"
 				# last but one: each of its addresses is left
@@ -738,6 +748,8 @@ tcp_setup() {
 		ip link add "$TCP_NETDEV" type dummy &&
 		ip addr add "$TCP_ADDR/24" dev "$TCP_NETDEV" &&
 		ip addr add "$TCP_PEER/24" dev "$TCP_NETDEV" &&
+		ip -6 addr add "$TCP_ADDR6/64" dev "$TCP_NETDEV" nodad &&
+		ip -6 addr add "$TCP_PEER6/64" dev "$TCP_NETDEV" nodad &&
 		ip link set "$TCP_NETDEV" up &&
 		ip route add "$TCP_DEAD_NET/24" dev "$TCP_NETDEV" &&
 		ip netns add "$NS_A" && ip netns add "$NS_B" &&
@@ -746,7 +758,7 @@ tcp_setup() {
 		ip -n "$NS_B" addr add "$NS_ADDR_B/24" dev v1 &&
 		ip -n "$NS_A" link set v0 up && ip -n "$NS_A" link set lo up &&
 		ip -n "$NS_B" link set v1 up && ip -n "$NS_B" link set lo up; } 2>&1)
-	check $? "$1: dummy $TCP_NETDEV with $TCP_ADDR and $TCP_PEER, $TCP_DEAD_NET/24 routed to it; namespaces $NS_A ($NS_ADDR_A) and $NS_B ($NS_ADDR_B) on a veth pair" \
+	check $? "$1: dummy $TCP_NETDEV with $TCP_ADDR, $TCP_PEER, $TCP_ADDR6 and $TCP_PEER6, $TCP_DEAD_NET/24 routed to it; namespaces $NS_A ($NS_ADDR_A) and $NS_B ($NS_ADDR_B) on a veth pair" \
 		"$out"
 }
 
@@ -878,7 +890,7 @@ if want_stage tcp; then
 			run_suite tcp-probe "$STREAM" --probe --family "$fam" \
 				--impl doca "${TCP_ARGS[@]}"
 			run_suite tcp-api "$API" --family "$fam" --impl doca \
-				"${TCP_ARGS[@]}"
+				"${TCP_ARGS[@]}" "${TCP6_ARGS[@]}"
 			# shellcheck disable=SC2086
 			run_suite tcp-order "$ORDER" --family "$fam" \
 				--impl doca "${TCP_ARGS[@]}" $ORDER_ARGS

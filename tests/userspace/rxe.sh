@@ -3,8 +3,9 @@
 #
 # The software RDMA device of the one-VM IB stages: device IB_DEV of
 # type IB_TYPE (rxe, Soft-RoCE; or siw, Soft-iWARP) on a dummy interface
-# IB_NETDEV with the addresses IB_ADDR and IB_PEER.  Sourced after tap.sh
-# (rxe_setup records checks); the caller may set the five names first.
+# IB_NETDEV with the addresses IB_ADDR and IB_PEER, and IB_ADDR6 and
+# IB_PEER6 if set.  Sourced after tap.sh (rxe_setup records checks); the
+# caller may set the names first.
 
 IB_TYPE=${IB_TYPE:-rxe}
 IB_NETDEV=${IB_NETDEV:-d0}
@@ -41,6 +42,10 @@ rxe_setup() {
 		ip link add "$IB_NETDEV" type dummy &&
 		ip addr add "$IB_ADDR/24" dev "$IB_NETDEV" &&
 		ip addr add "$IB_PEER/24" dev "$IB_NETDEV" &&
+		{ [[ -z ${IB_ADDR6:-} ]] ||
+		  ip -6 addr add "$IB_ADDR6/64" dev "$IB_NETDEV" nodad; } &&
+		{ [[ -z ${IB_PEER6:-} ]] ||
+		  ip -6 addr add "$IB_PEER6/64" dev "$IB_NETDEV" nodad; } &&
 		ip link set "$IB_NETDEV" up &&
 		rdma link add "$IB_DEV" type "$IB_TYPE" netdev "$IB_NETDEV"; } 2>&1)
 	check $? "$stage: $IB_TYPE device $IB_DEV on dummy $IB_NETDEV with $IB_ADDR and $IB_PEER" \

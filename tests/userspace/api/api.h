@@ -77,7 +77,7 @@ void test_bind_many(void);
 /* connect.c */
 void test_names(void);
 void test_connect_errors(void);
-void test_ipv6_refused(void);
+void test_ipv6_from_ipv4(void);
 void test_connect_errors_ipv6(void);
 void test_ipv4_mapped(void);
 void test_connect(void);
@@ -142,6 +142,7 @@ void test_netns(void);
 
 /* ipv6.c */
 void test_ipv6(void);
+void test_ipv6_scope(void);
 
 /* zcopy.c */
 void test_zcopy(void);

@@ -1,38 +1,151 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * IPv6 on loopback: binding, sending, receiving and connecting with
- * sockaddr_in6, and no mixing of IPv4 and IPv6 ends.
+ * IPv6: binding, sending, receiving and connecting with sockaddr_in6
+ * between --addr6 and --peer6 (default ::1) over the transport that
+ * serves them, the info snapshots of IPv6 objects, and no mixing of
+ * IPv4 and IPv6 ends.
  */
 #include "api.h"
 
+static struct sockaddr_in6 sin6_of(const struct in6_addr *a, uint16_t port)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+
+	s6.sin6_addr = *a;
+	s6.sin6_port = htons(port);
+	return s6;
+}
+
+static const char *in6_text(const struct in6_addr *a)
+{
+	static char buf[2][INET6_ADDRSTRLEN];
+	static int n;
+
+	n ^= 1;
+	return inet_ntop(AF_INET6, a, buf[n], sizeof(buf[n]));
+}
+
+/* Does the RDS6_INFO_SOCKETS (@v6) or RDS_INFO_SOCKETS snapshot list @ino? */
+static int info_lists_sock(int fd, bool v6, uint64_t ino,
+			   struct rds6_info_socket *out)
+{
+	socklen_t len;
+	void *buf;
+	int each, found = 0;
+	size_t i;
+
+	each = info_get(fd, v6 ? RDS6_INFO_SOCKETS : RDS_INFO_SOCKETS, &buf,
+			&len);
+	if (each < 0)
+		return -1;
+	for (i = 0; each && i + each <= len; i += each) {
+		if (v6) {
+			struct rds6_info_socket *s = (void *)((char *)buf + i);
+
+			if (s->inum != ino)
+				continue;
+			*out = *s;
+		} else {
+			struct rds_info_socket *s = (void *)((char *)buf + i);
+
+			if (s->inum != ino)
+				continue;
+		}
+		found++;
+	}
+	free(buf);
+	return found;
+}
+
+/* Connections @a -> @b in RDS6_INFO_CONNECTIONS (@v6) or the IPv4 form. */
+static int info_lists_conn(int fd, bool v6, const struct in6_addr *a,
+			   const struct in6_addr *b)
+{
+	socklen_t len;
+	void *buf;
+	int each, found = 0;
+	size_t i;
+
+	each = info_get(fd, v6 ? RDS6_INFO_CONNECTIONS : RDS_INFO_CONNECTIONS,
+			&buf, &len);
+	if (each < 0)
+		return -1;
+	for (i = 0; each && i + each <= len; i += each) {
+		if (v6) {
+			struct rds6_info_connection *c = (void *)((char *)buf + i);
+
+			found += !memcmp(&c->laddr, a, sizeof(*a)) &&
+				 !memcmp(&c->faddr, b, sizeof(*b));
+		} else {
+			found++;	/* every entry is an IPv4 one */
+		}
+	}
+	free(buf);
+	return found;
+}
+
+/* RDS_GET_MR_FOR_DEST of @len bytes at @buf for @dest. */
+static int mr_for_dest(int fd, const struct sockaddr_in6 *dest, void *buf,
+		       size_t len, uint64_t *cookie)
+{
+	struct rds_get_mr_for_dest_args args;
+
+	memset(&args, 0, sizeof(args));
+	memcpy(&args.dest_addr, dest, sizeof(*dest));
+	args.vec.addr = (uintptr_t)buf;
+	args.vec.bytes = len;
+	args.cookie_addr = (uintptr_t)cookie;
+	return setsockopt(fd, SOL_RDS, RDS_GET_MR_FOR_DEST, &args,
+			  sizeof(args));
+}
+
+static uint64_t sock_ino(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : st.st_ino;
+}
+
 void test_ipv6(void)
 {
-	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 }, got, from;
+	struct sockaddr_in6 s6, got, from, to;
+	struct rds6_info_socket si;
 	struct sockaddr_in to4;
+	int a = -1, b = -1, c4, i, n4, tr;
 	struct iovec iov;
 	struct msghdr msg;
 	socklen_t len;
 	char buf[32];
-	int a, b, c4;
 	ssize_t r;
 
-	s6.sin6_addr = in6_loopback;
 	a = rds_socket();
 	b = rds_socket();
-	if (!is_ok(bind_in6(a, s6), "bind ::1") ||
-	    !is_ok(bind_in6(b, s6), "bind another socket to ::1"))
+	if (!sys_ok(a, "socket") || !sys_ok(b, "socket"))
+		goto out;
+	if (!is_ok(bind_in6(a, sin6_of(&cfg.addr6, 0)), "bind %s",
+		   in6_text(&cfg.addr6)) ||
+	    !is_ok(bind_in6(b, sin6_of(&cfg.peer6, 0)), "bind %s",
+		   in6_text(&cfg.peer6)))
 		goto out;
 	len = sizeof(got);
 	memset(&got, 0, sizeof(got));
 	ok(!getsockname(b, (struct sockaddr *)&got, &len) &&
 	   len == sizeof(got) && got.sin6_family == AF_INET6 &&
-	   !memcmp(&got.sin6_addr, &in6_loopback, 16) && got.sin6_port,
-	   "getsockname: sockaddr_in6 ::1 with a port");
+	   !memcmp(&got.sin6_addr, &cfg.peer6, 16) && got.sin6_port,
+	   "getsockname: sockaddr_in6 of the bound address, a port");
+	to = got;
+	if (cfg.transport6 >= 0) {
+		tr = -1;
+		get_int(a, SOL_RDS, SO_RDS_TRANSPORT, &tr);
+		is_eq(tr, cfg.transport6, "SO_RDS_TRANSPORT: the transport of %s",
+		      in6_text(&cfg.addr6));
+	}
 
 	msg_init(&msg, &iov, "six", 3);
-	msg.msg_name = &got;
-	msg.msg_namelen = sizeof(got);
-	is_eq(sendmsg(a, &msg, 0), 3, "send ::1 -> ::1");
+	msg.msg_name = &to;
+	msg.msg_namelen = sizeof(to);
+	is_eq(sendmsg(a, &msg, 0), 3, "send %s -> %s", in6_text(&cfg.addr6),
+	      in6_text(&cfg.peer6));
 	msg.msg_namelen = sizeof(struct sockaddr_in);
 	is_err(sendmsg(a, &msg, 0), EINVAL,
 	       "AF_INET6 destination with msg_namelen 16 -> EINVAL");
@@ -49,7 +162,7 @@ void test_ipv6(void)
 	getsockname(a, (struct sockaddr *)&got, &len);
 	ok(msg.msg_namelen == sizeof(from) && from.sin6_family == AF_INET6 &&
 	   from.sin6_port == got.sin6_port &&
-	   !memcmp(&from.sin6_addr, &in6_loopback, 16),
+	   !memcmp(&from.sin6_addr, &cfg.addr6, 16),
 	   "source is a sockaddr_in6 of the sender");
 
 	/* rds_sendmsg(): no mixing of IPv4 and IPv6 ends */
@@ -63,38 +176,119 @@ void test_ipv6(void)
 		c4 = bound_socket_at(lo, 0, "setup");
 	}
 	if (c4 >= 0) {
-		struct sockaddr_in6 m = { .sin6_family = AF_INET6 };
+		struct sockaddr_in6 m = sin6_str("::ffff:127.0.0.1",
+						 bound_port(c4));
 
 		/* a v4-mapped destination is an IPv4 one */
-		m.sin6_addr.s6_addr[10] = 0xff;
-		m.sin6_addr.s6_addr[11] = 0xff;
-		m.sin6_addr.s6_addr[12] = 127;
-		m.sin6_addr.s6_addr[15] = 1;
-		m.sin6_port = htons(bound_port(c4));
 		msg.msg_name = &m;
 		msg.msg_namelen = sizeof(m);
 		iov.iov_base = "x";
 		iov.iov_len = 1;
 		is_err(sendmsg(a, &msg, 0), EOPNOTSUPP,
 		       "IPv6 socket to ::ffff:127.0.0.1 -> EOPNOTSUPP");
+		s6 = sin6_of(&cfg.peer6, ntohs(to.sin6_port));
+		is_err(sendto(c4, "x", 1, 0, (struct sockaddr *)&s6,
+			      sizeof(s6)), EOPNOTSUPP,
+		       "IPv4 socket to an IPv6 address -> EOPNOTSUPP");
 		close(c4);
 	}
 
+	/* the info snapshots: IPv6 objects in the RDS6_ forms only */
+	memset(&si, 0, sizeof(si));
+	is_eq(info_lists_sock(a, true, sock_ino(a), &si), 1,
+	      "RDS6_INFO_SOCKETS lists the socket");
+	ok(!memcmp(&si.bound_addr, &cfg.addr6, 16) &&
+	   si.bound_port == got.sin6_port,
+	   "with its IPv6 address and port");
+	is_eq(info_lists_sock(a, false, sock_ino(a), &si), 0,
+	      "RDS_INFO_SOCKETS does not list an IPv6 socket");
+	ok(info_lists_conn(a, true, &cfg.addr6, &cfg.peer6) >= 1,
+	   "RDS6_INFO_CONNECTIONS lists %s -> %s", in6_text(&cfg.addr6),
+	   in6_text(&cfg.peer6));
+
 	/* connect with a sockaddr_in6, getpeername gives it back */
-	len = sizeof(got);
-	getsockname(b, (struct sockaddr *)&got, &len);
-	is_ok(connect_in6(a, got), "connect to [::1]:port");
+	is_ok(connect_in6(a, to), "connect to the peer's sockaddr_in6");
 	memset(&from, 0, sizeof(from));
 	len = sizeof(from);
 	ok(!getpeername(a, (struct sockaddr *)&from, &len) &&
 	   len == sizeof(from) && from.sin6_family == AF_INET6 &&
-	   from.sin6_port == got.sin6_port, "getpeername: sockaddr_in6");
+	   !memcmp(&from.sin6_addr, &cfg.peer6, 16) &&
+	   from.sin6_port == to.sin6_port, "getpeername: sockaddr_in6");
 	is_eq(send(a, "c6", 2, 0), 2, "send on the connected IPv6 socket");
 	r = recv_wait(b, buf, sizeof(buf), NULL, NULL, 0, ARRIVE_MS);
 	ok(r == 2 && !memcmp(buf, "c6", 2), "received");
+
+	/* in order, once each */
+	for (i = 0; i < 200; i++) {
+		snprintf(buf, sizeof(buf), "m%d", i);
+		if (send(a, buf, strlen(buf), 0) < 0)
+			break;
+	}
+	is_eq(i, 200, "200 messages sent");
+	for (n4 = 0; n4 < i; n4++) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "m%d", n4);
+		memset(buf, 0, sizeof(buf));
+		r = recv_wait(b, buf, sizeof(buf), NULL, NULL, 0, ARRIVE_MS);
+		if (r != (ssize_t)strlen(want) || memcmp(buf, want, r))
+			break;
+	}
+	is_eq(n4, i, "received in order, once each");
+	quiet(b, "nothing more");
+
+	is_ok(setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, &to, sizeof(to)),
+	      "RDS_CANCEL_SENT_TO with the peer's sockaddr_in6");
+	if (cfg.impl_doca) {
+		uint64_t cookie = 0;
+
+		is_ok(mr_for_dest(a, &to, buf, sizeof(buf), &cookie),
+		      "RDS_GET_MR_FOR_DEST to the IPv6 peer");
+		ok(cookie != 0, "a cookie");
+	}
 out:
-	close(a);
-	close(b);
+	if (a >= 0)
+		close(a);
+	if (b >= 0)
+		close(b);
+}
+
+/*
+ * Link-local addresses need their link (a scope id), and a socket on
+ * one link sends to no other (rds_bind(), rds_sendmsg()).
+ */
+void test_ipv6_scope(void)
+{
+	struct sockaddr_in6 ll = sin6_str("fe80::1", 4242);
+	int fd;
+
+	fd = rds_socket();
+	if (!sys_ok(fd, "socket"))
+		return;
+	is_err(bind_in6(fd, ll), EINVAL, "bind fe80::1 without scope id -> EINVAL");
+	ll.sin6_scope_id = 1;	/* lo: no link-local address there */
+	is_err(bind_in6(fd, ll), EADDRNOTAVAIL,
+	       "bind fe80::1%%lo (not an address of lo) -> EADDRNOTAVAIL");
+	ll.sin6_scope_id = 0;
+	is_err(connect_in6(fd, ll), EINVAL,
+	       "connect fe80::1 without scope id -> EINVAL");
+	ll.sin6_scope_id = 1;
+	is_ok(connect_in6(fd, ll), "connect fe80::1%%1");
+	ll.sin6_scope_id = 2;
+	is_ok(connect_in6(fd, ll), "connect again, fe80::1%%2");
+	close(fd);
+
+	fd = rds_socket();
+	if (!sys_ok(fd, "socket"))
+		return;
+	if (is_ok(bind_in6(fd, sin6_of(&cfg.addr6, 0)), "bind %s",
+		  in6_text(&cfg.addr6))) {
+		ll.sin6_scope_id = 0;
+		is_err(sendto(fd, "x", 1, 0, (struct sockaddr *)&ll,
+			      sizeof(ll)), EINVAL,
+		       "sendto fe80::1 without scope id -> EINVAL");
+	}
+	close(fd);
 }
 
 /* ::ffff:@a, port @port */
@@ -189,24 +383,15 @@ void test_ipv4_mapped(void)
 		      "RDS_CANCEL_SENT_TO with an IPv6 address: nothing to cancel");
 	}
 	if (cfg.impl_doca) {
-		struct rds_get_mr_for_dest_args args;
 		uint64_t cookie = 0;
 
 		/* rds_doca: B may use the region, through its mapped name */
-		memset(&args, 0, sizeof(args));
-		memcpy(&args.dest_addr, &m, sizeof(m));
-		args.vec.addr = (uintptr_t)buf;
-		args.vec.bytes = sizeof(buf);
-		args.cookie_addr = (uintptr_t)&cookie;
-		is_ok(setsockopt(a, SOL_RDS, RDS_GET_MR_FOR_DEST, &args,
-				 sizeof(args)),
+		is_ok(mr_for_dest(a, &m, buf, sizeof(buf), &cookie),
 		      "RDS_GET_MR_FOR_DEST to ::ffff:peer");
 		ok(cookie != 0, "a cookie");
-		m.sin6_addr.s6_addr[10] = 0;	/* ::a.b.c.d: not mapped */
-		memcpy(&args.dest_addr, &m, sizeof(m));
-		is_err(setsockopt(a, SOL_RDS, RDS_GET_MR_FOR_DEST, &args,
-				  sizeof(args)), EAFNOSUPPORT,
-		       "RDS_GET_MR_FOR_DEST to an IPv6 address -> EAFNOSUPPORT");
+		m = sin6_str("2001:db8::1", 4000);
+		is_ok(mr_for_dest(a, &m, buf, sizeof(buf), &cookie),
+		      "RDS_GET_MR_FOR_DEST to an IPv6 address: a region for it");
 	}
 out:
 	if (a >= 0)

@@ -24,7 +24,7 @@ static const struct test tests[] = {
 	{ "unsupported_ops", test_unsupported_ops, 0 },
 	{ "bind_errors", test_bind_errors, 0 },
 	{ "bind_errors_ipv6", test_bind_errors_ipv6, 0 },
-	{ "ipv6_refused", test_ipv6_refused, T_DOCA },
+	{ "ipv6_from_ipv4", test_ipv6_from_ipv4, 0 },
 	{ "bind_port0", test_bind_port0, 0 },
 	{ "bind_inuse", test_bind_inuse, 0 },
 	{ "bind_many", test_bind_many, 0 },
@@ -81,7 +81,8 @@ static const struct test tests[] = {
 	/* DIFFERENCES.txt (b) */
 	{ "delivery_close", test_delivery_close, T_DOCA },
 	{ "netns", test_netns, T_LOOPBACK },
-	{ "ipv6", test_ipv6, T_LOOPBACK | T_RDS },
+	{ "ipv6", test_ipv6, 0 },
+	{ "ipv6_scope", test_ipv6_scope, 0 },
 };
 
 static bool selected(const struct test *t)
