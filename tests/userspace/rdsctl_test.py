@@ -101,8 +101,24 @@ def oserr(what):
 
 
 def sockaddr_in(addr, port):
+    """A struct sockaddr_in, or sockaddr_in6 for an IPv6 address."""
+    if ":" in addr:
+        return (struct.pack("=H", socket.AF_INET6) +
+                struct.pack(">H", port) + bytes(4) +
+                socket.inet_pton(socket.AF_INET6, addr) + bytes(4))
     return (struct.pack("=H", socket.AF_INET) + struct.pack(">H", port) +
             socket.inet_aton(addr) + bytes(8))
+
+
+def is6(addr):
+    return ":" in addr
+
+
+def ntop6(raw):
+    """An IPv6 address as rdsctl prints it: IPv4-mapped ones as IPv4."""
+    if raw[:12] == bytes(10) + b"\xff\xff":
+        return socket.inet_ntoa(raw[12:])
+    return socket.inet_ntop(socket.AF_INET6, raw)
 
 
 class RdsSock:
@@ -340,14 +356,30 @@ def info_rows(s, opt, fmt):
             for off in range(0, len(data), each)]
 
 
-def info_sockets(s):
+RDS6_INFO_CONNECTIONS, RDS6_INFO_SOCKETS = 10011, 10015
+
+
+def info_sockets(s, v6=False):
+    if v6:
+        return [{"sndbuf": sndbuf, "addr": ntop6(baddr),
+                 "port": socket.ntohs(bport), "rcvbuf": rcvbuf,
+                 "inode": inum}
+                for sndbuf, baddr, _caddr, bport, _cport, rcvbuf, inum
+                in info_rows(s, RDS6_INFO_SOCKETS, "=I16s16sHHIQ")]
     return [{"sndbuf": sndbuf, "addr": socket.inet_ntoa(baddr),
              "port": socket.ntohs(bport), "rcvbuf": rcvbuf, "inode": inum}
             for sndbuf, baddr, _caddr, bport, _cport, rcvbuf, inum
             in info_rows(s, RDS_INFO_SOCKETS, "=I4s4sHHIQ")]
 
 
-def info_conns(s):
+def info_conns(s, v6=False):
+    if v6:
+        # struct rds6_info_connection has no type of service
+        return [{"next_tx_seq": tx, "next_rx_seq": rx,
+                 "laddr": ntop6(la), "peer": ntop6(fa),
+                 "transport": tr.split(b"\0")[0].decode(), "tos": 0}
+                for tx, rx, la, fa, tr, _flags in
+                info_rows(s, RDS6_INFO_CONNECTIONS, "=QQ16s16s16sB")]
     return [{"next_tx_seq": tx, "next_rx_seq": rx,
              "laddr": socket.inet_ntoa(la), "peer": socket.inet_ntoa(fa),
              "transport": tr.split(b"\0")[0].decode(), "tos": tos}
@@ -412,8 +444,12 @@ def test_objects(family, addr, peer, transport):
     ids = [e.get("id") for e in socks]
     T.eq(len(ids), len(set(ids)), f"{transport}: socket ids are unique")
 
-    # the RDS_INFO_SOCKETS view agrees (it lists bound sockets)
-    isocks = info_sockets(a)
+    # the RDS_INFO_SOCKETS view agrees (it lists bound sockets; the
+    # RDS6_ form IPv6 ones, and the IPv4 form does not)
+    isocks = info_sockets(a, is6(addr))
+    if is6(addr):
+        T.ok(not by(info_sockets(a), "inode", a.inode()),
+             f"{transport}: RDS_INFO_SOCKETS does not list an IPv6 socket")
     for name, s, e in (("a", a, sa), ("b", b, sb)):
         i = by(isocks, "inode", s.inode())
         T.ok(len(i) == 1 and i[0]["addr"] == e.get("addr") and
@@ -475,7 +511,7 @@ def test_objects(family, addr, peer, transport):
          cn.get("next_tx_seq", 0) >= 3,
          f"{transport}: its send counters", cn)
     T.ok(cn.get("connects", 0) >= 1, f"{transport}: it came up", cn)
-    ic = [e for e in info_conns(a) if e["laddr"] == addr and
+    ic = [e for e in info_conns(a, is6(addr)) if e["laddr"] == addr and
           e["peer"] == peer and e["transport"] == transport and
           e["tos"] == 0]
     T.ok(len(ic) == 1 and ic[0]["next_tx_seq"] == cn.get("next_tx_seq"),
@@ -937,6 +973,9 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "../../tools/rdsctl/rdsctl"))
     ap.add_argument("--addr")
     ap.add_argument("--peer")
+    ap.add_argument("--addr6")
+    ap.add_argument("--peer6")
+    ap.add_argument("--transport6")
     ap.add_argument("--transport", default="loop")
     ap.add_argument("--netdev", default="d0")
     ap.add_argument("--ibdev", default="rxe0")
@@ -950,16 +989,22 @@ def main():
     random.seed()
     if args.transport == "ib":
         test_ib(args.family, args.addr, args.peer, args.netdev, args.ibdev)
+        if args.addr6:
+            cn = test_objects(args.family, args.addr6, args.peer6, "ib")
+            T.eq(cn.get("dev"), args.ibdev,
+                 "ib: the IPv6 connection's device")
     else:
         test_usage()
         test_info(args.family)
         test_dma(args.family)
         test_objects(args.family, "127.0.0.1", "127.0.0.2", "loopback")
+        test_objects(args.family, "::1", "::1", "loopback")
         test_loop_drop("127.0.0.2")
         test_genl_refusals()
         test_netns(args.family)
         test_ping("127.0.0.1", "127.0.0.1")
         test_ping("127.0.0.1", "127.0.0.2")
+        test_ping("::1", "::1")
         test_ping_unreachable()
         test_big_dump(args.family, args.sockets)
     return T.close()

@@ -42,7 +42,6 @@ static bool parse_bytes(const char *arg, uint64_t *val)
 static void parse_value(const char *what, const struct filter_key *k,
 			const char *arg, struct filters *f, int i)
 {
-	struct in_addr in;
 	unsigned long n;
 	char *end;
 	int val;
@@ -50,10 +49,9 @@ static void parse_value(const char *what, const struct filter_key *k,
 	f->val[i].set = true;
 	switch (k->type) {
 	case FT_ADDR:
-		if (inet_pton(AF_INET, arg, &in) != 1)
-			usage_error("%s: %s: invalid IPv4 address \"%s\"",
+		if (!addr_parse(arg, &f->val[i].addr))
+			usage_error("%s: %s: invalid address \"%s\"",
 				    what, k->name, arg);
-		f->val[i].num = in.s_addr;
 		break;
 	case FT_U16:
 	case FT_U32:
@@ -119,6 +117,7 @@ void parse_filters(const char *what, int argc, char **argv,
 bool filters_match(const struct filters *f, struct nlattr **tb)
 {
 	const struct filter_key *k;
+	struct in6_addr a;
 	char str[256];
 	uint64_t v;
 	int i;
@@ -126,7 +125,11 @@ bool filters_match(const struct filters *f, struct nlattr **tb)
 	for (i = 0, k = f->keys; k->name; i++, k++) {
 		if (!f->val[i].set)
 			continue;
-		if (k->type == FT_STR) {
+		if (k->type == FT_ADDR) {
+			if (!attr_addr(tb[k->attr], &a) ||
+			    memcmp(&a, &f->val[i].addr, sizeof(a)))
+				return false;
+		} else if (k->type == FT_STR) {
 			if (!attr_str(tb[k->attr], str, sizeof(str)) ||
 			    strcmp(str, f->val[i].str))
 				return false;
@@ -154,7 +157,14 @@ int send_filters(const char *what, const char *enoent, uint8_t cmd,
 	for (i = 0, k = f->keys; k->name; i++, k++) {
 		if (!f->val[i].set)
 			continue;
-		if (k->type == FT_STR)
+		if (k->type == FT_ADDR &&
+		    IN6_IS_ADDR_V4MAPPED(&f->val[i].addr))
+			ret = nla_put(msg, k->attr, 4,
+				      &f->val[i].addr.s6_addr32[3]);
+		else if (k->type == FT_ADDR)
+			ret = nla_put(msg, k->attr, sizeof(f->val[i].addr),
+				      &f->val[i].addr);
+		else if (k->type == FT_STR)
 			ret = nla_put_string(msg, k->attr, f->val[i].str);
 		else if (k->type == FT_DMA_MODE)
 			ret = nla_put_u8(msg, k->attr, f->val[i].num);

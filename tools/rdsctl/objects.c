@@ -220,7 +220,6 @@ static size_t field_size(enum field_type type)
 		return sizeof(uint16_t);
 	case FT_U32:
 	case FT_S32:
-	case FT_ADDR:
 	case FT_DEV_CAPS:
 	case FT_BYTES:
 		return sizeof(uint32_t);
@@ -230,6 +229,46 @@ static size_t field_size(enum field_type type)
 	default:
 		return 0;
 	}
+}
+
+/* An address attribute: its length says the family. */
+bool attr_addr(const struct nlattr *nla, struct in6_addr *addr)
+{
+	if (!nla)
+		return false;
+	if (nla_len(nla) == 4) {
+		memset(addr, 0, sizeof(*addr));
+		addr->s6_addr32[2] = htonl(0xffff);
+		memcpy(&addr->s6_addr32[3], nla_data(nla), 4);
+		return true;
+	}
+	if (nla_len(nla) == (int)sizeof(*addr)) {
+		memcpy(addr, nla_data(nla), sizeof(*addr));
+		return true;
+	}
+	return false;
+}
+
+/* "192.0.2.1" for an IPv4-mapped address, else the IPv6 form */
+const char *addr_str(const struct in6_addr *addr, char *buf, size_t size)
+{
+	if (IN6_IS_ADDR_V4MAPPED(addr))
+		return inet_ntop(AF_INET, &addr->s6_addr32[3], buf, size);
+	return inet_ntop(AF_INET6, addr, buf, size);
+}
+
+/* An address given by the user: IPv4, or IPv6; IPv4 comes IPv4-mapped. */
+bool addr_parse(const char *text, struct in6_addr *addr)
+{
+	struct in_addr in;
+
+	if (inet_pton(AF_INET, text, &in) == 1) {
+		memset(addr, 0, sizeof(*addr));
+		addr->s6_addr32[2] = htonl(0xffff);
+		addr->s6_addr32[3] = in.s_addr;
+		return true;
+	}
+	return inet_pton(AF_INET6, text, addr) == 1;
 }
 
 bool attr_uint(const struct nlattr *nla, enum field_type type, uint64_t *val)
@@ -319,10 +358,16 @@ static void print_strs(const char *key, int attr, struct nlmsghdr *nlh)
 static bool print_field(const struct field *f, struct nlmsghdr *nlh,
 			const struct nlattr *nla)
 {
+	struct in6_addr addr;
 	char str[256];
 	uint64_t v;
 
 	switch (f->type) {
+	case FT_ADDR:
+		if (!attr_addr(nla, &addr))
+			return false;
+		pr_addr(f->key, &addr);
+		return true;
 	case FT_STRS:
 		print_strs(f->key, f->attr, nlh);
 		return true;
@@ -351,9 +396,6 @@ static bool print_field(const struct field *f, struct nlmsghdr *nlh,
 		break;
 	case FT_HEX64:
 		pr_hex64(f->key, v);
-		break;
-	case FT_ADDR:
-		pr_addr(f->key, v);
 		break;
 	case FT_CONN_STATE:
 	case FT_PORT_STATE:
@@ -469,15 +511,13 @@ int print_stats(struct nlmsghdr *nlh)
 
 /* An attribute as text for an event line: "-" when missing. */
 static const char *addr_text(const struct nlattr *nla,
-			     char buf[INET_ADDRSTRLEN])
+			     char buf[INET6_ADDRSTRLEN])
 {
-	struct in_addr in;
-	uint64_t v;
+	struct in6_addr a;
 
-	if (!attr_uint(nla, FT_ADDR, &v))
+	if (!attr_addr(nla, &a))
 		return "-";
-	in.s_addr = v;
-	return inet_ntop(AF_INET, &in, buf, INET_ADDRSTRLEN);
+	return addr_str(&a, buf, INET6_ADDRSTRLEN);
 }
 
 static const char *str_text(const struct nlattr *nla, char *buf, size_t size)
@@ -494,7 +534,7 @@ int print_event(struct nlmsghdr *nlh, bool details)
 {
 	struct nlattr *tb[RDSCTL_TB_SIZE];
 	const struct object_type *type;
-	char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN], str[256];
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], str[256];
 	const char *event;
 	uint32_t skip;
 

@@ -30,10 +30,17 @@
 #include "rds_doca_user.h"
 #include "rdsctl.h"
 
+/* An IPv4 or IPv6 socket address. */
+union ping_sa {
+	struct sockaddr sa;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+};
+
 struct ping_opts {
 	const char *target;	/* as given */
-	struct in_addr addr;
-	struct in_addr laddr;	/* INADDR_ANY: the route's source */
+	union ping_sa addr;	/* port 0 */
+	union ping_sa laddr;	/* AF_UNSPEC: the route's source */
 	unsigned long count;	/* 0: until interrupted */
 	double interval;	/* seconds between probes */
 	double timeout;		/* seconds to wait for each reply */
@@ -60,16 +67,53 @@ static double parse_seconds(int opt, const char *arg, bool zero_ok)
 	return v;
 }
 
-static void resolve(const char *name, struct in_addr *in)
+static socklen_t sa_len(const union ping_sa *a)
 {
-	struct addrinfo hints = { .ai_family = AF_INET }, *res;
+	return a->sa.sa_family == AF_INET6 ? sizeof(a->sin6) : sizeof(a->sin);
+}
 
-	if (inet_pton(AF_INET, name, in) == 1)
+/* An address given as IPv4 or IPv6 text (a scope as "%IF"), or NULL. */
+static bool parse_addr(const char *text, union ping_sa *a)
+{
+	struct addrinfo hints = {
+		.ai_flags = AI_NUMERICHOST,
+		.ai_socktype = SOCK_DGRAM,
+	}, *res;
+
+	if (getaddrinfo(text, NULL, &hints, &res))
+		return false;
+	memset(a, 0, sizeof(*a));
+	memcpy(a, res->ai_addr, res->ai_addrlen < sizeof(*a) ?
+	       res->ai_addrlen : sizeof(*a));
+	freeaddrinfo(res);
+	return a->sa.sa_family == AF_INET || a->sa.sa_family == AF_INET6;
+}
+
+static void resolve(const char *name, union ping_sa *a)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res;
+
+	if (parse_addr(name, a))
 		return;
 	if (getaddrinfo(name, NULL, &hints, &res))
 		usage_error("ping: unknown host \"%s\"", name);
-	*in = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
+	memset(a, 0, sizeof(*a));
+	memcpy(a, res->ai_addr, res->ai_addrlen < sizeof(*a) ?
+	       res->ai_addrlen : sizeof(*a));
 	freeaddrinfo(res);
+	a->sin.sin_port = 0;
+}
+
+/* The address of @a as text, with its scope if it has one. */
+static const char *sa_text(const union ping_sa *a, char *buf, size_t size)
+{
+	char host[NI_MAXHOST];
+
+	if (getnameinfo(&a->sa, sa_len(a), host, sizeof(host), NULL, 0,
+			NI_NUMERICHOST))
+		snprintf(host, sizeof(host), "?");
+	snprintf(buf, size, "%s", host);
+	return buf;
 }
 
 /* argv[0] is the first word after "ping". */
@@ -104,9 +148,8 @@ static void ping_parse(int argc, char **argv, struct ping_opts *po)
 			po->timeout = parse_seconds(c, optarg, false);
 			break;
 		case 'I':
-			if (inet_pton(AF_INET, optarg, &po->laddr) != 1 ||
-			    !po->laddr.s_addr)
-				usage_error("ping: -I: invalid IPv4 address \"%s\"",
+			if (!parse_addr(optarg, &po->laddr))
+				usage_error("ping: -I: invalid address \"%s\"",
 					    optarg);
 			break;
 		case ':':
@@ -122,25 +165,25 @@ static void ping_parse(int argc, char **argv, struct ping_opts *po)
 			    argv[optind]);
 	po->target = argv[optind - 1];
 	resolve(po->target, &po->addr);
+	if (po->laddr.sa.sa_family &&
+	    po->laddr.sa.sa_family != po->addr.sa.sa_family)
+		usage_error("ping: -I: not of the family of %s", po->target);
 }
 
 /* The source address of the route to dst. */
-static int route_source(struct in_addr dst, struct in_addr *src)
+static int route_source(const union ping_sa *dst, union ping_sa *src)
 {
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(9),
-		.sin_addr = dst,
-	};
-	socklen_t len = sizeof(sin);
+	union ping_sa to = *dst;
+	socklen_t len = sizeof(*src);
 	int fd, ret = -1, err;
 
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	to.sin.sin_port = htons(9);
+	fd = socket(dst->sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
-	if (!connect(fd, (struct sockaddr *)&sin, sizeof(sin)) &&
-	    !getsockname(fd, (struct sockaddr *)&sin, &len)) {
-		*src = sin.sin_addr;
+	if (!connect(fd, &to.sa, sa_len(&to)) &&
+	    !getsockname(fd, &src->sa, &len)) {
+		src->sin.sin_port = 0;
 		ret = 0;
 	}
 	err = errno;
@@ -173,12 +216,24 @@ static struct timespec to_timespec(double s)
  * signal, -1 on an error in errno.  Signals are blocked but while in
  * ppoll(), with mask.
  */
-static int wait_reply(int fd, const struct sockaddr_in *dst,
+static bool from_peer(const union ping_sa *from, const union ping_sa *dst)
+{
+	if (from->sa.sa_family != dst->sa.sa_family)
+		return false;
+	if (from->sa.sa_family == AF_INET6)
+		return !memcmp(&from->sin6.sin6_addr, &dst->sin6.sin6_addr,
+			       sizeof(dst->sin6.sin6_addr)) &&
+		       !from->sin6.sin6_port;
+	return from->sin.sin_addr.s_addr == dst->sin.sin_addr.s_addr &&
+	       !from->sin.sin_port;
+}
+
+static int wait_reply(int fd, const union ping_sa *dst,
 		      const struct timespec *t0, double timeout,
 		      const sigset_t *mask, double *rtt)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	struct sockaddr_in from;
+	union ping_sa from;
 	struct timespec left;
 	socklen_t len;
 	char buf[64];
@@ -197,14 +252,14 @@ static int wait_reply(int fd, const struct sockaddr_in *dst,
 		if (!pfd.revents)
 			continue;
 		len = sizeof(from);
-		if (recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT,
-			     (struct sockaddr *)&from, &len) < 0) {
+		memset(&from, 0, sizeof(from));
+		if (recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, &from.sa,
+			     &len) < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
 			return -1;
 		}
-		if (from.sin_addr.s_addr == dst->sin_addr.s_addr &&
-		    !from.sin_port) {
+		if (from_peer(&from, dst)) {
 			*rtt = elapsed(t0) * 1e3;
 			return 1;
 		}
@@ -215,7 +270,7 @@ static int wait_reply(int fd, const struct sockaddr_in *dst,
  * One probe: drop what a late reply to an earlier probe left, send, wait.
  * Returns as wait_reply() does; -1 also when the send fails.
  */
-static int probe(int fd, const struct sockaddr_in *dst,
+static int probe(int fd, const union ping_sa *dst,
 		 const struct timespec *t0, double timeout,
 		 const sigset_t *mask, double *rtt)
 {
@@ -223,8 +278,7 @@ static int probe(int fd, const struct sockaddr_in *dst,
 
 	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
 		;
-	if (sendto(fd, "", 0, 0, (const struct sockaddr *)dst,
-		   sizeof(*dst)) < 0)
+	if (sendto(fd, "", 0, 0, &dst->sa, sa_len(dst)) < 0)
 		return -1;
 	return wait_reply(fd, dst, t0, timeout, mask, rtt);
 }
@@ -280,15 +334,8 @@ static void summary(const char *peer, const char *local, unsigned long sent,
 
 static int ping_run(const struct ping_opts *po, int family)
 {
-	char peer[INET_ADDRSTRLEN], local[INET_ADDRSTRLEN];
-	struct sockaddr_in dst = {
-		.sin_family = AF_INET,
-		.sin_addr = po->addr,
-	};
-	struct sockaddr_in src = {
-		.sin_family = AF_INET,
-		.sin_addr = po->laddr,
-	};
+	char peer[NI_MAXHOST], local[NI_MAXHOST];
+	union ping_sa dst = po->addr, src = po->laddr;
 	unsigned long seq, sent = 0, received = 0, cap = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	socklen_t len = sizeof(src);
@@ -297,14 +344,13 @@ static int ping_run(const struct ping_opts *po, int family)
 	double *rtts = NULL, rtt;
 	int fd, ret;
 
-	inet_ntop(AF_INET, &dst.sin_addr, peer, sizeof(peer));
-	if (!src.sin_addr.s_addr &&
-	    route_source(dst.sin_addr, &src.sin_addr) < 0) {
+	sa_text(&dst, peer, sizeof(peer));
+	if (!src.sa.sa_family && route_source(&dst, &src) < 0) {
 		fprintf(stderr, "rdsctl: ping %s: %s\n", peer,
 			strerror(errno));
 		return 1;
 	}
-	inet_ntop(AF_INET, &src.sin_addr, local, sizeof(local));
+	sa_text(&src, local, sizeof(local));
 
 	fd = socket(family, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -312,8 +358,8 @@ static int ping_run(const struct ping_opts *po, int family)
 			family, strerror(errno));
 		return 1;
 	}
-	if (bind(fd, (struct sockaddr *)&src, sizeof(src)) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&src, &len) < 0) {
+	if (bind(fd, &src.sa, sa_len(&src)) < 0 ||
+	    getsockname(fd, &src.sa, &len) < 0) {
 		fprintf(stderr, "rdsctl: ping: bind %s: %s\n", local,
 			strerror(errno));
 		close(fd);
@@ -329,7 +375,8 @@ static int ping_run(const struct ping_opts *po, int family)
 	sigaction(SIGTERM, &sa, NULL);
 
 	pr_text("PING %s from %s port %u\n", peer, local,
-		ntohs(src.sin_port));
+		ntohs(src.sa.sa_family == AF_INET6 ? src.sin6.sin6_port :
+						     src.sin.sin_port));
 	fflush(stdout);
 	for (seq = 1; !stop && (!po->count || seq <= po->count); seq++) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);

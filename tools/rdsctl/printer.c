@@ -495,12 +495,14 @@ void pr_bool(const char *key, bool val)
 	}
 }
 
-void pr_addr(const char *key, uint32_t be32)
+void pr_addr(const char *key, const struct in6_addr *addr)
 {
-	char buf[INET_ADDRSTRLEN];
-	struct in_addr in = { .s_addr = be32 };
+	char buf[INET6_ADDRSTRLEN];
 
-	inet_ntop(AF_INET, &in, buf, sizeof(buf));
+	if (IN6_IS_ADDR_V4MAPPED(addr))
+		inet_ntop(AF_INET, &addr->s6_addr32[3], buf, sizeof(buf));
+	else
+		inet_ntop(AF_INET6, addr, buf, sizeof(buf));
 	pr_str(key, buf);
 }
 

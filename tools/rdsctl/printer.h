@@ -45,7 +45,7 @@ void pr_hex64(const char *key, uint64_t val);	/* text: 0x%016llx */
 void pr_float(const char *key, double val);	/* three decimals */
 void pr_str(const char *key, const char *val);
 void pr_bool(const char *key, bool val);	/* text: yes/no */
-void pr_addr(const char *key, uint32_t be32);	/* IPv4, network order */
+void pr_addr(const char *key, const struct in6_addr *addr); /* IPv4-mapped: IPv4 */
 void pr_none(const char *key);
 
 /* Free text: printed as is in text mode, dropped in JSON. */

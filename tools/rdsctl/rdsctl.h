@@ -35,7 +35,7 @@ enum field_type {
 	FT_U64,
 	FT_S32,
 	FT_HEX64,	/* u64, hexadecimal in text */
-	FT_ADDR,	/* be32 IPv4 address */
+	FT_ADDR,	/* IPv4 (4 bytes) or IPv6 (16 bytes) address */
 	FT_STR,
 	FT_FLAG,	/* true when present */
 	FT_GID,		/* 16 raw bytes */
@@ -90,6 +90,9 @@ int print_stats(struct nlmsghdr *nlh);
 int print_event(struct nlmsghdr *nlh, bool details);
 
 /* Reading attributes; false when absent or too short. */
+bool attr_addr(const struct nlattr *nla, struct in6_addr *addr);
+const char *addr_str(const struct in6_addr *addr, char *buf, size_t size);
+bool addr_parse(const char *text, struct in6_addr *addr);
 bool attr_uint(const struct nlattr *nla, enum field_type type,
 	       uint64_t *val);
 bool attr_str(const struct nlattr *nla, char *buf, size_t size);
@@ -145,6 +148,7 @@ struct filters {
 		bool set;
 		uint64_t num;
 		const char *str;
+		struct in6_addr addr;	/* FT_ADDR: IPv4-mapped for IPv4 */
 	} val[MAX_FILTER_KEYS];
 };
 
