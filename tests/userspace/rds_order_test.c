@@ -59,7 +59,7 @@ struct stream {
 
 struct receiver {
 	int fd;
-	struct sockaddr_in addr;
+	union rds_sa addr;
 	long expect;		/* messages planned for it */
 	long got;
 	long bytes;
@@ -74,7 +74,7 @@ static struct {
 	struct stream *st;
 	struct receiver *rx;
 	int *sfd;		/* sender sockets */
-	struct sockaddr_in *saddr;
+	union rds_sa *saddr;
 	long **plan;		/* [stream][receiver] message counts */
 	volatile int stop;
 	long progress;		/* messages received (sent with --role send) */
@@ -82,6 +82,7 @@ static struct {
 } run;
 
 static int opt_role = ROLE_BOTH;
+static bool opt_ipv6;		/* between --addr6 and --peer6 */
 static int opt_port;
 static int opt_idle_timeout = 20;
 static long opt_messages = 100000;
@@ -133,7 +134,7 @@ static size_t msg_len_of(const struct seq_hdr *h)
 
 /* ---- senders ---- */
 
-static int send_one(int fd, const struct sockaddr_in *to, const void *buf,
+static int send_one(int fd, const union rds_sa *to, const void *buf,
 		    size_t len, struct stream *s)
 {
 	struct pollfd p = { fd, POLLOUT, 0 };
@@ -143,7 +144,8 @@ static int send_one(int fd, const struct sockaddr_in *to, const void *buf,
 
 		if (run.stop)
 			return -1;
-		r = send_to(fd, to, buf, len, s->blocking ? 0 : MSG_DONTWAIT);
+		r = send_to_sa(fd, to, buf, len,
+			       s->blocking ? 0 : MSG_DONTWAIT);
 		if (r == (ssize_t)len)
 			return 0;
 		if (r >= 0) {
@@ -199,14 +201,14 @@ static void *sender_main(void *arg)
 /* ---- receivers ---- */
 
 static void check_msg(struct receiver *rx, int ridx, const char *buf,
-		      ssize_t n, const struct sockaddr_in *from)
+		      ssize_t n, const union rds_sa *from)
 {
 	struct seq_hdr h;
 
 	if (!seq_msg_take(buf, n, run.nstreams, ridx, msg_len_of, &h,
 			  &rx->foreign, &rx->corrupt))
 		return;
-	if (!sin_same(from, &run.saddr[run.st[h.stream].sock]))
+	if (!sa_same(from, &run.saddr[run.st[h.stream].sock]))
 		rx->wrong_source++;
 	if (h.seq == rx->next[h.stream]) {
 		rx->next[h.stream]++;
@@ -229,7 +231,7 @@ static void *receiver_main(void *arg)
 
 	while (!run.stop && rx->got < rx->expect) {
 		struct pollfd p = { rx->fd, POLLIN, 0 };
-		struct sockaddr_in from;
+		union rds_sa from;
 		struct iovec iov = { buf, run.ph->max_size + 1 };
 		struct msghdr m = { .msg_name = &from,
 				    .msg_namelen = sizeof(from),
@@ -260,17 +262,6 @@ static void *receiver_main(void *arg)
 
 /* ---- split runs (--role) ---- */
 
-/* With --role, --addr is this host's end, whichever side it plays. */
-static struct in_addr rx_host(void)
-{
-	return opt_role == ROLE_RECV ? cfg.addr : cfg.peer;
-}
-
-static struct in_addr tx_host(void)
-{
-	return opt_role == ROLE_RECV ? cfg.peer : cfg.addr;
-}
-
 /* Fixed ports with --port, so that each side knows the other's. */
 static uint16_t rx_port(int i)
 {
@@ -280,6 +271,20 @@ static uint16_t rx_port(int i)
 static uint16_t tx_port(int i)
 {
 	return opt_port ? opt_port + MAX_RECEIVERS + i : 0;
+}
+
+/*
+ * Receiver and sender socket @i's address.  With --role, --addr is this
+ * host's end, whichever side it plays.
+ */
+static union rds_sa rx_sa(int i)
+{
+	return sa_cfg(opt_ipv6, opt_role != ROLE_RECV, rx_port(i));
+}
+
+static union rds_sa tx_sa(int i)
+{
+	return sa_cfg(opt_ipv6, opt_role == ROLE_RECV, tx_port(i));
 }
 
 /*
@@ -294,8 +299,8 @@ static void send_done_notices(void)
 	char buf[64];
 
 	for (i = 0; i < run.ph->senders; i++)
-		if (send_to(run.rx[0].fd, &run.saddr[i], DONE_NOTICE, len,
-			    0) != (ssize_t)len)
+		if (send_to_sa(run.rx[0].fd, &run.saddr[i], DONE_NOTICE, len,
+			       0) != (ssize_t)len)
 			failed++;
 	is_eq(failed, 0, "completion notice sent to every sender socket");
 	for (i = 0; i < run.ph->senders; i++)
@@ -362,13 +367,13 @@ static int run_phase(const struct phase *ph)
 	for (i = 0; i < ph->receivers; i++) {
 		struct receiver *rx = &run.rx[i];
 
+		rx->addr = rx_sa(i);
 		if (opt_role == ROLE_SEND) {
 			rx->fd = -1;
-			rx->addr = sin_make(cfg.peer, rx_port(i));
 			rx->next = calloc(run.nstreams, sizeof(*rx->next));
 			continue;
 		}
-		rx->fd = bound_socket_at(rx_host(), rx_port(i), "bind receiver");
+		rx->fd = bound_socket_sa(&rx->addr, "bind receiver");
 		if (rx->fd < 0) {
 			setup_ok = 0;
 			continue;
@@ -379,24 +384,24 @@ static int run_phase(const struct phase *ph)
 		else if (ph->rcvbuf)
 			setsockopt(rx->fd, SOL_SOCKET, SO_RCVBUF, &ph->rcvbuf,
 				   sizeof(ph->rcvbuf));
-		rx->addr = sock_addr(rx->fd);
+		rx->addr = sa_sock(rx->fd);
 		rx->next = calloc(run.nstreams, sizeof(*rx->next));
 	}
 	for (i = 0; i < ph->senders; i++) {
 		int sb = 4 << 20;
 
+		run.saddr[i] = tx_sa(i);
 		if (opt_role == ROLE_RECV) {
 			run.sfd[i] = -1;
-			run.saddr[i] = sin_make(cfg.peer, tx_port(i));
 			continue;
 		}
-		run.sfd[i] = bound_socket_at(tx_host(), tx_port(i), "bind sender");
+		run.sfd[i] = bound_socket_sa(&run.saddr[i], "bind sender");
 		if (run.sfd[i] < 0) {
 			setup_ok = 0;
 			continue;
 		}
 		setsockopt(run.sfd[i], SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));
-		run.saddr[i] = sock_addr(run.sfd[i]);
+		run.saddr[i] = sa_sock(run.sfd[i]);
 	}
 	if (!setup_ok)
 		return -1;
@@ -561,7 +566,7 @@ enum {
 	OPT_MESSAGES = 0x100, OPT_SENDERS, OPT_THREADS, OPT_RECEIVERS,
 	OPT_MAX_SIZE, OPT_IDLE, OPT_RCVBUF,
 };
-enum { OPT_ROLE = 0x180, OPT_PORT };
+enum { OPT_ROLE = 0x180, OPT_PORT, OPT_IPV6 };
 
 static const struct option extra_opts[] = {
 	{ "role", required_argument, NULL, OPT_ROLE },
@@ -573,18 +578,22 @@ static const struct option extra_opts[] = {
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE },
 	{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
+	{ "ipv6", no_argument, NULL, OPT_IPV6 },
 	{ NULL, 0, NULL, 0 },
 };
 
 static int extra_opt(int opt, const char *arg)
 {
-	long v = atol(arg);
+	long v = arg ? atol(arg) : 0;	/* --ipv6 takes none */
 
 	switch (opt) {
 	case OPT_ROLE:
 		opt_role = !strcmp(arg, "send") ? ROLE_SEND :
 			   !strcmp(arg, "recv") ? ROLE_RECV : -1;
 		return opt_role >= 0 ? 0 : -1;
+	case OPT_IPV6:
+		opt_ipv6 = true;
+		return 0;
 	case OPT_PORT:
 		opt_port = v;
 		return v > 0 && v <= 65535 - 2 * MAX_RECEIVERS ? 0 : -1;
@@ -623,10 +632,14 @@ int main(int argc, char **argv)
 			 " [--messages N] [--senders N] [--threads N]\n"
 			 "          [--receivers N] [--max-size N] "
 			 "[--idle-timeout S] [--rcvbuf BYTES]\n"
-			 "          [--role send|recv --port P]"))
+			 "          [--role send|recv --port P] [--ipv6]"))
 		return 2;
 	if (opt_role != ROLE_BOTH && !opt_port) {
 		fprintf(stderr, "--role needs --port\n");
+		return 2;
+	}
+	if (opt_role != ROLE_BOTH && opt_ipv6) {
+		fprintf(stderr, "--role runs over IPv4 only\n");
 		return 2;
 	}
 

@@ -495,6 +495,64 @@ static inline const char *sin_fmt(const struct sockaddr_in *sin, char *buf,
 	return buf;
 }
 
+/* An IPv4 or IPv6 socket address. */
+union rds_sa {
+	struct sockaddr sa;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+};
+
+static inline socklen_t sa_len(const union rds_sa *a)
+{
+	return a->sa.sa_family == AF_INET6 ? sizeof(a->sin6) : sizeof(a->sin);
+}
+
+/* The configured local (or @peer) end: IPv4, or IPv6 if @v6. */
+static inline union rds_sa sa_cfg(bool v6, bool peer, uint16_t port)
+{
+	union rds_sa a;
+
+	memset(&a, 0, sizeof(a));
+	if (v6) {
+		a.sin6.sin6_family = AF_INET6;
+		a.sin6.sin6_addr = peer ? cfg.peer6 : cfg.addr6;
+		a.sin6.sin6_port = htons(port);
+	} else {
+		a.sin.sin_family = AF_INET;
+		a.sin.sin_addr = peer ? cfg.peer : cfg.addr;
+		a.sin.sin_port = htons(port);
+	}
+	return a;
+}
+
+/* Are @a and @b the same socket address (family, address, port)? */
+static inline bool sa_same(const union rds_sa *a, const union rds_sa *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET6)
+		return a->sin6.sin6_port == b->sin6.sin6_port &&
+		       !memcmp(&a->sin6.sin6_addr, &b->sin6.sin6_addr,
+			       sizeof(a->sin6.sin6_addr));
+	return a->sa.sa_family == AF_INET &&
+	       a->sin.sin_port == b->sin.sin_port &&
+	       a->sin.sin_addr.s_addr == b->sin.sin_addr.s_addr;
+}
+
+static inline const char *sa_fmt(const union rds_sa *a, char *buf, size_t len)
+{
+	char h[INET6_ADDRSTRLEN];
+
+	if (a->sa.sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &a->sin6.sin6_addr, h, sizeof(h));
+		snprintf(buf, len, "[%s]:%u", h, ntohs(a->sin6.sin6_port));
+	} else {
+		inet_ntop(AF_INET, &a->sin.sin_addr, h, sizeof(h));
+		snprintf(buf, len, "%s:%u", h, ntohs(a->sin.sin_port));
+	}
+	return buf;
+}
+
 /* ---- sockets ---- */
 
 static inline int rds_socket(void)
@@ -550,6 +608,55 @@ static inline int bound_socket_at(struct in_addr a, uint16_t port,
 		return -1;
 	}
 	return fd;
+}
+
+/* The name @fd is bound to, of its family. */
+static inline union rds_sa sa_sock(int fd)
+{
+	union rds_sa a;
+	socklen_t len = sizeof(a);
+
+	memset(&a, 0, sizeof(a));
+	getsockname(fd, &a.sa, &len);
+	return a;
+}
+
+/* As bound_socket_at(), to an IPv4 or IPv6 socket address. */
+static inline int bound_socket_sa(const union rds_sa *a, const char *what)
+{
+	int fd, err;
+	char b[64];
+
+	fd = rds_socket();
+	if (fd < 0) {
+		err = errno;
+		tap_check(0, what, TAP_WHERE, "socket(%d): %s", cfg.family,
+			  tap_errname(err));
+		return -1;
+	}
+	if (cfg.force_transport &&
+	    setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &cfg.transport,
+		       sizeof(cfg.transport))) {
+		err = errno;
+		tap_check(0, what, TAP_WHERE, "SO_RDS_TRANSPORT %d: %s",
+			  cfg.transport, tap_errname(err));
+		close(fd);
+		return -1;
+	}
+	if (bind(fd, &a->sa, sa_len(a))) {
+		err = errno;
+		tap_check(0, what, TAP_WHERE, "bind(%s): %s",
+			  sa_fmt(a, b, sizeof(b)), tap_errname(err));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static inline ssize_t send_to_sa(int fd, const union rds_sa *to,
+				 const void *buf, size_t len, int flags)
+{
+	return sendto(fd, buf, len, flags, &to->sa, sa_len(to));
 }
 
 static inline ssize_t send_to(int fd, const struct sockaddr_in *to,

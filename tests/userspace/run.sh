@@ -238,6 +238,12 @@ suites() {
 	# shellcheck disable=SC2086
 	run_suite "$stage-order" "$ORDER" --family "$fam" --impl "$impl" \
 		"${addrs[@]}" "${order[@]}" $ORDER_ARGS
+	# and over IPv6: ::1 on loopback, the device's addresses over IB
+	if [[ $impl == doca && ($transport == loop || $transport == ib) ]]; then
+		# shellcheck disable=SC2086
+		run_suite "$stage-order6" "$ORDER" --family "$fam" \
+			--impl doca --ipv6 "${addrs[@]}" "${v6[@]}" $ORDER_ARGS
+	fi
 	# RDMA and atomics: rds_doca's, over loopback and over IB (net/rds
 	# has no RDMA on its loopback transport and refuses RDS_GET_MR on
 	# Soft-RoCE); against net/rds over loopback, the argument checks
@@ -894,6 +900,10 @@ if want_stage tcp; then
 			# shellcheck disable=SC2086
 			run_suite tcp-order "$ORDER" --family "$fam" \
 				--impl doca "${TCP_ARGS[@]}" $ORDER_ARGS
+			# shellcheck disable=SC2086
+			run_suite tcp-order6 "$ORDER" --family "$fam" \
+				--impl doca --ipv6 "${TCP_ARGS[@]}" \
+				"${TCP6_ARGS[@]}" $ORDER_ARGS
 			run_suite tcp-rdma "$RDMA" --family "$fam" \
 				--impl doca "${TCP_ARGS[@]}"
 			run_suite tcp-bounds "$BOUNDS" --family "$fam" \
