@@ -572,44 +572,6 @@ static inline uint16_t bound_port(int fd)
 	return ntohs(sin.sin_port);
 }
 
-/*
- * A socket bound to @a:@port (0: any free port).  On failure a failing
- * check named after @what is recorded and -1 returned.
- */
-static inline int bound_socket_at(struct in_addr a, uint16_t port,
-				  const char *what)
-{
-	struct sockaddr_in sin = sin_make(a, port);
-	int fd, err;
-
-	fd = rds_socket();
-	if (fd < 0) {
-		err = errno;
-		tap_check(0, what, TAP_WHERE, "socket(%d): %s", cfg.family,
-			  tap_errname(err));
-		return -1;
-	}
-	if (cfg.force_transport &&
-	    setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &cfg.transport,
-		       sizeof(cfg.transport))) {
-		err = errno;
-		tap_check(0, what, TAP_WHERE, "SO_RDS_TRANSPORT %d: %s",
-			  cfg.transport, tap_errname(err));
-		close(fd);
-		return -1;
-	}
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
-		char b[64];
-
-		err = errno;
-		tap_check(0, what, TAP_WHERE, "bind(%s): %s",
-			  sin_fmt(&sin, b, sizeof(b)), tap_errname(err));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* The name @fd is bound to, of its family. */
 static inline union rds_sa sa_sock(int fd)
 {
@@ -621,7 +583,10 @@ static inline union rds_sa sa_sock(int fd)
 	return a;
 }
 
-/* As bound_socket_at(), to an IPv4 or IPv6 socket address. */
+/*
+ * A socket bound to @a, IPv4 or IPv6 (port 0: any free port).  On
+ * failure a failing check named after @what is recorded and -1 returned.
+ */
 static inline int bound_socket_sa(const union rds_sa *a, const char *what)
 {
 	int fd, err;
@@ -651,6 +616,20 @@ static inline int bound_socket_sa(const union rds_sa *a, const char *what)
 		return -1;
 	}
 	return fd;
+}
+
+/*
+ * A socket bound to @a:@port (0: any free port).  On failure a failing
+ * check named after @what is recorded and -1 returned.
+ */
+static inline int bound_socket_at(struct in_addr a, uint16_t port,
+				  const char *what)
+{
+	union rds_sa sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sin = sin_make(a, port);
+	return bound_socket_sa(&sa, what);
 }
 
 static inline ssize_t send_to_sa(int fd, const union rds_sa *to,
