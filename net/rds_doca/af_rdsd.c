@@ -5,7 +5,8 @@
  * Registers the address family given by the "family" module parameter
  * (AF_INET_OFFLOAD, 25, by default; 21 to stand in for Linux RDS) and
  * implements its socket calls: SOCK_SEQPACKET sockets bound to an IPv4
- * address that send and receive whole messages to and from any peer.
+ * or IPv6 address that send and receive whole messages to and from any
+ * peer of that family.
  * The send and receive paths live in send.c and recv.c; this file holds
  * socket creation and release, options, ioctls, poll() and module setup.
  *

@@ -15,9 +15,8 @@
  * reads, then copied out, so no byte leaves uninitialised (padding
  * included).
  *
- * The RDS6_INFO_* forms list the same objects with IPv4-mapped IPv6
- * addresses, as Linux lists IPv4 objects in them; rds_doca has no IPv6
- * objects of its own.
+ * The RDS6_INFO_* forms list every object, an IPv4 one with IPv4-mapped
+ * addresses; the IPv4 forms list the IPv4 objects only, as in Linux.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -10,8 +10,8 @@
  * sequence numbers and acknowledgments make delivery exactly once across
  * a reset, as over IB.
  *
- * Each namespace listens on the module parameter tcp_port.  Either end
- * may connect:
+ * Each namespace listens on the module parameter tcp_port, for IPv4 and
+ * for IPv6 peers.  Either end may connect:
  *
  *            conn_connect / backoff timer
  *   DOWN -----------------------------------> ACTIVE (connect, then hello)
