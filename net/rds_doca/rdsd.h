@@ -190,7 +190,8 @@ static inline bool rdsd_addr_loopback(const struct in6_addr *a)
 /* @scope if @a is link-local, else 0 */
 static inline int rdsd_addr_scope(const struct in6_addr *a, int scope)
 {
-	return ipv6_addr_type(a) & IPV6_ADDR_LINKLOCAL ? scope : 0;
+	/* no address type to look up for the common case: no link */
+	return scope && (ipv6_addr_type(a) & IPV6_ADDR_LINKLOCAL) ? scope : 0;
 }
 
 /* a name for logs: "192.0.2.1", "2001:db8::1" or "fe80::1%2" */

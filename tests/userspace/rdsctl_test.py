@@ -653,6 +653,13 @@ def test_genl_refusals():
          errno.EINVAL, "genl: CONN_DROP with a 40-byte transport -> EINVAL")
     T.eq(g.errno_of(CMD_CONN_DROP, Genl.attr(A_CONN_PEER, peer)),
          errno.ENOENT, "genl: CONN_DROP of an unknown peer -> ENOENT")
+    peer6 = socket.inet_pton(socket.AF_INET6, "2001:db8::77")
+    T.eq(g.errno_of(CMD_CONN_DROP, Genl.attr(A_CONN_PEER, peer6)),
+         errno.ENOENT, "genl: CONN_DROP of an unknown IPv6 peer -> ENOENT")
+    for n in (8, 17):
+        T.eq(g.errno_of(CMD_CONN_DROP,
+                        Genl.attr(A_CONN_PEER, (peer6 * 2)[:n])),
+             errno.ERANGE, f"genl: CONN_DROP with a {n}-byte peer -> ERANGE")
     T.eq(g.errno_of(CMD_INFO_GET, Genl.attr(A_INFO_FAMILY,
                                             struct.pack("=I", 1))),
          errno.EINVAL, "genl: INFO_GET takes no attributes -> EINVAL")

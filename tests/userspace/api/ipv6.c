@@ -276,6 +276,10 @@ void test_ipv6_scope(void)
 	is_ok(connect_in6(fd, ll), "connect fe80::1%%1");
 	ll.sin6_scope_id = 2;
 	is_ok(connect_in6(fd, ll), "connect again, fe80::1%%2");
+	/* rds_bind(): a link-local address on another link than the peer's */
+	ll.sin6_scope_id = 1;
+	is_err(bind_in6(fd, ll), EINVAL,
+	       "bind fe80::1%%1 when connected to fe80::1%%2 -> EINVAL");
 	close(fd);
 
 	fd = rds_socket();
