@@ -157,7 +157,7 @@ out:
 
 static void test_counters_move(void)
 {
-	struct sockaddr_in to, gone;
+	union rds_sa to, gone;
 	struct snapshot a = {}, b = {};
 	char buf[100], in[200];
 	const char *queued, *added, *cong;
@@ -173,7 +173,7 @@ static void test_counters_move(void)
 	port = bound_port(g);
 	close(g);
 	g = -1;
-	gone = sin_make(cfg.addr, port);
+	gone = sa_in(sin_make(cfg.addr, port));
 	to = sock_addr(r);
 	/* a connection first, so the counted traffic is all ours */
 	memset(buf, 'c', sizeof(buf));
@@ -241,7 +241,7 @@ out:
 
 static void test_tos(void)
 {
-	struct sockaddr_in to;
+	union rds_sa to;
 	rds_tos_t tos = 0x5a;
 	char buf[16] = "tos";
 	int fd, r, s;
@@ -311,7 +311,7 @@ out:
 static void test_limits(void)
 {
 	int big = 4 << 20, on = 1, fd, n = 0;
-	struct sockaddr_in self;
+	union rds_sa self;
 	size_t len = RDS_DOCA_MAX_MSG_SIZE;
 	char *buf;
 

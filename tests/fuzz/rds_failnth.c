@@ -186,7 +186,7 @@ struct ctx {
 	bool a_setup, b_setup;
 	bool a_closed, b_closed;
 	struct in_addr b_addr;	/* where B binds */
-	struct sockaddr_in a_sin, b_sin;
+	union rds_sa a_sin, b_sin;
 	uint32_t seq;
 
 	struct out_msg out[MAX_MSGS];	/* A to B, in sendmsg() order */
@@ -444,9 +444,9 @@ static void ctx_learn(struct ctx *c)
 		sock_setup(c->b);
 		c->b_setup = true;
 	}
-	if (c->a >= 0 && !c->a_sin.sin_port)
+	if (c->a >= 0 && !sa_port(&c->a_sin))
 		c->a_sin = sock_addr(c->a);
-	if (c->b >= 0 && !c->b_sin.sin_port)
+	if (c->b >= 0 && !sa_port(&c->b_sin))
 		c->b_sin = sock_addr(c->b);
 }
 
@@ -464,7 +464,7 @@ static void ctx_init(struct ctx *c)
  * One message of @len bytes (at least the header) from @fd to @to,
  * numbered @seq, with control messages @m; 0 or -errno.
  */
-static int send_msg(int fd, const struct sockaddr_in *to, uint32_t magic,
+static int send_msg(int fd, const union rds_sa *to, uint32_t magic,
 		    uint32_t seq, size_t len, const struct cm *m)
 {
 	struct fn_hdr *h = (struct fn_hdr *)big;
@@ -828,7 +828,7 @@ struct rdma_target {
  * with notice, riding on a header-only message; @from sends it to @to,
  * @owner names whose notices these are.
  */
-static int send_rdma(struct ctx *c, int from, const struct sockaddr_in *to,
+static int send_rdma(struct ctx *c, int from, const union rds_sa *to,
 		     char owner, int kind, uint64_t cookie, void *local,
 		     uint64_t off, const struct rdma_target *t)
 {
@@ -1025,7 +1025,7 @@ static int c_cancel(struct ctx *c)
 /* A probe: an empty message to port 0 of B's address. */
 static int c_ping(struct ctx *c)
 {
-	struct sockaddr_in to = sin_make(c->b_addr, 0);
+	union rds_sa to = sa_in(sin_make(c->b_addr, 0));
 	int r = ret0(cm_send(c->a, &to, NULL, 0, NULL, 0));
 
 	if (!r)
@@ -1514,13 +1514,13 @@ static void verify(struct ctx *c, const struct path *p)
 		c->nin = 0;
 		c->b = new_bound(c->b_addr);
 		c->b_setup = true;
-		c->b_sin = (struct sockaddr_in){ 0 };
+		memset(&c->b_sin, 0, sizeof(c->b_sin));
 	}
 	if (c->a < 0) {
 		/* a closed sender's messages are still delivered */
 		c->a = new_bound(cfg.addr);
 		c->a_setup = true;
-		c->a_sin = (struct sockaddr_in){ 0 };
+		memset(&c->a_sin, 0, sizeof(c->a_sin));
 	}
 	if (c->a < 0 || c->b < 0) {
 		problem("a new socket for the markers: %s",

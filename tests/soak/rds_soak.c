@@ -369,9 +369,9 @@ static void region_register(int i)
 
 /* ---- sending ---- */
 
-static struct sockaddr_in peer_sin(int idx)
+static union rds_sa peer_sin(int idx)
 {
-	return sin_make(cfg.peer, opt_port_base + idx);
+	return sa_in(sin_make(cfg.peer, opt_port_base + idx));
 }
 
 static void build_data(struct soak_hdr *h, int i, uint64_t seq, size_t len)
@@ -439,7 +439,7 @@ static void count_send_failure(int err, bool op)
 static void send_one(int s)
 {
 	int i = s / K_STREAMS, k = s % K_STREAMS;
-	struct sockaddr_in to = peer_sin(peer_index(i, k));
+	union rds_sa to = peer_sin(peer_index(i, k));
 	struct tx_stream *t = &tx[s];
 	size_t len = pick_len(i);
 
@@ -462,7 +462,7 @@ static void send_one(int s)
 static void send_op(int s)
 {
 	int i = s / K_STREAMS, k = s % K_STREAMS;
-	struct sockaddr_in to = peer_sin(peer_index(i, k));
+	union rds_sa to = peer_sin(peer_index(i, k));
 	struct tx_stream *t = &tx[s];
 	struct rdma_user *u = t->ru;
 	uint16_t port = opt_port_base + i;
@@ -577,7 +577,7 @@ static void send_op(int s)
 static void send_ann(int i)
 {
 	struct soak_hdr h;
-	struct sockaddr_in to;
+	union rds_sa to;
 	int k, sent = 0;
 
 	memset(&h, 0, sizeof(h));

@@ -67,15 +67,18 @@ static int buf_usable(int fd, int opt)
 	return v / 2;
 }
 
-/* A socket bound to @a:0 with SO_RCVBUF @rcvbuf (0: the default), or -1. */
-static int buf_socket(struct in_addr a, int rcvbuf)
+/*
+ * A socket bound to --addr (or @peer: --peer; --ipv6: theirs), port 0,
+ * with SO_RCVBUF @rcvbuf (0: the default), or -1.
+ */
+static int buf_socket(bool peer, int rcvbuf)
 {
-	struct sockaddr_in sin = sin_make(a, 0);
+	union rds_sa sin = cfg_sa(peer, 0);
 	int fd = rds_socket();
 
 	if (fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	if (bind_sa(fd, &sin) ||
 	    (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
 				  sizeof(rcvbuf)))) {
 		close(fd);
@@ -84,10 +87,10 @@ static int buf_socket(struct in_addr a, int rcvbuf)
 	return fd;
 }
 
-/* A socket bound to @a:0 with SO_RCVBUF FLOOD_RCVBUF, or -1. */
-static int flood_socket(struct in_addr a)
+/* buf_socket() with SO_RCVBUF FLOOD_RCVBUF. */
+static int flood_socket(bool peer)
 {
-	return buf_socket(a, FLOOD_RCVBUF);
+	return buf_socket(peer, FLOOD_RCVBUF);
 }
 
 /*
@@ -95,7 +98,7 @@ static int flood_socket(struct in_addr a)
  * @flags, token @token, on an empty message; plus RDS_CMSG_RDMA_MAP of
  * @map if not NULL.
  */
-static ssize_t send_write(int fd, const struct sockaddr_in *to,
+static ssize_t send_write(int fd, const union rds_sa *to,
 			  uint64_t cookie, void *local, uint64_t len,
 			  uint64_t flags, uint64_t token,
 			  const struct rds_get_mr_args *map, int sflags)
@@ -120,7 +123,7 @@ static ssize_t send_write(int fd, const struct sockaddr_in *to,
 }
 
 /* An RDS_RDMA_SILENT write of 8 bytes, as send_write() otherwise. */
-static ssize_t send_write_op(int fd, const struct sockaddr_in *to,
+static ssize_t send_write_op(int fd, const union rds_sa *to,
 			     uint64_t cookie, void *local, uint64_t flags,
 			     uint64_t token, const struct rds_get_mr_args *map,
 			     int sflags)
@@ -246,12 +249,12 @@ struct probe_res {
 static void probe_child(void *arg)
 {
 	struct probe_res *res = arg;
-	struct sockaddr_in to = sin_make(cfg.peer, 0);
+	union rds_sa to = cfg_sa(true, 0);
 	uint64_t d0, p0, d1 = 0, p1 = 0;
 	long long deadline;
 	int fd;
 
-	fd = flood_socket(cfg.addr);
+	fd = flood_socket(false);
 	if (fd < 0 || !counter_read(fd, "recv_delivered", &d0) ||
 	    !counter_read(fd, "recv_ping_dropped", &p0)) {
 		res->setup_err = errno ? errno : EINVAL;
@@ -280,7 +283,7 @@ static void probe_child(void *arg)
 	res->dropped = p1 - p0;
 
 	for (;;) {
-		struct sockaddr_in from;
+		union rds_sa from;
 		char buf[16];
 		ssize_t r = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT,
 				     (struct sockaddr *)&from,
@@ -288,7 +291,7 @@ static void probe_child(void *arg)
 
 		if (r < 0)
 			break;
-		if (r == 0 && from.sin_port == 0)
+		if (r == 0 && !sa_port(&from))
 			res->queued++;
 		else
 			res->other++;
@@ -360,12 +363,12 @@ static bool notify_recverr;
  * cookie naming nothing, so every operation fails there and owes a
  * notice with RDS_RDMA_NOTIFY_ME and with RDS_RECVERR alike.
  */
-static bool op_target(struct sockaddr_in *to, uint64_t *cookie, int *owner)
+static bool op_target(union rds_sa *to, uint64_t *cookie, int *owner)
 {
-	struct sockaddr_in sin = sin_make(cfg.peer, 0);
+	union rds_sa sin = cfg_sa(true, 0);
 
 	*owner = rds_socket();
-	if (*owner < 0 || bind(*owner, (struct sockaddr *)&sin, sizeof(sin)))
+	if (*owner < 0 || bind_sa(*owner, &sin))
 		return false;
 	*to = sock_addr(*owner);
 	*cookie = bad_cookie();
@@ -381,14 +384,14 @@ static void notify_child(void *arg)
 	uint64_t flags = notify_recverr ? 0 : RDS_RDMA_NOTIFY_ME;
 	uint64_t cookie = 0, f0, f1 = 0;
 	struct timeval tv = { 0, 200000 };
-	struct sockaddr_in to;
+	union rds_sa to;
 	long long deadline;
 	int fd, owner = -1, one = 1;
 	unsigned int i;
 	ssize_t r;
 
 	memset(seen, 0, sizeof(seen));
-	fd = flood_socket(cfg.addr);
+	fd = flood_socket(false);
 	if (local == MAP_FAILED || fd < 0 ||
 	    !op_target(&to, &cookie, &owner) ||
 	    (notify_recverr &&
@@ -508,7 +511,7 @@ static void test_map_refused(void)
 	char *area = mmap(NULL, 16 * PAGE, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct rds_get_mr_args map;
-	struct sockaddr_in to;
+	union rds_sa to;
 	uint64_t cookie = 0, mapped = 0, f0 = 0, f1 = 0;
 	unsigned int i, n = 0, bad = 0, msgs = 0;
 	int fd = -1, owner = -1, e = 0;
@@ -519,7 +522,7 @@ static void test_map_refused(void)
 	if (!ok(local != MAP_FAILED && area != MAP_FAILED, "setup: mmap"))
 		return;
 	memset(area, 1, 16 * PAGE);
-	fd = flood_socket(cfg.addr);
+	fd = flood_socket(false);
 	if (!sys_ok(fd, "setup: socket with SO_RCVBUF %d", FLOOD_RCVBUF) ||
 	    !ok(op_target(&to, &cookie, &owner), "setup: target"))
 		goto out;
@@ -600,7 +603,7 @@ out:
 /* ------------------------------------------------------------------ */
 
 /* Where the operations go: root's socket, and its region of 1 MiB. */
-static struct sockaddr_in pin_to;
+static union rds_sa pin_to;
 static uint64_t pin_cookie;
 static int pin_owner = -1;
 /* the payload pattern the operations write */
@@ -678,7 +681,7 @@ static void pin_child(void *arg)
 	}
 	pattern_fill(local, MIB, PIN_SEED);
 	/* the default receive buffer: room for every notice */
-	fd = buf_socket(cfg.addr, 0);
+	fd = buf_socket(false, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
 				 sizeof(tv))) {
 		res->setup_err = errno ? errno : EINVAL;
@@ -733,7 +736,7 @@ static void pin_child(void *arg)
 	 * A socket whose room for notices is full: a 1 MiB write waits in
 	 * sendmsg() with its pages pinned, and charged, until SO_SNDTIMEO.
 	 */
-	w.fd = flood_socket(cfg.addr);
+	w.fd = flood_socket(false);
 	w.local = local;
 	if (w.fd < 0 || setsockopt(w.fd, SOL_SOCKET, SO_SNDTIMEO, &shortv,
 				   sizeof(shortv))) {
@@ -784,7 +787,7 @@ static void test_op_pin_flood(void)
 	if (!ok(region != MAP_FAILED, "setup: mmap"))
 		return;
 	memset(region, 0, MIB);
-	pin_owner = bound_socket_at(cfg.peer, 0, "setup: receiving socket");
+	pin_owner = bound_socket_cfg(true, 0, "setup: receiving socket");
 	if (pin_owner < 0 ||
 	    !is_ok(get_mr(pin_owner, region, MIB, 0, &pin_cookie),
 		   "setup: the receiver registers 1 MiB"))
@@ -845,13 +848,13 @@ static void test_op_pin_flood(void)
 	/* nothing was lost: every message is there, the data in place */
 	deadline = now_ms() + SETTLE_MS;
 	while (msgs < res.sent && now_ms() < deadline) {
-		struct sockaddr_in from;
+		union rds_sa from;
 		char buf[16];
 		ssize_t r = recv_wait(pin_owner, buf, sizeof(buf), &from, NULL,
 				      0, 100);
 
 		/* the waiting socket's writes came from another port */
-		if (r == 0 && ntohs(from.sin_port) == res.sport)
+		if (r == 0 && sa_port(&from) == res.sport)
 			msgs++;
 	}
 	is_eq(msgs, res.sent,
@@ -882,6 +885,7 @@ out:
 #define ZC_BIG		(48 * 1024)
 /* No host: what is sent there waits for a connection that never comes. */
 #define ZC_NOBODY	"203.0.113.1"
+#define ZC_NOBODY6	"2001:db8:ff::1"
 
 struct zcopy_res {
 	int err;		/* privilege drop */
@@ -952,7 +956,7 @@ static unsigned int zc_collect(int fd, int peer, unsigned char *seen,
 }
 
 /* A MSG_ZEROCOPY send of @len bytes of @buf with @cookie. */
-static ssize_t zc_send(int fd, const struct sockaddr_in *to, const void *buf,
+static ssize_t zc_send(int fd, const union rds_sa *to, const void *buf,
 		       size_t len, uint32_t cookie)
 {
 	struct cm c;
@@ -968,14 +972,14 @@ static void zcopy_child(void *arg)
 	static char area[ZC_BIG];
 	struct rlimit rl = { ZC_MEMLOCK, ZC_MEMLOCK };
 	struct zcopy_res *res = arg;
-	struct sockaddr_in to, held;
+	union rds_sa to, held;
 	uint64_t f0 = 0, f1 = 0, f;
 	long long deadline;
 	int a, b, on = 1;
 	ssize_t r;
 
-	a = buf_socket(cfg.addr, 0);
-	b = buf_socket(cfg.peer, 0);
+	a = buf_socket(false, 0);
+	b = buf_socket(true, 0);
 	if (a < 0 || b < 0 ||
 	    setsockopt(a, SOL_RDS, SO_ZEROCOPY, &on, sizeof(on)) ||
 	    !counter_read(a, "send_zcopy_full", &f0)) {
@@ -1022,8 +1026,8 @@ static void zcopy_child(void *arg)
 		res->setup_err = errno;
 		return;
 	}
-	a = buf_socket(cfg.addr, 0);
-	b = buf_socket(cfg.peer, 0);
+	a = buf_socket(false, 0);
+	b = buf_socket(true, 0);
 	if (a < 0 || b < 0 ||
 	    setsockopt(a, SOL_RDS, SO_ZEROCOPY, &on, sizeof(on))) {
 		res->setup_err = errno ? errno : EINVAL;
@@ -1038,14 +1042,14 @@ static void zcopy_child(void *arg)
 	 */
 	held = to;
 	if (cfg.transport != RDS_TRANS_LOOP)
-		inet_pton(AF_INET, ZC_NOBODY, &held.sin_addr);
+		held = sa_str(cfg.v6 ? ZC_NOBODY6 : ZC_NOBODY, sa_port(&to));
 	memset(seen, 0, sizeof(seen));
 	res->big1 = zc_send(a, &held, area, ZC_BIG, 1);
 	res->big2 = zc_send(a, &to, area, ZC_BIG, 2);
 	res->big2_err = errno;
 	if (cfg.transport != RDS_TRANS_LOOP)
 		setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, &held,
-			   sizeof(held));
+			   sa_len(&held));
 	if (zc_collect(a, b, seen, sizeof(seen), 1, &res->bad) == 1)
 		res->big_cookie = seen[1] ? 1 : 0;
 	res->big3 = zc_send(a, &to, area, ZC_BIG, 3);
@@ -1114,12 +1118,12 @@ static void large_child(void *arg)
 	struct large_res *res = arg;
 	int a, b, v = RDS_DOCA_MSG_SIZE_LIMIT, snd = LARGE_SNDBUF, flags;
 	socklen_t l1 = sizeof(int), l2 = sizeof(int);
-	struct sockaddr_in to;
+	union rds_sa to;
 	size_t lim;
 	ssize_t r;
 
-	a = buf_socket(cfg.addr, 0);
-	b = buf_socket(cfg.peer, LARGE_RCVBUF);
+	a = buf_socket(false, 0);
+	b = buf_socket(true, LARGE_RCVBUF);
 	if (a < 0 || b < 0 ||
 	    setsockopt(a, SOL_RDS, RDS_DOCA_MSG_MAX, &v, sizeof(v)) ||
 	    setsockopt(a, SOL_SOCKET, SO_SNDBUF, &snd, sizeof(snd)) ||

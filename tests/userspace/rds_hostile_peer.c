@@ -535,7 +535,7 @@ static int conn_flags(struct in_addr l, struct in_addr f)
 static bool peer_open(struct peer *p)
 {
 	struct cm_data req, rep;
-	struct sockaddr_in from;
+	union rds_sa from;
 	char buf[64];
 	struct hf f = data_hf(0, 16);
 	long long deadline;
@@ -557,8 +557,9 @@ static bool peer_open(struct peer *p)
 			       p->send_status);
 	n = recv_wait(hp.victim, buf, sizeof(buf), &from, NULL, 0, ARRIVE_MS);
 	if (!ok_diag(n == 16 && pattern_check(buf, 16, 0) < 0 &&
-		     from.sin_addr.s_addr == p->addr.s_addr &&
-		     ntohs(from.sin_port) == HP_SPORT,
+		     from.sin.sin_family == AF_INET &&
+		     from.sin.sin_addr.s_addr == p->addr.s_addr &&
+		     ntohs(from.sin.sin_port) == HP_SPORT,
 		     "a valid message is delivered", "recv: %zd (%s)", n,
 		     n < 0 ? strerror(errno) : "wrong bytes or sender"))
 		return false;
@@ -655,8 +656,8 @@ static int legit_connects(void)
 /* Four messages each way between the legit sockets, all intact. */
 static bool legit_exchange(void)
 {
-	struct sockaddr_in to_b = sock_addr(hp.legit_b);
-	struct sockaddr_in to_a = sock_addr(hp.legit_a);
+	union rds_sa to_b = sock_addr(hp.legit_b);
+	union rds_sa to_a = sock_addr(hp.legit_a);
 	char buf[2048];
 	uint32_t seed;
 	int i, bad = 0;
@@ -780,7 +781,7 @@ static bool ack_far_future(struct peer *p)
 /* The module sends one message; its ack is fine, one more is not. */
 static bool ack_one_ahead(struct peer *p)
 {
-	struct sockaddr_in to = sin_make(p->addr, HP_SPORT);
+	union rds_sa to = sa_in(sin_make(p->addr, HP_SPORT));
 	long long deadline = now_ms() + ACT_MS;
 	char buf[1000];
 
@@ -1346,7 +1347,7 @@ static void more_bufs_flood(void)
  */
 static void credit_flood(void)
 {
-	struct sockaddr_in to;
+	union rds_sa to;
 	uint64_t e0 = 0;
 	unsigned int frames, frames0, i, sent = 0, last;
 	char buf[1000];
@@ -1365,7 +1366,7 @@ static void credit_flood(void)
 		ok_diag(i == 32, "32 acks returning 65535 credits each go",
 			"%u went, status %d", i, p.send_status);
 		/* larger than a pack: one SEND each */
-		to = sin_make(p.addr, HP_SPORT);
+		to = sa_in(sin_make(p.addr, HP_SPORT));
 		for (i = 0; i < msgs; i++) {
 			pattern_fill(buf, sizeof(buf), i);
 			if (send_to(hp.victim, &to, buf, sizeof(buf),
@@ -1525,7 +1526,7 @@ static void large_raised_abandoned(void)
 static void sent_over_peer_max(void)
 {
 	int limit = 4 << 20, sndbuf = 16 << 20, def = 1 << 20;
-	struct sockaddr_in to = { .sin_family = AF_INET };
+	union rds_sa to = sa_in(sin_make(cfg.addr, HP_SPORT));
 	unsigned char *tx = calloc(1, 2 << 20);
 	unsigned int data0;
 	long long deadline;
@@ -1537,8 +1538,7 @@ static void sent_over_peer_max(void)
 	       setsockopt(hp.victim, SOL_RDS, RDS_DOCA_MSG_MAX, &limit,
 			  sizeof(limit)) == 0,
 	       "the victim sends messages of up to 4 MiB")) {
-		to.sin_addr = p.addr;
-		to.sin_port = htons(HP_SPORT);
+		to.sin.sin_addr = p.addr;
 		poll_cq(&p, 0);
 		data0 = p.data;
 		is_eq(send_to(hp.victim, &to, tx, 2 << 20, 0), 2 << 20,

@@ -112,13 +112,4 @@ seq_msg_take(const void *buf, ssize_t n, unsigned int nstreams,
 	}
 }
 
-/* Are @a and @b the same IPv4 socket address? */
-static inline bool sin_same(const struct sockaddr_in *a,
-			    const struct sockaddr_in *b)
-{
-	return a->sin_family == AF_INET && b->sin_family == AF_INET &&
-	       a->sin_port == b->sin_port &&
-	       a->sin_addr.s_addr == b->sin_addr.s_addr;
-}
-
 #endif /* RDS_SELFTEST_MSG_H */

@@ -82,7 +82,6 @@ static struct {
 } run;
 
 static int opt_role = ROLE_BOTH;
-static bool opt_ipv6;		/* between --addr6 and --peer6 */
 static int opt_port;
 static int opt_idle_timeout = 20;
 static long opt_messages = 100000;
@@ -144,7 +143,7 @@ static int send_one(int fd, const union rds_sa *to, const void *buf,
 
 		if (run.stop)
 			return -1;
-		r = send_to_sa(fd, to, buf, len,
+		r = send_to(fd, to, buf, len,
 			       s->blocking ? 0 : MSG_DONTWAIT);
 		if (r == (ssize_t)len)
 			return 0;
@@ -279,12 +278,12 @@ static uint16_t tx_port(int i)
  */
 static union rds_sa rx_sa(int i)
 {
-	return sa_cfg(opt_ipv6, opt_role != ROLE_RECV, rx_port(i));
+	return cfg_sa(opt_role != ROLE_RECV, rx_port(i));
 }
 
 static union rds_sa tx_sa(int i)
 {
-	return sa_cfg(opt_ipv6, opt_role == ROLE_RECV, tx_port(i));
+	return cfg_sa(opt_role == ROLE_RECV, tx_port(i));
 }
 
 /*
@@ -299,7 +298,7 @@ static void send_done_notices(void)
 	char buf[64];
 
 	for (i = 0; i < run.ph->senders; i++)
-		if (send_to_sa(run.rx[0].fd, &run.saddr[i], DONE_NOTICE, len,
+		if (send_to(run.rx[0].fd, &run.saddr[i], DONE_NOTICE, len,
 			       0) != (ssize_t)len)
 			failed++;
 	is_eq(failed, 0, "completion notice sent to every sender socket");
@@ -312,7 +311,7 @@ static void send_done_notices(void)
 /* --role send: wait for the receivers' notice on every sender socket. */
 static void wait_done_notices(void)
 {
-	struct sockaddr_in from, want = sin_make(cfg.peer, rx_port(0));
+	union rds_sa from, want = cfg_sa(true, rx_port(0));
 	size_t len = strlen(DONE_NOTICE);
 	int i, missing = 0;
 	char buf[64];
@@ -322,8 +321,7 @@ static void wait_done_notices(void)
 				      NULL, 0, opt_idle_timeout * 1000);
 
 		if (n != (ssize_t)len || memcmp(buf, DONE_NOTICE, len) ||
-		    from.sin_addr.s_addr != want.sin_addr.s_addr ||
-		    from.sin_port != want.sin_port)
+		    !sa_same(&from, &want))
 			missing++;
 		else	/* the answer the receiver waits for */
 			send_to(run.sfd[i], &want, DONE_NOTICE, len, 0);
@@ -384,7 +382,7 @@ static int run_phase(const struct phase *ph)
 		else if (ph->rcvbuf)
 			setsockopt(rx->fd, SOL_SOCKET, SO_RCVBUF, &ph->rcvbuf,
 				   sizeof(ph->rcvbuf));
-		rx->addr = sa_sock(rx->fd);
+		rx->addr = sock_addr(rx->fd);
 		rx->next = calloc(run.nstreams, sizeof(*rx->next));
 	}
 	for (i = 0; i < ph->senders; i++) {
@@ -401,7 +399,7 @@ static int run_phase(const struct phase *ph)
 			continue;
 		}
 		setsockopt(run.sfd[i], SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));
-		run.saddr[i] = sa_sock(run.sfd[i]);
+		run.saddr[i] = sock_addr(run.sfd[i]);
 	}
 	if (!setup_ok)
 		return -1;
@@ -566,7 +564,7 @@ enum {
 	OPT_MESSAGES = 0x100, OPT_SENDERS, OPT_THREADS, OPT_RECEIVERS,
 	OPT_MAX_SIZE, OPT_IDLE, OPT_RCVBUF,
 };
-enum { OPT_ROLE = 0x180, OPT_PORT, OPT_IPV6 };
+enum { OPT_ROLE = 0x180, OPT_PORT };
 
 static const struct option extra_opts[] = {
 	{ "role", required_argument, NULL, OPT_ROLE },
@@ -578,22 +576,18 @@ static const struct option extra_opts[] = {
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE },
 	{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
-	{ "ipv6", no_argument, NULL, OPT_IPV6 },
 	{ NULL, 0, NULL, 0 },
 };
 
 static int extra_opt(int opt, const char *arg)
 {
-	long v = arg ? atol(arg) : 0;	/* --ipv6 takes none */
+	long v = atol(arg);
 
 	switch (opt) {
 	case OPT_ROLE:
 		opt_role = !strcmp(arg, "send") ? ROLE_SEND :
 			   !strcmp(arg, "recv") ? ROLE_RECV : -1;
 		return opt_role >= 0 ? 0 : -1;
-	case OPT_IPV6:
-		opt_ipv6 = true;
-		return 0;
 	case OPT_PORT:
 		opt_port = v;
 		return v > 0 && v <= 65535 - 2 * MAX_RECEIVERS ? 0 : -1;
@@ -632,14 +626,10 @@ int main(int argc, char **argv)
 			 " [--messages N] [--senders N] [--threads N]\n"
 			 "          [--receivers N] [--max-size N] "
 			 "[--idle-timeout S] [--rcvbuf BYTES]\n"
-			 "          [--role send|recv --port P] [--ipv6]"))
+			 "          [--role send|recv --port P]"))
 		return 2;
 	if (opt_role != ROLE_BOTH && !opt_port) {
 		fprintf(stderr, "--role needs --port\n");
-		return 2;
-	}
-	if (opt_role != ROLE_BOTH && opt_ipv6) {
-		fprintf(stderr, "--role runs over IPv4 only\n");
 		return 2;
 	}
 

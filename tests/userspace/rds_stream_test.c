@@ -55,7 +55,7 @@ struct errtab {
 
 struct sender {
 	int fd;
-	struct sockaddr_in addr;
+	union rds_sa addr;
 	long count;		/* messages to send */
 	long sent;		/* accepted by sendmsg() */
 	long timedout, eagain, enobufs, eintr;
@@ -73,7 +73,7 @@ struct flow {
 
 struct receiver {
 	int fd;
-	struct sockaddr_in addr;
+	union rds_sa addr;
 	struct flow *flows;	/* per sender */
 	long planned;
 	long unique;		/* distinct messages received */
@@ -230,7 +230,7 @@ static int run_cmd(const char *cmd)
 
 /* ---- senders ---- */
 
-static void send_retrying(struct sender *s, const struct sockaddr_in *to,
+static void send_retrying(struct sender *s, const union rds_sa *to,
 			  const void *buf, size_t len)
 {
 	while (!run.stop) {
@@ -289,7 +289,7 @@ static void *sender_main(void *arg)
 /* ---- receivers ---- */
 
 static void check_msg(struct receiver *rx, int ridx, const char *buf,
-		      ssize_t n, const struct sockaddr_in *from)
+		      ssize_t n, const union rds_sa *from)
 {
 	struct flow *f;
 	struct seq_hdr h;
@@ -297,7 +297,7 @@ static void check_msg(struct receiver *rx, int ridx, const char *buf,
 	if (!seq_msg_take(buf, n, run.nsend, ridx, msg_len_of, &h,
 			  &rx->foreign, &rx->corrupt))
 		return;
-	if (!sin_same(from, &run.tx[h.stream].addr))
+	if (!sa_same(from, &run.tx[h.stream].addr))
 		rx->wrong_source++;
 	f = &rx->flows[h.stream];
 	if (h.seq >= f->planned) {
@@ -332,7 +332,7 @@ static void *receiver_main(void *arg)
 	char *buf = malloc(opt_max_size + 1);
 
 	while (!run.stop && ld(&rx->unique) < rx->planned) {
-		struct sockaddr_in from;
+		union rds_sa from;
 		struct iovec iov = { buf, opt_max_size + 1 };
 		struct msghdr m = { .msg_name = &from,
 				    .msg_namelen = sizeof(from),
@@ -488,7 +488,7 @@ static bool setup(void)
 	for (i = 0; i < run.nrecv; i++) {
 		struct receiver *rx = &run.rx[i];
 
-		rx->fd = bound_socket_at(cfg.peer, 0, "bind a receiver");
+		rx->fd = bound_socket_cfg(true, 0, "bind a receiver");
 		if (rx->fd < 0) {
 			good = false;
 			continue;
@@ -504,7 +504,7 @@ static bool setup(void)
 	for (i = 0; i < run.nsend; i++) {
 		struct sender *s = &run.tx[i];
 
-		s->fd = bound_socket_at(cfg.addr, 0, "bind a sender");
+		s->fd = bound_socket_cfg(false, 0, "bind a sender");
 		if (s->fd < 0) {
 			good = false;
 			continue;
@@ -647,7 +647,7 @@ static void wait_for(bool (*done)(long), long arg, long long repaired,
 static bool path_carries(int k, int probe_fd, int idle_fd,
 			 long long repaired)
 {
-	struct sockaddr_in to = sock_addr(idle_fd);
+	union rds_sa to = sock_addr(idle_fd);
 	bool sent = false;
 	char buf[16];
 
@@ -748,10 +748,10 @@ static int do_stream(void)
 
 	if (!setup())
 		return -1;
-	idle_fd = bound_socket_at(cfg.peer, 0, "bind an idle socket");
+	idle_fd = bound_socket_cfg(true, 0, "bind an idle socket");
 	if (idle_fd < 0)
 		return -1;
-	probe_fd = bound_socket_at(cfg.addr, 0, "bind a path probe");
+	probe_fd = bound_socket_cfg(false, 0, "bind a path probe");
 	if (probe_fd < 0)
 		return -1;
 	set_timeo(probe_fd, SO_SNDTIMEO, opt_sndtimeo_ms);
@@ -808,8 +808,8 @@ static void do_probe(void)
 	int a, b, v;
 	ssize_t r;
 
-	a = bound_socket_at(cfg.addr, 0, "bind a socket to --addr");
-	b = bound_socket_at(cfg.peer, 0, "bind a socket to --peer");
+	a = bound_socket_cfg(false, 0, "bind a socket to --addr");
+	b = bound_socket_cfg(true, 0, "bind a socket to --peer");
 	if (a < 0 || b < 0)
 		goto out;
 	if (cfg.transport >= 0) {
@@ -820,7 +820,7 @@ static void do_probe(void)
 		is_eq(v, cfg.transport, "the transport given with --transport");
 	}
 	{
-		struct sockaddr_in to = sock_addr(b);
+		union rds_sa to = sock_addr(b);
 
 		is_eq(send_to(a, &to, "probe", 5, 0), 5, "send to --peer");
 		r = recv_wait(b, buf, sizeof(buf), NULL, NULL, 0, PROBE_MS);
@@ -829,7 +829,7 @@ static void do_probe(void)
 			r < 0 ? tap_errname(errno) : "-");
 	}
 	{
-		struct sockaddr_in to = sock_addr(a);
+		union rds_sa to = sock_addr(a);
 
 		is_eq(send_to(b, &to, "reply", 5, 0), 5, "send back");
 		r = recv_wait(a, buf, sizeof(buf), NULL, NULL, 0, PROBE_MS);

@@ -49,6 +49,7 @@ struct rds_cfg {
 	struct in6_addr addr6;	/* the IPv6 tests' local end (default ::1) */
 	struct in6_addr peer6;	/* and their remote end (default: addr6) */
 	int transport6;		/* the transport of addr6, -1: not checked */
+	bool v6;		/* --ipv6: the helpers' sockets use addr6, peer6 */
 	int transport;		/* SO_RDS_TRANSPORT expected once bound, -1: any */
 	bool force_transport;	/* set it before every bind (--force-transport) */
 	const char *filter;
@@ -63,10 +64,21 @@ static inline bool addr_is_loopback(struct in_addr a)
 	return (ntohl(a.s_addr) >> 24) == IN_LOOPBACKNET;
 }
 
-/* Both ends on the loopback transport. */
+/* Both ends of the helpers' sockets on the loopback transport. */
 static inline bool cfg_loopback(void)
 {
+	if (cfg.v6)
+		return IN6_IS_ADDR_LOOPBACK(&cfg.addr6) &&
+		       IN6_IS_ADDR_LOOPBACK(&cfg.peer6);
 	return addr_is_loopback(cfg.addr) && addr_is_loopback(cfg.peer);
+}
+
+/* The helpers' two ends are one address. */
+static inline bool cfg_same_addr(void)
+{
+	if (cfg.v6)
+		return !memcmp(&cfg.addr6, &cfg.peer6, sizeof(cfg.addr6));
+	return cfg.addr.s_addr == cfg.peer.s_addr;
 }
 
 static inline int read_sysfs_int(const char *path, int *val)
@@ -100,7 +112,7 @@ static inline void usage(const char *prog, const char *extra)
 		"usage: %s [--family N] [--impl doca|rds] [--addr A] [--peer B]\n"
 		"          [--transport loop|ib|tcp [--force-transport]]\n"
 		"          [--addr6 A6] [--peer6 B6] [--transport6 loop|ib|tcp]\n"
-		"          [--filter S[,S...]] [--list]%s\n"
+		"          [--ipv6] [--filter S[,S...]] [--list]%s\n"
 		"  --family N   socket family under test (default: %s, else %d)\n"
 		"  --impl       which implementation's documented behaviour to expect\n"
 		"               (default: doca when rds_doca is loaded with family N,\n"
@@ -113,6 +125,8 @@ static inline void usage(const char *prog, const char *extra)
 		"               bind of the helpers (over an RDMA device: TCP)\n"
 		"  --addr6 A6, --peer6 B6, --transport6  the same for the IPv6\n"
 		"               tests (default ::1, loop)\n"
+		"  --ipv6       every test of either family runs over the IPv6\n"
+		"               addresses; tests of IPv4 itself are left out\n"
 		"  --filter     run the tests whose name contains one of the S\n",
 		prog, extra ? extra : "", RDS_DOCA_FAMILY_PARAM, AF_INET_OFFLOAD,
 		AF_RDS);
@@ -145,6 +159,7 @@ static inline int parse_common(int argc, char **argv,
 	opts[n++] = (struct option){ "peer6", required_argument, NULL, '7' };
 	opts[n++] = (struct option){ "transport6", required_argument, NULL,
 				     '8' };
+	opts[n++] = (struct option){ "ipv6", no_argument, NULL, '9' };
 	opts[n++] = (struct option){ "filter", required_argument, NULL, 'F' };
 	opts[n++] = (struct option){ "list", no_argument, NULL, 'l' };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
@@ -206,6 +221,9 @@ static inline int parse_common(int argc, char **argv,
 		case 'T':
 			cfg.force_transport = true;
 			break;
+		case '9':
+			cfg.v6 = true;
+			break;
 		case 'F':
 			cfg.filter = optarg;
 			break;
@@ -231,6 +249,15 @@ static inline int parse_common(int argc, char **argv,
 	if (cfg.transport6 < 0 && IN6_IS_ADDR_LOOPBACK(&cfg.addr6) &&
 	    IN6_IS_ADDR_LOOPBACK(&cfg.peer6))
 		cfg.transport6 = RDS_TRANS_LOOP;
+	if (cfg.v6) {
+		if (cfg.transport >= 0 && cfg.transport6 >= 0 &&
+		    cfg.transport != cfg.transport6) {
+			fprintf(stderr, "--ipv6: --transport and --transport6 differ\n");
+			return -1;
+		}
+		if (cfg.transport < 0)
+			cfg.transport = cfg.transport6;
+	}
 	if (cfg.force_transport && cfg.transport < 0) {
 		fprintf(stderr, "--force-transport needs --transport\n");
 		return -1;
@@ -257,10 +284,15 @@ static inline int parse_common(int argc, char **argv,
 
 static inline void print_config(const char *prog)
 {
-	char a[INET_ADDRSTRLEN], p[INET_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN], p[INET6_ADDRSTRLEN];
 
-	inet_ntop(AF_INET, &cfg.addr, a, sizeof(a));
-	inet_ntop(AF_INET, &cfg.peer, p, sizeof(p));
+	if (cfg.v6) {
+		inet_ntop(AF_INET6, &cfg.addr6, a, sizeof(a));
+		inet_ntop(AF_INET6, &cfg.peer6, p, sizeof(p));
+	} else {
+		inet_ntop(AF_INET, &cfg.addr, a, sizeof(a));
+		inet_ntop(AF_INET, &cfg.peer, p, sizeof(p));
+	}
 	tap_diag("%s: family %d, expecting %s behaviour, addr %s, peer %s, "
 		 "transport %s", prog, cfg.family,
 		 cfg.impl_doca ? "rds_doca" : "net/rds", a, p,
@@ -381,6 +413,18 @@ static inline bool bounds_prog_start(int argc, char **argv)
 	return true;
 }
 
+/* An IPv4 or IPv6 socket address. */
+union rds_sa {
+	struct sockaddr sa;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+};
+
+static inline socklen_t sa_len(const union rds_sa *a)
+{
+	return a->sa.sa_family == AF_INET6 ? sizeof(a->sin6) : sizeof(a->sin);
+}
+
 /* ---- control messages for sendmsg() ---- */
 
 /* A list of SOL_RDS control messages, built by cm_add(). */
@@ -412,14 +456,14 @@ static inline void cm_add(struct cm *c, int type, const void *data,
 }
 
 /* sendmsg() of @payload with the control messages @c (or none) to @to. */
-static inline ssize_t cm_send(int fd, const struct sockaddr_in *to,
+static inline ssize_t cm_send(int fd, const union rds_sa *to,
 			      const void *payload, size_t plen,
 			      const struct cm *c, int flags)
 {
 	struct iovec iov = { (void *)payload, plen };
 	struct msghdr m = {
 		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
+		.msg_namelen = sa_len(to),
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
 		.msg_control = c && c->len ? (void *)c->u.buf : NULL,
@@ -484,29 +528,6 @@ static inline struct sockaddr_in sin_str(const char *a, uint16_t port)
 	return sin_make(ia, port);
 }
 
-static inline const char *sin_fmt(const struct sockaddr_in *sin, char *buf,
-				  size_t len)
-{
-	char a[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
-	snprintf(buf, len, "%s:%u (family %u)", a, ntohs(sin->sin_port),
-		 sin->sin_family);
-	return buf;
-}
-
-/* An IPv4 or IPv6 socket address. */
-union rds_sa {
-	struct sockaddr sa;
-	struct sockaddr_in sin;
-	struct sockaddr_in6 sin6;
-};
-
-static inline socklen_t sa_len(const union rds_sa *a)
-{
-	return a->sa.sa_family == AF_INET6 ? sizeof(a->sin6) : sizeof(a->sin);
-}
-
 /* The configured local (or @peer) end: IPv4, or IPv6 if @v6. */
 static inline union rds_sa sa_cfg(bool v6, bool peer, uint16_t port)
 {
@@ -560,20 +581,8 @@ static inline int rds_socket(void)
 	return socket(cfg.family, SOCK_SEQPACKET, 0);
 }
 
-/* Local port of a bound socket in host order, 0 on error. */
-static inline uint16_t bound_port(int fd)
-{
-	struct sockaddr_in sin;
-	socklen_t len = sizeof(sin);
-
-	if (getsockname(fd, (struct sockaddr *)&sin, &len) ||
-	    sin.sin_family != AF_INET)
-		return 0;
-	return ntohs(sin.sin_port);
-}
-
-/* The name @fd is bound to, of its family. */
-static inline union rds_sa sa_sock(int fd)
+/* The name @fd is bound to, of its family (AF_UNSPEC when unbound). */
+static inline union rds_sa sock_addr(int fd)
 {
 	union rds_sa a;
 	socklen_t len = sizeof(a);
@@ -581,6 +590,73 @@ static inline union rds_sa sa_sock(int fd)
 	memset(&a, 0, sizeof(a));
 	getsockname(fd, &a.sa, &len);
 	return a;
+}
+
+/* The port of @a in host order, 0 if it is of neither family. */
+static inline uint16_t sa_port(const union rds_sa *a)
+{
+	if (a->sa.sa_family == AF_INET6)
+		return ntohs(a->sin6.sin6_port);
+	if (a->sa.sa_family == AF_INET)
+		return ntohs(a->sin.sin_port);
+	return 0;
+}
+
+static inline void sa_set_port(union rds_sa *a, uint16_t port)
+{
+	if (a->sa.sa_family == AF_INET6)
+		a->sin6.sin6_port = htons(port);
+	else
+		a->sin.sin_port = htons(port);
+}
+
+/* Local port of a bound socket in host order, 0 on error. */
+static inline uint16_t bound_port(int fd)
+{
+	union rds_sa a = sock_addr(fd);
+
+	return sa_port(&a);
+}
+
+/* The IPv4 socket address @sin, as a union. */
+static inline union rds_sa sa_in(struct sockaddr_in sin)
+{
+	union rds_sa a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin = sin;
+	return a;
+}
+
+/* The IPv4 or IPv6 socket address @s (a ':' makes it IPv6):@port. */
+static inline union rds_sa sa_str(const char *s, uint16_t port)
+{
+	union rds_sa a;
+
+	memset(&a, 0, sizeof(a));
+	if (strchr(s, ':')) {
+		a.sin6.sin6_family = AF_INET6;
+		inet_pton(AF_INET6, s, &a.sin6.sin6_addr);
+		a.sin6.sin6_port = htons(port);
+	} else {
+		a.sin = sin_str(s, port);
+	}
+	return a;
+}
+
+/*
+ * The helpers' local (or @peer) end of the family under test (--ipv6):
+ * every test of either family addresses its sockets through this.
+ */
+static inline union rds_sa cfg_sa(bool peer, uint16_t port)
+{
+	return sa_cfg(cfg.v6, peer, port);
+}
+
+/* The family of the helpers' sockets. */
+static inline int cfg_af(void)
+{
+	return cfg.v6 ? AF_INET6 : AF_INET;
 }
 
 /*
@@ -619,48 +695,44 @@ static inline int bound_socket_sa(const union rds_sa *a, const char *what)
 }
 
 /*
- * A socket bound to @a:@port (0: any free port).  On failure a failing
- * check named after @what is recorded and -1 returned.
+ * A socket bound to @a:@port, IPv4 (0: any free port).  On failure a
+ * failing check named after @what is recorded and -1 returned.
  */
 static inline int bound_socket_at(struct in_addr a, uint16_t port,
 				  const char *what)
 {
-	union rds_sa sa;
+	union rds_sa sa = sa_in(sin_make(a, port));
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sin = sin_make(a, port);
 	return bound_socket_sa(&sa, what);
 }
 
-static inline ssize_t send_to_sa(int fd, const union rds_sa *to,
-				 const void *buf, size_t len, int flags)
+/* A socket bound to the helpers' local (or @peer) end, at @port. */
+static inline int bound_socket_cfg(bool peer, uint16_t port, const char *what)
 {
-	return sendto(fd, buf, len, flags, &to->sa, sa_len(to));
+	union rds_sa sa = cfg_sa(peer, port);
+
+	return bound_socket_sa(&sa, what);
 }
 
-static inline ssize_t send_to(int fd, const struct sockaddr_in *to,
+/* bind() @fd to @a, of its own length. */
+static inline int bind_sa(int fd, const union rds_sa *a)
+{
+	return bind(fd, &a->sa, sa_len(a));
+}
+
+/* sendmsg() of @len bytes at @buf to @to (NULL: no name). */
+static inline ssize_t send_to(int fd, const union rds_sa *to,
 			      const void *buf, size_t len, int flags)
 {
 	struct iovec iov = { (void *)buf, len };
 	struct msghdr msg = {
 		.msg_name = (void *)to,
-		.msg_namelen = to ? sizeof(*to) : 0,
+		.msg_namelen = to ? sa_len(to) : 0,
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
 	};
 
 	return sendmsg(fd, &msg, flags);
-}
-
-/* Destination: the socket @fd is bound to. */
-static inline struct sockaddr_in sock_addr(int fd)
-{
-	struct sockaddr_in sin;
-	socklen_t len = sizeof(sin);
-
-	memset(&sin, 0, sizeof(sin));
-	getsockname(fd, (struct sockaddr *)&sin, &len);
-	return sin;
 }
 
 /*
@@ -669,7 +741,7 @@ static inline struct sockaddr_in sock_addr(int fd)
  * came in time.  @from, @msg_flags may be NULL.
  */
 static inline ssize_t recv_wait(int fd, void *buf, size_t len,
-				struct sockaddr_in *from, int *msg_flags,
+				union rds_sa *from, int *msg_flags,
 				int flags, int timeout_ms)
 {
 	long long deadline = now_ms() + timeout_ms;

@@ -63,7 +63,7 @@ static char want[MAX_MSG + 64];
 /* A socket bound to --addr:@port with big buffers, -1 after a failed check. */
 static int open_bound(int port, const char *what)
 {
-	int fd = bound_socket_at(cfg.addr, port, what);
+	int fd = bound_socket_cfg(false, port, what);
 	int sz = BIG_BUF;
 
 	if (fd < 0)
@@ -76,10 +76,9 @@ static int open_bound(int port, const char *what)
 	return fd;
 }
 
-static bool same_sin(const struct sockaddr_in *a, const struct sockaddr_in *b)
+static bool same_sin(const union rds_sa *a, const union rds_sa *b)
 {
-	return a->sin_family == AF_INET && a->sin_port == b->sin_port &&
-	       a->sin_addr.s_addr == b->sin_addr.s_addr;
+	return sa_same(a, b);
 }
 
 static int idle_ms(void)
@@ -98,7 +97,7 @@ static int open_server(const char *what)
 }
 
 /* The next message on @fd, waiting up to --idle-timeout. */
-static ssize_t next_msg(int fd, struct sockaddr_in *from, int *flags)
+static ssize_t next_msg(int fd, union rds_sa *from, int *flags)
 {
 	memset(from, 0, sizeof(*from));
 	return recv_wait(fd, buf, sizeof(buf), from, flags, 0, idle_ms());
@@ -108,7 +107,7 @@ static ssize_t next_msg(int fd, struct sockaddr_in *from, int *flags)
 
 static void mode_echo(void)
 {
-	struct sockaddr_in from;
+	union rds_sa from;
 	long echoed = 0, foreign = 0, failed = 0;
 	bool quit = false;
 	int fd, flags;
@@ -121,10 +120,14 @@ static void mode_echo(void)
 		n = next_msg(fd, &from, &flags);
 		if (n < 0)
 			break;
-		if (n == 0 && !(flags & MSG_TRUNC) && from.sin_port == 0)
+		if (n == 0 && !(flags & MSG_TRUNC) && !sa_port(&from))
 			continue;	/* a notification, not a message */
-		if (from.sin_addr.s_addr != cfg.peer.s_addr)
-			foreign++;
+		{
+			union rds_sa peer = cfg_sa(true, sa_port(&from));
+
+			if (!sa_same(&from, &peer))
+				foreign++;
+		}
 		if (n == (ssize_t)strlen(QUIT) && !memcmp(buf, QUIT, n)) {
 			quit = true;
 			break;
@@ -145,10 +148,10 @@ static void mode_echo(void)
 }
 
 /* Send @len bytes of pattern @seed to the echo server, expect them back. */
-static bool round_trip(int fd, const struct sockaddr_in *srv, size_t len,
+static bool round_trip(int fd, const union rds_sa *srv, size_t len,
 		       uint32_t seed, const char *what)
 {
-	struct sockaddr_in from;
+	union rds_sa from;
 	int flags = 0;
 	ssize_t n;
 	long bad;
@@ -175,7 +178,7 @@ static bool round_trip(int fd, const struct sockaddr_in *srv, size_t len,
 static void mode_ping(void)
 {
 	static const size_t sizes[] = { 0, 1, 1000, 9000, 65536, MAX_MSG };
-	struct sockaddr_in srv = sin_make(cfg.peer, opt_port), from;
+	union rds_sa srv = cfg_sa(true, opt_port), from;
 	const int burst = 200;
 	long sent = 0, got = 0, wrong = 0;
 	char name[128];
@@ -217,10 +220,10 @@ static void mode_ping(void)
 	is_eq(wrong, 0, "ping: pipelined echoes complete and in order");
 
 	/* a port nobody is bound to: dropped there, the sender not told */
-	srv.sin_port = htons(opt_port + 1);
+	sa_set_port(&srv, opt_port + 1);
 	is_eq(send_to(fd, &srv, "lost", 4, 0), 4,
 	      "ping: a message to an unbound port on the peer is accepted");
-	srv.sin_port = htons(opt_port);
+	sa_set_port(&srv, opt_port);
 	round_trip(fd, &srv, 100, 77, "ping: round trip after it");
 
 	is_eq(send_to(fd, &srv, QUIT, strlen(QUIT), 0), (ssize_t)strlen(QUIT),
@@ -237,7 +240,7 @@ static size_t stream_len(uint32_t seq)
 	return sizeof(struct stream_hdr) + (seq * 2654435761u >> 8) % 2048;
 }
 
-static void send_ack(int fd, const struct sockaddr_in *to, long n,
+static void send_ack(int fd, const union rds_sa *to, long n,
 		     long *failed)
 {
 	char m[32];
@@ -249,7 +252,7 @@ static void send_ack(int fd, const struct sockaddr_in *to, long n,
 
 static void mode_stream_recv(void)
 {
-	struct sockaddr_in src = sin_make(cfg.peer, opt_sport), from;
+	union rds_sa src = cfg_sa(true, opt_sport), from;
 	long next = 0, dup = 0, gap = 0, corrupt = 0, wrong = 0, failed = 0;
 	long got_at_ack = -1, got = 0;
 	struct stream_hdr h;
@@ -263,7 +266,7 @@ static void mode_stream_recv(void)
 		n = next_msg(fd, &from, &flags);
 		if (n < 0)
 			break;
-		if (n == 0 && from.sin_port == 0)
+		if (n == 0 && !sa_port(&from))
 			continue;	/* a notification */
 		got++;
 		if (!same_sin(&from, &src))
@@ -324,7 +327,7 @@ static void mode_stream_recv(void)
 
 static void mode_stream_send(void)
 {
-	struct sockaddr_in dst = sin_make(cfg.peer, opt_dport), from;
+	union rds_sa dst = cfg_sa(true, opt_dport), from;
 	struct stream_hdr *h = (struct stream_hdr *)buf;
 	char ack[32], m[32];
 	long seq, sent = 0;
@@ -437,7 +440,7 @@ static int wait_status(int fd, uint64_t token)
 }
 
 /* Send an empty message to @to carrying one operation; its status. */
-static int run_op(int fd, const struct sockaddr_in *to, int type,
+static int run_op(int fd, const union rds_sa *to, int type,
 		  const void *args, size_t args_len, uint64_t token)
 {
 	union {
@@ -463,7 +466,7 @@ static int run_op(int fd, const struct sockaddr_in *to, int type,
 	return wait_status(fd, token);
 }
 
-static int rdma(int fd, const struct sockaddr_in *to, uint64_t cookie,
+static int rdma(int fd, const union rds_sa *to, uint64_t cookie,
 		uint64_t raddr, void *local, uint64_t len, bool write,
 		uint64_t token)
 {
@@ -481,7 +484,7 @@ static int rdma(int fd, const struct sockaddr_in *to, uint64_t cookie,
 }
 
 /* The next message, skipping notices; its length or -1. */
-static ssize_t next_data(int fd, struct sockaddr_in *from, uint64_t *dest)
+static ssize_t next_data(int fd, union rds_sa *from, uint64_t *dest)
 {
 	union {
 		char b[256];
@@ -509,7 +512,7 @@ static ssize_t next_data(int fd, struct sockaddr_in *from, uint64_t *dest)
 			poll(&pfd, 1, 100);
 			continue;
 		}
-		if (!from->sin_port)
+		if (!sa_port(from))
 			continue;	/* notices only */
 		for (c = CMSG_FIRSTHDR(&m); dest && c; c = CMSG_NXTHDR(&m, c))
 			if (c->cmsg_level == SOL_RDS &&
@@ -522,7 +525,7 @@ static ssize_t next_data(int fd, struct sockaddr_in *from, uint64_t *dest)
 }
 
 /* The next message with a payload (the operations' carriers are empty). */
-static bool expect_word(int fd, struct sockaddr_in *from, const char *word)
+static bool expect_word(int fd, union rds_sa *from, const char *word)
 {
 	ssize_t n;
 
@@ -545,7 +548,7 @@ static void mode_rdma_owner(void)
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = { &ck, sizeof(ck) };
-	struct sockaddr_in from;
+	union rds_sa from;
 	struct msghdr m;
 	struct cmsghdr *c;
 	volatile uint64_t *word;
@@ -620,7 +623,7 @@ out:
 
 static void mode_rdma_user(void)
 {
-	struct sockaddr_in srv = sin_make(cfg.peer, opt_port), from;
+	union rds_sa srv = cfg_sa(true, opt_port), from;
 	static char local[RDMA_REGION];
 	struct rds_atomic_args aa;
 	struct rdma_cookies ck;
@@ -728,7 +731,7 @@ static size_t cong_len(uint64_t i)
 }
 
 /* Send message @i behind a 4 KiB RDMA write into slot i % CONG_SLOTS. */
-static ssize_t cong_send(int fd, const struct sockaddr_in *to,
+static ssize_t cong_send(int fd, const union rds_sa *to,
 			 uint64_t cookie, char *local, uint64_t i)
 {
 	char *l = local + (i % CONG_SLOTS) * CONG_SLOT;
@@ -756,7 +759,7 @@ static ssize_t cong_send(int fd, const struct sockaddr_in *to,
 static void mode_rdma_cong(void)
 {
 	const long n = opt_count;
-	struct sockaddr_in peer = sin_make(cfg.peer, opt_port), from;
+	union rds_sa peer = cfg_sa(true, opt_port), from;
 	size_t size = 2 * CONG_SLOTS * CONG_SLOT;
 	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -860,7 +863,7 @@ static void mode_rdma_cong(void)
 			notified++;
 			idle_until = now_ms() + idle_ms();
 		}
-		if (!from.sin_port)
+		if (!sa_port(&from))
 			continue;	/* notices only */
 		if (r < (ssize_t)sizeof(*cm) || cm->magic != CONG_MAGIC) {
 			bad_data++;

@@ -31,6 +31,11 @@
 #                limit refuses with EADDRNOTAVAIL and every connection is
 #                freed once idle
 #
+# "The suites" run twice: between IPv4 addresses, then (STAGE-api6 and
+# so on, --ipv6) between IPv6 ones: ::1 on loopback, two IPv6 addresses
+# of the device or dummy interface over IB, iWARP and TCP; the tests of
+# one family's addresses run once, in the first.
+#
 # and, when named with --stage, over Soft-RoCE: an rxe device on a dummy
 # interface that carries two addresses, the suites run between them.
 #
@@ -106,12 +111,14 @@ IB6_ARGS=(--addr6 "$IB_ADDR6" --peer6 "$IB_PEER6" --transport6 ib)
 
 # The TCP topology: the same two addresses on a dummy interface without
 # an RDMA device, so the TCP transport serves them; and two namespaces
-# joined by a veth pair, one address each.  TCP_DEAD_NET/24 is routed
-# to the dummy interface, which drops everything: nobody answers there.
+# joined by a veth pair, one address each.  TCP_DEAD_NET/24 and
+# TCP_DEAD_NET6/64 are routed to the dummy interface, which drops
+# everything: nobody answers there.
 TCP_NETDEV=t0
 TCP_ADDR=192.0.2.1
 TCP_PEER=192.0.2.2
 TCP_DEAD_NET=203.0.113.0
+TCP_DEAD_NET6=2001:db8:ff::
 TCP_ARGS=(--addr "$TCP_ADDR" --peer "$TCP_PEER" --transport tcp)
 TCP_ADDR6=2001:db8:2::1
 TCP_PEER6=2001:db8:2::2
@@ -213,13 +220,15 @@ rdma_last() {
 }
 
 # suites STAGE FAMILY IMPL TRANSPORT: rds_api_test, rds_order_test and,
-# for rds_doca, rds_rdma_test and the sync event example,
-# expecting the behaviour of IMPL (doca or rds), over loopback (loop) or
-# between the two addresses of the rxe device (ib) or siw device (iw:
-# no atomics, so no sync event example, which uses them).
+# for rds_doca, rds_rdma_test, rds_bounds_test and the sync event
+# example, expecting the behaviour of IMPL (doca or rds), over loopback
+# (loop) or between the two addresses of the rxe device (ib) or siw
+# device (iw: no atomics, so no sync event example, which uses them);
+# then the same suites over IPv6: ::1 on loopback, the device's two
+# IPv6 addresses over IB and iWARP (rds_doca only: DIFFERENCES.txt (h)).
 suites() {
 	local stage=$1 fam=$2 impl=$3 transport=$4 addrs=() order=() rdma=()
-	local v6=()
+	local v6=() fams=("")
 
 	# Soft-iWARP: no atomics, fast registrations of 256 pages, and 16
 	# regions for a read's sink
@@ -230,41 +239,54 @@ suites() {
 		# DIFFERENCES.txt (h): net/rds over IB between two local
 		# addresses stalls once a receiver has been congested
 		[[ $impl == rds ]] && order=(--rcvbuf $((64 << 20)))
+		# the IPv6 tests between the device's IPv6 addresses
+		[[ $impl == doca ]] && v6=("${IB6_ARGS[@]}") && fams+=(6)
+	elif [[ $stage != dropin && $stage != dma ]]; then
+		# drop-in mode and the copy engine have no address paths of
+		# their own: the doca stage's IPv6 pass covers them
+		fams+=(6)
 	fi
-	# rds_doca's IPv6 tests between the device's IPv6 addresses
-	[[ $transport == ib && $impl == doca ]] && v6=("${IB6_ARGS[@]}")
-	run_suite "$stage-api" "$API" --family "$fam" --impl "$impl" \
-		"${addrs[@]}" "${v6[@]}"
+	for f in "${fams[@]}"; do
+		suites_of "$stage" "$fam" "$impl" "$transport" "$f" \
+			"${addrs[@]}" "${v6[@]}"
+	done
+	[[ $impl == doca ]] || return 0
+	if [[ $transport == iw ]]; then
+		:
+	elif [[ $transport == ib ]]; then
+		run_suite "$stage-sync-event" "$SYNC_EVENT" \
+			--family "$fam" --addr "$IB_ADDR" --peer "$IB_PEER"
+	else
+		run_suite "$stage-sync-event" "$SYNC_EVENT" --family "$fam"
+	fi
+}
+
+# suites_of STAGE FAMILY IMPL TRANSPORT [6] ADDRESS-OPTION...: the suites
+# of suites() over IPv4, or over IPv6 (--ipv6) with 6; their checks are
+# named STAGE-api, STAGE-api6 and so on.  Uses suites()'s order and rdma.
+suites_of() {
+	local stage=$1 fam=$2 impl=$3 transport=$4 v=$5 ip=()
+
+	shift 5
+	[[ $v == 6 ]] && ip=(--ipv6)
+	run_suite "$stage-api$v" "$API" --family "$fam" --impl "$impl" \
+		"${ip[@]}" "$@"
 	# shellcheck disable=SC2086
-	run_suite "$stage-order" "$ORDER" --family "$fam" --impl "$impl" \
-		"${addrs[@]}" "${order[@]}" $ORDER_ARGS
-	# and over IPv6: ::1 on loopback, the device's addresses over IB
-	if [[ $impl == doca && ($transport == loop || $transport == ib) ]]; then
-		# shellcheck disable=SC2086
-		run_suite "$stage-order6" "$ORDER" --family "$fam" \
-			--impl doca --ipv6 "${addrs[@]}" "${v6[@]}" $ORDER_ARGS
-	fi
+	run_suite "$stage-order$v" "$ORDER" --family "$fam" --impl "$impl" \
+		"${ip[@]}" "$@" "${order[@]}" $ORDER_ARGS
 	# RDMA and atomics: rds_doca's, over loopback and over IB (net/rds
 	# has no RDMA on its loopback transport and refuses RDS_GET_MR on
 	# Soft-RoCE); against net/rds over loopback, the argument checks
 	# that come before its EOPNOTSUPP (DIFFERENCES.txt (k))
 	if [[ $impl == rds && $transport == loop ]]; then
-		run_suite "$stage-rdma-args" "$RDMA" --family "$fam" \
-			--impl rds
+		run_suite "$stage-rdma-args$v" "$RDMA" --family "$fam" \
+			--impl rds "${ip[@]}"
 	fi
 	if [[ $impl == doca ]]; then
-		run_suite "$stage-rdma" "$RDMA" --family "$fam" --impl doca \
-			"${addrs[@]}" "${rdma[@]}"
-		run_suite "$stage-bounds" "$BOUNDS" --family "$fam" \
-			--impl doca "${addrs[@]}"
-		if [[ $transport == iw ]]; then
-			:
-		elif [[ $transport == ib ]]; then
-			run_suite "$stage-sync-event" "$SYNC_EVENT" \
-				--family "$fam" --addr "$IB_ADDR" --peer "$IB_PEER"
-		else
-			run_suite "$stage-sync-event" "$SYNC_EVENT" --family "$fam"
-		fi
+		run_suite "$stage-rdma$v" "$RDMA" --family "$fam" --impl doca \
+			"${ip[@]}" "$@" "${rdma[@]}"
+		run_suite "$stage-bounds$v" "$BOUNDS" --family "$fam" \
+			--impl doca "${ip[@]}" "$@"
 	fi
 }
 
@@ -758,13 +780,14 @@ tcp_setup() {
 		ip -6 addr add "$TCP_PEER6/64" dev "$TCP_NETDEV" nodad &&
 		ip link set "$TCP_NETDEV" up &&
 		ip route add "$TCP_DEAD_NET/24" dev "$TCP_NETDEV" &&
+		ip -6 route add "$TCP_DEAD_NET6/64" dev "$TCP_NETDEV" &&
 		ip netns add "$NS_A" && ip netns add "$NS_B" &&
 		ip -n "$NS_A" link add v0 type veth peer name v1 netns "$NS_B" &&
 		ip -n "$NS_A" addr add "$NS_ADDR_A/24" dev v0 &&
 		ip -n "$NS_B" addr add "$NS_ADDR_B/24" dev v1 &&
 		ip -n "$NS_A" link set v0 up && ip -n "$NS_A" link set lo up &&
 		ip -n "$NS_B" link set v1 up && ip -n "$NS_B" link set lo up; } 2>&1)
-	check $? "$1: dummy $TCP_NETDEV with $TCP_ADDR, $TCP_PEER, $TCP_ADDR6 and $TCP_PEER6, $TCP_DEAD_NET/24 routed to it; namespaces $NS_A ($NS_ADDR_A) and $NS_B ($NS_ADDR_B) on a veth pair" \
+	check $? "$1: dummy $TCP_NETDEV with $TCP_ADDR, $TCP_PEER, $TCP_ADDR6 and $TCP_PEER6, $TCP_DEAD_NET/24 and $TCP_DEAD_NET6/64 routed to it; namespaces $NS_A ($NS_ADDR_A) and $NS_B ($NS_ADDR_B) on a veth pair" \
 		"$out"
 }
 
@@ -895,19 +918,23 @@ if want_stage tcp; then
 			fam=$(family_param)
 			run_suite tcp-probe "$STREAM" --probe --family "$fam" \
 				--impl doca "${TCP_ARGS[@]}"
-			run_suite tcp-api "$API" --family "$fam" --impl doca \
-				"${TCP_ARGS[@]}" "${TCP6_ARGS[@]}"
-			# shellcheck disable=SC2086
-			run_suite tcp-order "$ORDER" --family "$fam" \
-				--impl doca "${TCP_ARGS[@]}" $ORDER_ARGS
-			# shellcheck disable=SC2086
-			run_suite tcp-order6 "$ORDER" --family "$fam" \
-				--impl doca --ipv6 "${TCP_ARGS[@]}" \
-				"${TCP6_ARGS[@]}" $ORDER_ARGS
-			run_suite tcp-rdma "$RDMA" --family "$fam" \
-				--impl doca "${TCP_ARGS[@]}"
-			run_suite tcp-bounds "$BOUNDS" --family "$fam" \
-				--impl doca "${TCP_ARGS[@]}"
+			for v in "" 6; do
+				ip=()
+				[[ $v == 6 ]] && ip=(--ipv6)
+				run_suite "tcp-api$v" "$API" --family "$fam" \
+					--impl doca "${ip[@]}" "${TCP_ARGS[@]}" \
+					"${TCP6_ARGS[@]}"
+				# shellcheck disable=SC2086
+				run_suite "tcp-order$v" "$ORDER" --family "$fam" \
+					--impl doca "${ip[@]}" "${TCP_ARGS[@]}" \
+					"${TCP6_ARGS[@]}" $ORDER_ARGS
+				run_suite "tcp-rdma$v" "$RDMA" --family "$fam" \
+					--impl doca "${ip[@]}" "${TCP_ARGS[@]}" \
+					"${TCP6_ARGS[@]}"
+				run_suite "tcp-bounds$v" "$BOUNDS" --family "$fam" \
+					--impl doca "${ip[@]}" "${TCP_ARGS[@]}" \
+					"${TCP6_ARGS[@]}"
+			done
 			run_suite tcp-hostile "$HERE/tcp_hostile_test.py" \
 				--family "$fam" --addr "$TCP_ADDR" \
 				--peer "$TCP_PEER" --netdev "$TCP_NETDEV" \

@@ -112,7 +112,7 @@ _Static_assert(sizeof(struct rds_atomic_args) <= RDS_DOCA_CMSG_MAX,
  * what sendmsg() returns; -1 with EMSGSIZE for an @arg over
  * RDS_DOCA_CMSG_MAX bytes.
  */
-static inline ssize_t rds_doca_send_cmsg(int fd, const struct sockaddr_in *to,
+static inline ssize_t rds_doca_send_cmsg(int fd, const void *to,
 					 const void *payload, size_t plen,
 					 int type, const void *arg, size_t len,
 					 int flags)
@@ -124,7 +124,9 @@ static inline ssize_t rds_doca_send_cmsg(int fd, const struct sockaddr_in *to,
 	struct iovec iov = { .iov_base = (void *)payload, .iov_len = plen };
 	struct msghdr mh = {
 		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
+		.msg_namelen = !to ? 0 :
+			((const struct sockaddr *)to)->sa_family == AF_INET6 ?
+			sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
 		.msg_control = cbuf.buf,

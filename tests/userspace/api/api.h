@@ -14,6 +14,8 @@
 #define T_NOLOOPBACK	0x8	/* a transport other than loopback */
 #define T_SAMEADDR	0x10	/* --addr and --peer are the same */
 #define T_IB		0x20	/* --transport ib */
+/* of addresses of its own family: the --ipv6 run leaves it out */
+#define T_OWN_FAMILY	0x40
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -45,6 +47,7 @@ int bind_in(int fd, struct sockaddr_in sin);
 int bind_in6(int fd, struct sockaddr_in6 sin6);
 int connect_in(int fd, struct sockaddr_in sin);
 int connect_in6(int fd, struct sockaddr_in6 sin6);
+int connect_sa(int fd, const union rds_sa *a);
 int addr_call(int fd, enum addr_call call, const void *sa, socklen_t len);
 void addr_lens_refused(int fd, enum addr_call call, struct sockaddr_in sin);
 void addrs_refused(int fd, enum addr_call call, const struct refusal *r,

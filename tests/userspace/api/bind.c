@@ -103,57 +103,65 @@ void test_bind_errors_ipv6(void)
 
 void test_bind_port0(void)
 {
-	struct sockaddr_in sin = sin_make(cfg.addr, 0), got;
+	static const char zero[8];
+	union rds_sa sin = cfg_sa(false, 0), got;
 	socklen_t len = sizeof(got);
 	int fd;
 
 	fd = rds_socket();
 	if (!sys_ok(fd, "socket"))
 		return;
-	is_ok(bind_in(fd, sin), "bind port 0");
+	is_ok(bind_sa(fd, &sin), "bind port 0");
 	memset(&got, 0xa5, sizeof(got));
-	is_ok(getsockname(fd, (struct sockaddr *)&got, &len), "getsockname");
-	is_eq(len, sizeof(struct sockaddr_in), "getsockname length 16");
-	is_eq(got.sin_family, AF_INET, "getsockname family AF_INET");
-	is_eq(ntohl(got.sin_addr.s_addr), ntohl(cfg.addr.s_addr),
-	      "getsockname address is the bound one");
-	ok(ntohs(got.sin_port) > 1, "a port > 1 was chosen (%u)",
-	   ntohs(got.sin_port));
-	ok(!memcmp(got.sin_zero, "\0\0\0\0\0\0\0\0", 8), "sin_zero cleared");
+	is_ok(getsockname(fd, &got.sa, &len), "getsockname");
+	is_eq(len, sa_len(&sin), "getsockname length %u", sa_len(&sin));
+	is_eq(got.sa.sa_family, cfg_af(), "getsockname family AF_INET%s",
+	      cfg.v6 ? "6" : "");
+	sa_set_port(&sin, sa_port(&got));
+	ok(sa_same(&got, &sin), "getsockname address is the bound one");
+	ok(sa_port(&got) > 1, "a port > 1 was chosen (%u)", sa_port(&got));
+	if (cfg.v6)
+		ok(!got.sin6.sin6_flowinfo && !got.sin6.sin6_scope_id,
+		   "no flow label, no scope id");
+	else
+		ok(!memcmp(got.sin.sin_zero, zero, 8), "sin_zero cleared");
 	close(fd);
 }
 
 void test_bind_inuse(void)
 {
+	union rds_sa any = cfg_sa(false, 0), at;
+	union rds_sa unspec = sa_str(cfg.v6 ? "::" : "0.0.0.0", 0);
 	uint16_t port;
 	int a, b;
 
-	a = bound_socket_at(cfg.addr, 0, "setup");
+	a = bound_socket_cfg(false, 0, "setup");
 	if (a < 0)
 		return;
 	port = bound_port(a);
+	at = cfg_sa(false, port);
 	b = rds_socket();
-	is_err(bind_in(b, sin_make(cfg.addr, port)), EADDRINUSE,
+	is_err(bind_sa(b, &at), EADDRINUSE,
 	       "same addr:port -> EADDRINUSE");
-	is_ok(bind_in(b, sin_make(cfg.addr, 0)),
+	is_ok(bind_sa(b, &any),
 	      "the socket can bind elsewhere after EADDRINUSE");
 	ok(bound_port(b) != port && bound_port(b),
 	   "and got a different port");
 	close(b);
 
 	/* rds_bind(): no re-binding */
-	is_err(bind_in(a, sin_make(cfg.addr, 0)), EINVAL,
+	is_err(bind_sa(a, &any), EINVAL,
 	       "second bind on a bound socket -> EINVAL");
-	is_err(bind_in(a, sin_make(cfg.addr, port)), EINVAL,
+	is_err(bind_sa(a, &at), EINVAL,
 	       "re-binding the same addr:port -> EINVAL");
-	is_err(bind_in(a, sin_str("0.0.0.0", 0)), EINVAL,
-	       "second bind to INADDR_ANY -> EINVAL");
+	is_err(bind_sa(a, &unspec), EINVAL,
+	       "second bind to the unspecified address -> EINVAL");
 	is_eq(bound_port(a), port, "the first binding is kept");
 
 	/* close releases the port */
 	close(a);
 	b = rds_socket();
-	is_ok(bind_in(b, sin_make(cfg.addr, port)),
+	is_ok(bind_sa(b, &at),
 	      "port is free again after close");
 	close(b);
 }
@@ -173,12 +181,12 @@ void test_bind_many(void)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	for (i = 0; i < MANY; i++) {
-		struct sockaddr_in sin = sin_make(cfg.addr, 0);
+		union rds_sa sin = cfg_sa(false, 0);
 
 		fds[i] = rds_socket();
 		if (fds[i] < 0)
 			break;
-		if (bind_in(fds[i], sin)) {
+		if (bind_sa(fds[i], &sin)) {
 			close(fds[i]);
 			break;
 		}
@@ -201,10 +209,10 @@ void test_bind_many(void)
 		close(fds[i]);
 	/* every port is released by close */
 	for (i = 0; i < n; i++) {
-		struct sockaddr_in sin = sin_make(cfg.addr, ports[i]);
+		union rds_sa sin = cfg_sa(false, ports[i]);
 		int fd = rds_socket();
 
-		if (!bind_in(fd, sin))
+		if (!bind_sa(fd, &sin))
 			rebound++;
 		close(fd);
 	}

@@ -7,7 +7,7 @@
 
 void test_close_pending(void)
 {
-	struct sockaddr_in to;
+	union rds_sa to;
 	uint16_t port;
 	int a, b, i, sent = 0;
 	char buf[64];
@@ -26,7 +26,7 @@ void test_close_pending(void)
 	sleep_ms(50);
 	is_ok(close(b), "close with 20 messages queued");
 
-	b = bound_socket_at(cfg.peer, port, "the port can be bound again");
+	b = bound_socket_cfg(true, port, "the port can be bound again");
 	if (b < 0) {
 		close(a);
 		return;
@@ -36,14 +36,14 @@ void test_close_pending(void)
 	close(b);
 
 	/* close with messages queued while a sender keeps sending */
-	b = bound_socket_at(cfg.peer, 0, "setup");
+	b = bound_socket_cfg(true, 0, "setup");
 	to = sock_addr(b);
 	for (i = 0; i < 50; i++)
 		send_to(a, &to, buf, sizeof(buf), MSG_DONTWAIT);
 	close(b);
 	for (i = 0; i < 50; i++)
 		send_to(a, &to, buf, sizeof(buf), MSG_DONTWAIT);
-	b = bound_socket_at(cfg.peer, 0, "sockets still work afterwards");
+	b = bound_socket_cfg(true, 0, "sockets still work afterwards");
 	if (b >= 0) {
 		marker(a, b, "messaging still works afterwards");
 		close(b);

@@ -16,7 +16,7 @@
  */
 void test_cong_loopback_none(void)
 {
-	struct sockaddr_in to;
+	union rds_sa to;
 	char buf[CONG_MSG];
 	int a, b, v = 0, i, n, sent = 0, enobufs = 0, good = 0;
 	long long end;
@@ -66,7 +66,7 @@ void test_cong_loopback_none(void)
 
 struct blocked_send {
 	int fd;
-	struct sockaddr_in to;
+	union rds_sa to;
 	char buf[CONG_MSG];
 	volatile int done;
 	ssize_t ret;
@@ -103,7 +103,7 @@ static int congest_cap(int a, int limit)
  */
 static int congest(int a, int b, int limit, int seed0)
 {
-	struct sockaddr_in to = sock_addr(b);
+	union rds_sa to = sock_addr(b);
 	char buf[CONG_MSG];
 	int i, max = congest_cap(a, limit);
 	long long end = now_ms() + ARRIVE_MS;
@@ -135,13 +135,13 @@ static int congest(int a, int b, int limit, int seed0)
  */
 void test_cong_empty_messages(void)
 {
-	struct sockaddr_in to;
+	union rds_sa to;
 	int a, b, i, v, limit, err = 0;
 	long long end;
 	char got[8];
 
-	a = bound_socket_at(cfg.addr, 0, "sender");
-	b = bound_socket_at(cfg.peer, 0, "receiver");
+	a = bound_socket_cfg(false, 0, "sender");
+	b = bound_socket_cfg(true, 0, "receiver");
 	if (a < 0 || b < 0)
 		goto out;
 	set_int(b, SOL_SOCKET, SO_RCVBUF, 8192);
@@ -196,6 +196,7 @@ void test_cong_enobufs(void)
 		char buf[CMSG_SPACE(sizeof(uint64_t)) + 32];
 	} cb;
 	struct blocked_send bs;
+	union rds_sa to;
 	struct pollfd p;
 	struct msghdr msg;
 	struct iovec iov;
@@ -227,9 +228,8 @@ void test_cong_enobufs(void)
 		"ENOBUFS only after the queue exceeded the receive buffer",
 		"ENOBUFS after %d x %d bytes, receive buffer %d", sent,
 		CONG_MSG, limit);
-	is_err(send_to(a, &(struct sockaddr_in){ .sin_family = AF_INET,
-		       .sin_addr = cfg.peer, .sin_port = htons(bport) },
-		       "x", 1, MSG_DONTWAIT), ENOBUFS,
+	to = cfg_sa(true, bport);
+	is_err(send_to(a, &to, "x", 1, MSG_DONTWAIT), ENOBUFS,
 	       "still ENOBUFS while nothing is read");
 
 	/* a blocking sender waits */

@@ -68,7 +68,7 @@ void test_names(void)
 	   "4 bytes copied, length 16 reported");
 	close(fd);
 
-	fd = bound_socket_at(cfg.addr, 0, "setup");
+	fd = bound_socket_cfg(false, 0, "setup");
 	if (fd < 0)
 		return;
 	no_peer(fd, "getpeername bound, unconnected -> ENOTCONN");
@@ -97,7 +97,7 @@ void test_connect_errors(void)
 	struct sockaddr_in sin = sin_make(cfg.peer, 4242);
 	int fd;
 
-	fd = bound_socket_at(cfg.addr, 0, "setup");
+	fd = bound_socket_cfg(false, 0, "setup");
 	if (fd < 0)
 		return;
 
@@ -125,7 +125,7 @@ void test_ipv6_from_ipv4(void)
 	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
 	int fd;
 
-	fd = bound_socket_at(cfg.addr, 0, "setup");
+	fd = bound_socket_cfg(false, 0, "setup");
 	if (fd < 0)
 		return;
 	sin6.sin6_addr = in6_loopback;
@@ -153,7 +153,7 @@ void test_connect_errors_ipv6(void)
 	struct sockaddr_in sin = sin_make(cfg.peer, 4242);
 	int fd;
 
-	fd = bound_socket_at(cfg.addr, 0, "setup");
+	fd = bound_socket_cfg(false, 0, "setup");
 	if (fd < 0)
 		return;
 	family_refused(fd, CALL_CONNECT, sin, AF_INET6, EINVAL,
@@ -167,7 +167,7 @@ void test_connect_errors_ipv6(void)
 
 void test_connect(void)
 {
-	struct sockaddr_in to, got;
+	union rds_sa to, got;
 	socklen_t len;
 	int a, b, c;
 	char buf[64];
@@ -176,13 +176,11 @@ void test_connect(void)
 		return;
 
 	to = sock_addr(b);
-	is_ok(connect_in(a, to), "connect A to B");
+	is_ok(connect_sa(a, &to), "connect A to B");
 	memset(&got, 0, sizeof(got));
 	len = sizeof(got);
-	ok(!getpeername(a, (struct sockaddr *)&got, &len) &&
-	   len == sizeof(got) && got.sin_port == to.sin_port &&
-	   got.sin_addr.s_addr == to.sin_addr.s_addr,
-	   "getpeername returns B");
+	ok(!getpeername(a, &got.sa, &len) && len == sa_len(&to) &&
+	   sa_same(&got, &to), "getpeername returns B");
 
 	is_eq(send(a, "hello", 5, 0), 5, "send() without address");
 	recv_expect(b, "hello", 5, a, "B receives it from A");
@@ -211,14 +209,14 @@ void test_connect(void)
 
 	/* connecting again replaces the destination */
 	to = sock_addr(c);
-	is_ok(connect_in(a, to), "connect again, to C");
+	is_ok(connect_sa(a, &to), "connect again, to C");
 	is_eq(send(a, "again", 5, 0), 5, "send() after reconnecting");
 	recv_expect(c, "again", 5, a, "C receives it");
 	quiet(b, "B receives nothing more");
 
 	/* connect does not need the peer to exist */
-	to = sin_make(cfg.peer, 4242);
-	is_ok(connect_in(a, to), "connect to a port nobody bound");
+	to = cfg_sa(true, 4242);
+	is_ok(connect_sa(a, &to), "connect to a port nobody bound");
 	close(c);
 	close(a);
 	close(b);

@@ -10,25 +10,25 @@
 
 void test_delivery_close(void)
 {
-	struct sockaddr_in to;
+	union rds_sa to;
 	uint32_t next[DLV_ROUNDS] = { 0 };
 	char buf[2048];
 	int b, r, i, sent = 0, got = 0, bad = 0;
 
-	b = bound_socket_at(cfg.peer, 0, "setup");
+	b = bound_socket_cfg(true, 0, "setup");
 	if (b < 0)
 		return;
 	set_int(b, SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20);
 	to = sock_addr(b);
 	for (r = 0; r < DLV_ROUNDS; r++) {
-		struct in_addr src = cfg.addr;
+		union rds_sa src = cfg_sa(false, 0);
 		int a;
 
-		/* on loopback, a new source address each round */
-		if (cfg_loopback())
-			src.s_addr = htonl(ntohl(inet_addr("127.0.0.0")) +
-					   10 + r);
-		a = bound_socket_at(src, 0, "setup: sender");
+		/* on IPv4 loopback, a new source address each round */
+		if (cfg_loopback() && !cfg.v6)
+			src.sin.sin_addr.s_addr =
+				htonl(ntohl(inet_addr("127.0.0.0")) + 10 + r);
+		a = bound_socket_sa(&src, "setup: sender");
 		if (a < 0)
 			break;
 		for (i = 0; i < DLV_MSGS; i++) {

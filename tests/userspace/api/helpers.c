@@ -8,13 +8,16 @@
 
 const struct in6_addr in6_loopback = IN6ADDR_LOOPBACK_INIT;
 
-/* A bound to --addr, B bound to --peer, both on free ports. */
+/*
+ * A bound to --addr, B bound to --peer (--addr6 and --peer6 with
+ * --ipv6), both on free ports.
+ */
 bool make_pair(int *a, int *b)
 {
-	*a = bound_socket_at(cfg.addr, 0, "setup: bind A");
+	*a = bound_socket_cfg(false, 0, "setup: bind A");
 	if (*a < 0)
 		return false;
-	*b = bound_socket_at(cfg.peer, 0, "setup: bind B");
+	*b = bound_socket_cfg(true, 0, "setup: bind B");
 	if (*b < 0) {
 		close(*a);
 		return false;
@@ -27,7 +30,7 @@ bool make_trio(int *a, int *b, int *c, const char *what_c)
 {
 	if (!make_pair(a, b))
 		return false;
-	*c = bound_socket_at(cfg.peer, 0, what_c);
+	*c = bound_socket_cfg(true, 0, what_c);
 	if (*c < 0) {
 		close(*a);
 		close(*b);
@@ -81,6 +84,11 @@ int connect_in6(int fd, struct sockaddr_in6 sin6)
 	return connect(fd, (struct sockaddr *)&sin6, sizeof(sin6));
 }
 
+int connect_sa(int fd, const union rds_sa *a)
+{
+	return connect(fd, &a->sa, sa_len(a));
+}
+
 /* bind() or connect() @fd to the @len bytes at @sa. */
 int addr_call(int fd, enum addr_call call, const void *sa, socklen_t len)
 {
@@ -132,7 +140,7 @@ bool recv_expect(int fd, const void *want, size_t len, int from_fd,
 		 const char *what)
 {
 	static char buf[(1 << 20) + 64];
-	struct sockaddr_in from, exp;
+	union rds_sa from, exp;
 	int flags = 0;
 	ssize_t r;
 	long bad;
@@ -157,12 +165,10 @@ bool recv_expect(int fd, const void *want, size_t len, int from_fd,
 		return ok_diag(0, what, "msg_flags 0x%x", flags);
 	if (from_fd >= 0) {
 		exp = sock_addr(from_fd);
-		if (from.sin_family != AF_INET ||
-		    from.sin_port != exp.sin_port ||
-		    from.sin_addr.s_addr != exp.sin_addr.s_addr)
+		if (!sa_same(&from, &exp))
 			return ok_diag(0, what, "source %s, expected %s",
-				       sin_fmt(&from, b1, sizeof(b1)),
-				       sin_fmt(&exp, b2, sizeof(b2)));
+				       sa_fmt(&from, b1, sizeof(b1)),
+				       sa_fmt(&exp, b2, sizeof(b2)));
 	}
 	return ok_diag(1, what, NULL);
 }
@@ -170,7 +176,7 @@ bool recv_expect(int fd, const void *want, size_t len, int from_fd,
 /* Send @s (as a string without NUL) to the socket @to_fd. */
 ssize_t send_str(int fd, int to_fd, const char *s)
 {
-	struct sockaddr_in to = sock_addr(to_fd);
+	union rds_sa to = sock_addr(to_fd);
 
 	return send_to(fd, &to, s, strlen(s), 0);
 }

@@ -82,7 +82,7 @@ void test_ioctl(void)
 	close(udp);
 
 	if (cfg_loopback()) {
-		fd = bound_socket_at(cfg.addr, 0, "setup");
+		fd = bound_socket_cfg(false, 0, "setup");
 		if (fd < 0)
 			return;
 		/* rds_loop_transport has no get_tos_map */
@@ -115,6 +115,30 @@ static bool tos_conn_listed(int fd, struct in_addr l, struct in_addr f,
 }
 
 /*
+ * The number of connections @l -> @f @fd's namespace lists in
+ * RDS6_INFO_CONNECTIONS, whose entries carry no type of service.
+ */
+static int conns6_listed(int fd, const struct in6_addr *l,
+			 const struct in6_addr *f)
+{
+	struct rds6_info_connection *c;
+	socklen_t len;
+	void *buf;
+	int each, i, n = 0;
+
+	each = info_get(fd, RDS6_INFO_CONNECTIONS, &buf, &len);
+	if (each < (int)sizeof(*c))
+		return 0;
+	for (i = 0; i + each <= (int)len; i += each) {
+		c = (struct rds6_info_connection *)((char *)buf + i);
+		n += !memcmp(&c->laddr, l, sizeof(*l)) &&
+		     !memcmp(&c->faddr, f, sizeof(*f));
+	}
+	free(buf);
+	return n;
+}
+
+/*
  * Types of service over a transport that takes them: each gets
  * connections of its own, at both ends, and messages arrive on each.
  */
@@ -122,16 +146,16 @@ void test_tos_lanes(void)
 {
 	static const uint8_t lanes[] = { 0, 7, 255 };
 	int s[3] = { -1, -1, -1 }, p = -1, got = 0, i;
-	struct sockaddr_in to;
+	union rds_sa to;
 	rds_tos_t tos;
 	char buf[16];
 
-	p = bound_socket_at(cfg.peer, 0, "setup: bind the receiver");
+	p = bound_socket_cfg(true, 0, "setup: bind the receiver");
 	if (p < 0)
 		return;
 	to = sock_addr(p);
 	for (i = 0; i < 3; i++) {
-		s[i] = bound_socket_at(cfg.addr, 0, "setup: bind a sender");
+		s[i] = bound_socket_cfg(false, 0, "setup: bind a sender");
 		if (s[i] < 0)
 			goto out;
 		tos = lanes[i];
@@ -155,7 +179,13 @@ void test_tos_lanes(void)
 		got += recv_wait(p, buf, sizeof(buf), NULL, NULL, 0,
 				 ARRIVE_MS) == 4;
 	is_eq(got, 3, "the receiver got the three messages");
-	for (i = 0; i < 3; i++) {
+	if (cfg.v6) {
+		is_eq(conns6_listed(p, &cfg.addr6, &cfg.peer6), 3,
+		      "RDS6_INFO_CONNECTIONS lists a sender's connection per TOS");
+		is_eq(conns6_listed(p, &cfg.peer6, &cfg.addr6), 3,
+		      "... and the receiver's end of each");
+	}
+	for (i = 0; i < 3 && !cfg.v6; i++) {
 		ok(tos_conn_listed(p, cfg.addr, cfg.peer, lanes[i]),
 		   "RDS_INFO_CONNECTIONS lists the sender's TOS %u connection",
 		   lanes[i]);

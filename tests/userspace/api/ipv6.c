@@ -110,7 +110,7 @@ void test_ipv6(void)
 {
 	struct sockaddr_in6 s6, got, from, to;
 	struct rds6_info_socket si;
-	struct sockaddr_in to4;
+	union rds_sa to4;
 	int a = -1, b = -1, c4, i, n4, tr;
 	struct iovec iov;
 	struct msghdr msg;
@@ -166,7 +166,7 @@ void test_ipv6(void)
 	   "source is a sockaddr_in6 of the sender");
 
 	/* rds_sendmsg(): no mixing of IPv4 and IPv6 ends */
-	to4 = sin_str("127.0.0.1", 4242);
+	to4 = sa_str("127.0.0.1", 4242);
 	is_err(send_to(a, &to4, "x", 1, 0), EOPNOTSUPP,
 	       "IPv6 socket to an IPv4 address -> EOPNOTSUPP");
 	{
@@ -326,7 +326,7 @@ void test_ipv4_mapped(void)
 	ssize_t r;
 
 	a = rds_socket();
-	b = bound_socket_at(cfg.peer, 0, "setup: bind B");
+	b = bound_socket_cfg(true, 0, "setup: bind B");
 	if (!sys_ok(a, "socket") || b < 0)
 		goto out;
 	if (!is_ok(bind_in6(a, mapped(cfg.addr, 0)), "bind ::ffff:addr"))

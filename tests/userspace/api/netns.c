@@ -40,16 +40,20 @@ static int lo_add_addr(const char *a)
 	return ret;
 }
 
+/* The loopback address of the family under test (--ipv6: ::1). */
+static union rds_sa lo_sa(uint16_t port)
+{
+	return sa_str(cfg.v6 ? "::1" : "127.0.0.1", port);
+}
+
 void test_netns(void)
 {
-	struct in_addr lo;
+	union rds_sa lo = lo_sa(0), sin;
 	uint16_t P, Q;
 	int orig, pa, ps, cb = -1, cq = -1, cs = -1, ct, v, err;
-	struct sockaddr_in sin;
 
-	inet_pton(AF_INET, "127.0.0.1", &lo);
-	pa = bound_socket_at(lo, 0, "setup: parent socket");
-	ps = bound_socket_at(lo, 0, "setup: parent sender");
+	pa = bound_socket_sa(&lo, "setup: parent socket");
+	ps = bound_socket_sa(&lo, "setup: parent sender");
 	if (pa < 0 || ps < 0)
 		return;
 	P = bound_port(pa);
@@ -67,11 +71,12 @@ void test_netns(void)
 	 * A local address outside 127/8.  With only the loopback
 	 * transport, net/rds has nothing that serves it.
 	 */
-	if (is_ok(lo_add_addr("198.51.100.7"), "add 198.51.100.7 to lo")) {
-		sin = sin_str("198.51.100.7", 0);
+	if (!cfg.v6 &&
+	    is_ok(lo_add_addr("198.51.100.7"), "add 198.51.100.7 to lo")) {
+		sin = sa_str("198.51.100.7", 0);
 		ct = rds_socket();
 		errno = 0;
-		v = bind_in(ct, sin);
+		v = bind_sa(ct, &sin);
 		err = errno;
 		if (!cfg.impl_doca && access("/sys/module/rds_tcp", F_OK) &&
 		    access("/sys/module/rds_rdma", F_OK))
@@ -92,10 +97,10 @@ void test_netns(void)
 	       EPROTOTYPE, "SO_RDS_TRANSPORT IB outside init_net -> EPROTOTYPE");
 	close(ct);
 
-	sin = sin_make(lo, P);
+	sin = lo_sa(P);
 	cb = rds_socket();
 	errno = 0;
-	v = bind_in(cb, sin);
+	v = bind_sa(cb, &sin);
 	err = errno;
 	if (cfg.impl_doca) {
 		ok_diag(v == 0,
@@ -116,8 +121,8 @@ void test_netns(void)
 		close(cb);
 		cb = -1;
 	}
-	cq = bound_socket_at(lo, 0, "bind a free port in the new namespace");
-	cs = bound_socket_at(lo, 0, "bind a sender in the new namespace");
+	cq = bound_socket_sa(&lo, "bind a free port in the new namespace");
+	cs = bound_socket_sa(&lo, "bind a sender in the new namespace");
 	Q = cq >= 0 ? bound_port(cq) : 0;
 	if (cq >= 0 && cs >= 0)
 		marker(cs, cq, "messaging inside the new namespace");
@@ -129,9 +134,9 @@ void test_netns(void)
 	if (cq >= 0) {
 		while (bound_port(ps) == Q) {
 			close(ps);
-			ps = bound_socket_at(lo, 0, "setup");
+			ps = bound_socket_sa(&lo, "setup");
 		}
-		sin = sin_make(lo, Q);
+		sin = lo_sa(Q);
 		is_eq(send_to(ps, &sin, "cross", 5, 0), 5,
 		      "send to a port bound only in the other namespace");
 		marker(ps, pa, "parent messaging still works");
@@ -139,7 +144,7 @@ void test_netns(void)
 	}
 	/* child -> P */
 	if (cs >= 0) {
-		sin = sin_make(lo, P);
+		sin = lo_sa(P);
 		is_eq(send_to(cs, &sin, "from-child", 10, 0), 10,
 		      "the new namespace sends to the parent's port");
 		if (cb >= 0)

@@ -25,16 +25,19 @@ static ssize_t recvmsg_wait(int fd, struct msghdr *msg)
 
 void test_recv_basic(void)
 {
-	struct sockaddr_in from, exp;
+	static const char zero[sizeof(union rds_sa)];
+	union rds_sa from, exp;
 	struct msghdr msg;
 	struct iovec iov;
 	char buf[256], name[128];
+	socklen_t nlen;
 	int a, b;
 	ssize_t r;
 
 	if (!make_pair(&a, &b))
 		return;
 	exp = sock_addr(a);
+	nlen = sa_len(&exp);
 	send_str(a, b, "payload-1");
 
 	memset(name, 0xa5, sizeof(name));
@@ -45,16 +48,20 @@ void test_recv_basic(void)
 	r = recvmsg_wait(b, &msg);
 	is_eq(r, 9, "recvmsg returns the message length");
 	ok(!memcmp(buf, "payload-1", 9), "payload intact");
-	is_eq(msg.msg_namelen, sizeof(struct sockaddr_in),
-	      "msg_namelen is sizeof(sockaddr_in)");
-	memcpy(&from, name, sizeof(from));
-	is_eq(from.sin_family, AF_INET, "source family AF_INET");
-	is_eq(ntohs(from.sin_port), ntohs(exp.sin_port), "source port");
-	is_eq(ntohl(from.sin_addr.s_addr), ntohl(exp.sin_addr.s_addr),
-	      "source address");
-	ok(!memcmp(from.sin_zero, "\0\0\0\0\0\0\0\0", 8), "sin_zero cleared");
-	ok((unsigned char)name[sizeof(from)] == 0xa5,
-	   "nothing written past the sockaddr_in");
+	is_eq(msg.msg_namelen, nlen, "msg_namelen is sizeof(sockaddr_in%s)",
+	      cfg.v6 ? "6" : "");
+	memcpy(&from, name, nlen);
+	is_eq(from.sa.sa_family, cfg_af(), "source family AF_INET%s",
+	      cfg.v6 ? "6" : "");
+	is_eq(sa_port(&from), sa_port(&exp), "source port");
+	ok(sa_same(&from, &exp), "source address");
+	if (cfg.v6)
+		ok(!from.sin6.sin6_flowinfo && !from.sin6.sin6_scope_id,
+		   "no flow label, no scope id");
+	else
+		ok(!memcmp(from.sin.sin_zero, zero, 8), "sin_zero cleared");
+	ok((unsigned char)name[nlen] == 0xa5,
+	   "nothing written past the sockaddr_in%s", cfg.v6 ? "6" : "");
 	is_eq(msg.msg_flags, 0, "msg_flags 0");
 
 	/* a short name buffer: truncated copy, full length reported */
@@ -63,11 +70,11 @@ void test_recv_basic(void)
 	msg.msg_namelen = 4;
 	r = recvmsg_wait(b, &msg);
 	is_eq(r, 9, "recvmsg with a 4-byte name buffer");
-	memcpy(&from, name, sizeof(from));
-	ok(msg.msg_namelen == sizeof(from) && from.sin_family == AF_INET &&
-	   from.sin_port == exp.sin_port &&
-	   from.sin_addr.s_addr == 0xa5a5a5a5,
-	   "4 bytes of the address copied, msg_namelen 16");
+	memcpy(&from, name, nlen);
+	ok(msg.msg_namelen == nlen && from.sa.sa_family == cfg_af() &&
+	   sa_port(&from) == sa_port(&exp) &&
+	   (unsigned char)name[4] == 0xa5 && (unsigned char)name[7] == 0xa5,
+	   "4 bytes of the address copied, msg_namelen %u", nlen);
 
 	/* recvfrom() with no address buffer at all */
 	send_str(a, b, "payload-3");
@@ -116,7 +123,7 @@ void test_recv_nonblock(void)
 	char buf[16];
 	int b, on = 1;
 
-	b = bound_socket_at(cfg.peer, 0, "setup");
+	b = bound_socket_cfg(true, 0, "setup");
 	if (b < 0)
 		return;
 	is_err(recv(b, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN,
@@ -185,7 +192,7 @@ void test_recv_eintr(void)
 	char buf[16];
 	int b;
 
-	b = bound_socket_at(cfg.peer, 0, "setup");
+	b = bound_socket_cfg(true, 0, "setup");
 	if (b < 0)
 		return;
 	install_sigusr1();
@@ -302,7 +309,7 @@ void test_recv_trunc(void)
 		return;
 	pattern_fill(msg, sizeof(msg), 3);
 	{
-		struct sockaddr_in to = sock_addr(b);
+		union rds_sa to = sock_addr(b);
 
 		send_to(a, &to, msg, sizeof(msg), 0);
 		send_to(a, &to, "next", 4, 0);
@@ -453,7 +460,7 @@ void test_recv_sizes(void)
 					1 << 20, 3, 1 << 20, 0, 70000 };
 	const int n = ARRAY_SIZE(sizes);
 	static char tx[(1 << 20) + 1], rx[(1 << 20) + 1];
-	struct sockaddr_in to, from;
+	union rds_sa to, from;
 	int a, b, i, flags = 0, good = 0;
 	ssize_t r;
 	long bad;
@@ -484,8 +491,8 @@ void test_recv_sizes(void)
 		r = recv_wait(b, rx, sizeof(rx), &from, &flags, 0, ARRIVE_MS);
 		bad = r == (ssize_t)sizes[i] ?
 			pattern_check(rx, sizes[i], 100 + i) : -2;
-		if (ok_diag(bad == -1 && !flags && from.sin_port ==
-			    htons(bound_port(a)), name,
+		if (ok_diag(bad == -1 && !flags &&
+			    sa_port(&from) == bound_port(a), name,
 			    "recv %zd (%s) flags 0x%x, first bad byte %ld",
 			    r, r < 0 ? tap_errname(errno) : "-", flags, bad))
 			good++;
@@ -497,7 +504,7 @@ void test_recv_sizes(void)
 		struct iovec siov[3] = { { tx, 1000 }, { tx + 1000, 1 },
 					 { tx + 1001, 68999 } };
 		struct iovec riov[2] = { { rx, 33333 }, { rx + 33333, 60000 } };
-		struct msghdr sm = { .msg_name = &to, .msg_namelen = sizeof(to),
+		struct msghdr sm = { .msg_name = &to, .msg_namelen = sa_len(&to),
 				     .msg_iov = siov, .msg_iovlen = 3 };
 		struct msghdr rm = { .msg_iov = riov, .msg_iovlen = 2 };
 

@@ -5,11 +5,49 @@
  */
 #include "api.h"
 
+/* The IPv4 destinations sendmsg() from the IPv4 socket @a refuses. */
+static void send_errors_ipv4(int a, const struct sockaddr_in *to)
+{
+	struct iovec iov = { "x", 1 };
+	struct sockaddr_in6 to6;
+	union rds_sa bad;
+
+	bad = sa_in(*to);
+	bad.sin.sin_family = AF_UNIX;
+	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
+	       "destination family AF_UNIX -> EINVAL");
+	bad.sin.sin_family = AF_INET6;
+	is_err(sendto(a, "x", 1, 0, &bad.sa, sizeof(bad.sin)), EINVAL,
+	       "AF_INET6 destination of sockaddr_in length -> EINVAL");
+	bad = sa_str("0.0.0.0", ntohs(to->sin_port));
+	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
+	       "destination INADDR_ANY -> EINVAL");
+	bad = sa_str("255.255.255.255", ntohs(to->sin_port));
+	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
+	       "destination broadcast -> EINVAL");
+	bad = sa_str("224.0.0.1", ntohs(to->sin_port));
+	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
+	       "destination multicast -> EINVAL");
+
+	/* IPv4 source, IPv6 destination */
+	memset(&to6, 0, sizeof(to6));
+	to6.sin6_family = AF_INET6;
+	to6.sin6_port = to->sin_port;
+	to6.sin6_addr = in6_loopback;
+	{
+		struct msghdr m6 = { .msg_name = &to6,
+				     .msg_namelen = sizeof(to6),
+				     .msg_iov = &iov, .msg_iovlen = 1 };
+
+		is_err(sendmsg(a, &m6, 0), EOPNOTSUPP,
+		       "IPv4 socket to ::1 -> EOPNOTSUPP");
+	}
+}
+
 void test_send_errors(void)
 {
 	struct sockaddr_storage ss;
-	struct sockaddr_in to, bad;
-	struct sockaddr_in6 to6;
+	union rds_sa to;
 	struct iovec iov = { "x", 1 };
 	struct msghdr msg;
 	union {
@@ -53,47 +91,20 @@ void test_send_errors(void)
 	msg.msg_iovlen = 1;
 	msg.msg_namelen = 8;
 	is_err(sendmsg(a, &msg, 0), EINVAL, "msg_namelen 8 -> EINVAL");
-	msg.msg_namelen = sizeof(to) - 1;
-	is_err(sendmsg(a, &msg, 0), EINVAL, "msg_namelen 15 -> EINVAL");
+	msg.msg_namelen = sa_len(&to) - 1;
+	is_err(sendmsg(a, &msg, 0), EINVAL, "msg_namelen %u -> EINVAL",
+	       msg.msg_namelen);
 	msg.msg_namelen = -1;
 	is_err(sendmsg(a, &msg, 0), EINVAL, "msg_namelen -1 -> EINVAL");
-
-	bad = to;
-	bad.sin_family = AF_UNIX;
-	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
-	       "destination family AF_UNIX -> EINVAL");
-	bad.sin_family = AF_INET6;
-	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
-	       "AF_INET6 destination of sockaddr_in length -> EINVAL");
-	bad = sin_str("0.0.0.0", ntohs(to.sin_port));
-	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
-	       "destination INADDR_ANY -> EINVAL");
-	bad = sin_str("255.255.255.255", ntohs(to.sin_port));
-	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
-	       "destination broadcast -> EINVAL");
-	bad = sin_str("224.0.0.1", ntohs(to.sin_port));
-	is_err(send_to(a, &bad, "x", 1, 0), EINVAL,
-	       "destination multicast -> EINVAL");
-	is_err(sendto(a, "x", 1, 0, (struct sockaddr *)&to, 200), EINVAL,
+	is_err(sendto(a, "x", 1, 0, &to.sa, 200), EINVAL,
 	       "sendto addrlen 200 -> EINVAL");
-
-	/* IPv4 source, IPv6 destination */
-	memset(&to6, 0, sizeof(to6));
-	to6.sin6_family = AF_INET6;
-	to6.sin6_port = to.sin_port;
-	to6.sin6_addr = in6_loopback;
-	{
-		struct msghdr m6 = { .msg_name = &to6,
-				     .msg_namelen = sizeof(to6),
-				     .msg_iov = &iov, .msg_iovlen = 1 };
-
-		is_err(sendmsg(a, &m6, 0), EOPNOTSUPP,
-		       "IPv4 socket to ::1 -> EOPNOTSUPP");
-	}
+	/* the IPv4 destinations refused; ipv6 and ipv6_scope: the IPv6 ones */
+	if (!cfg.v6)
+		send_errors_ipv4(a, &to.sin);
 
 	/* a msg_namelen above sockaddr_storage is clamped, not refused */
 	memset(&ss, 0, sizeof(ss));
-	memcpy(&ss, &to, sizeof(to));
+	memcpy(&ss, &to, sa_len(&to));
 	{
 		struct msghdr mbig = { .msg_name = &ss, .msg_namelen = 4096,
 				       .msg_iov = &iov, .msg_iovlen = 1 };
@@ -106,7 +117,7 @@ void test_send_errors(void)
 	/* iovecs */
 	memset(&msg, 0, sizeof(msg));
 	msg.msg_name = &to;
-	msg.msg_namelen = sizeof(to);
+	msg.msg_namelen = sa_len(&to);
 	msg.msg_iov = (struct iovec *)8;
 	msg.msg_iovlen = 1;
 	is_err(sendmsg(a, &msg, 0), EFAULT, "msg_iov pointer 0x8 -> EFAULT");
@@ -153,7 +164,7 @@ void test_send_errors(void)
 void test_send_sizes(void)
 {
 	static char big[(1 << 20) + 2];
-	struct sockaddr_in to;
+	union rds_sa to;
 	int a, b, v, lim;
 
 	if (!make_pair(&a, &b))
@@ -172,7 +183,7 @@ void test_send_sizes(void)
 	close(a);
 
 	/* rds_sendmsg(): payload_len > rds_sk_sndbuf() = sk_sndbuf / 2 */
-	a = bound_socket_at(cfg.addr, 0, "setup");
+	a = bound_socket_cfg(false, 0, "setup");
 	if (a < 0)
 		goto out;
 	is_err(send_to(a, &to, big, (1 << 20), 0), EMSGSIZE,
@@ -245,7 +256,7 @@ void test_send_large(void)
 	int flags = 0;
 	ssize_t r;
 	int a, b, v, def = -1;
-	struct sockaddr_in to;
+	union rds_sa to;
 	unsigned int i;
 
 	if (!make_pair(&a, &b))
@@ -346,7 +357,7 @@ void test_send_largest(void)
 {
 	const size_t len = RDS_DOCA_MSG_SIZE_LIMIT;
 	unsigned char *tx = NULL, *rx = NULL;
-	struct sockaddr_in to;
+	union rds_sa to;
 	int a, b;
 
 	if (!make_pair(&a, &b))
@@ -377,7 +388,7 @@ out:
 
 void test_send_zero(void)
 {
-	struct sockaddr_in to, from;
+	union rds_sa to, from;
 	struct msghdr msg;
 	char buf[16];
 	int a, b, flags = 0;
@@ -389,13 +400,13 @@ void test_send_zero(void)
 	is_eq(send_to(a, &to, NULL, 0, 0), 0, "zero-length send returns 0");
 	memset(&msg, 0, sizeof(msg));
 	msg.msg_name = &to;
-	msg.msg_namelen = sizeof(to);
+	msg.msg_namelen = sa_len(&to);
 	is_eq(sendmsg(a, &msg, 0), 0, "sendmsg with no iovecs returns 0");
 
 	memset(&from, 0, sizeof(from));
 	r = recv_wait(b, buf, sizeof(buf), &from, &flags, 0, ARRIVE_MS);
 	is_eq(r, 0, "receiver gets a zero-length datagram");
-	ok(from.sin_family == AF_INET && from.sin_port == htons(bound_port(a)),
+	ok(from.sa.sa_family == cfg_af() && sa_port(&from) == bound_port(a),
 	   "with the sender's address");
 	is_eq(flags, 0, "and no msg_flags");
 
@@ -409,7 +420,7 @@ void test_send_zero(void)
 
 void test_send_no_listener(void)
 {
-	struct sockaddr_in dead;
+	union rds_sa dead;
 	uint16_t port;
 	int a, b, c;
 
@@ -419,7 +430,7 @@ void test_send_no_listener(void)
 	port = bound_port(c);
 	close(c);
 
-	dead = sin_make(cfg.peer, port);
+	dead = cfg_sa(true, port);
 	is_eq(send_to(a, &dead, "lost", 4, 0), 4,
 	      "send to a port with nothing bound succeeds");
 	is_eq(send_to(a, &dead, "lost", 4, MSG_DONTWAIT), 4,
@@ -428,7 +439,7 @@ void test_send_no_listener(void)
 	quiet(a, "the sender gets nothing back");
 
 	/* the dropped messages were not kept for a later binder */
-	c = bound_socket_at(cfg.peer, port, "rebinding the port");
+	c = bound_socket_cfg(true, port, "rebinding the port");
 	if (c >= 0) {
 		quiet(c, "a new socket on that port receives nothing");
 		marker(a, c, "but it receives what is sent now");
@@ -443,11 +454,11 @@ void test_send_many_senders(void)
 	int s[3], b, i, ok_all = 1;
 	char m[16];
 
-	b = bound_socket_at(cfg.peer, 0, "setup");
+	b = bound_socket_cfg(true, 0, "setup");
 	if (b < 0)
 		return;
 	for (i = 0; i < 3; i++)
-		s[i] = bound_socket_at(cfg.addr, 0, "setup");
+		s[i] = bound_socket_cfg(false, 0, "setup");
 	for (i = 0; i < 3; i++) {
 		if (s[i] < 0) {
 			ok_all = 0;
@@ -458,17 +469,17 @@ void test_send_many_senders(void)
 	}
 	/* one at a time: each message names its sender */
 	for (i = 0; i < 3 && ok_all; i++) {
-		struct sockaddr_in from;
+		union rds_sa from;
 		char buf[16] = "";
 		ssize_t r = recv_wait(b, buf, sizeof(buf) - 1, &from, NULL, 0,
 				      ARRIVE_MS);
 		int id = r == 6 ? buf[5] - '0' : -1;
 
-		ok_diag(id >= 0 && id < 3 && from.sin_port ==
-			htons(bound_port(s[id])),
+		ok_diag(id >= 0 && id < 3 &&
+			sa_port(&from) == bound_port(s[id]),
 			"message source matches its payload",
 			"r %zd payload '%s' port %u", r, buf,
-			ntohs(from.sin_port));
+			sa_port(&from));
 	}
 	for (i = 0; i < 3; i++)
 		if (s[i] >= 0)

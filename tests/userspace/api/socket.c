@@ -54,7 +54,7 @@ void test_unsupported_ops(void)
 	int fd, sv[2];
 	void *p;
 
-	fd = bound_socket_at(cfg.addr, 0, "setup");
+	fd = bound_socket_cfg(false, 0, "setup");
 	if (fd < 0)
 		return;
 	is_err(listen(fd, 1), EOPNOTSUPP, "listen -> EOPNOTSUPP");

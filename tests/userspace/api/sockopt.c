@@ -174,7 +174,7 @@ void test_sockopt_transport(void)
 	   "still RDS_TRANS_NONE after the failures");
 	close(fd);
 
-	fd = bound_socket_at(cfg.addr, 0, "setup");
+	fd = bound_socket_cfg(false, 0, "setup");
 	if (fd < 0)
 		return;
 	v = RDS_TRANS_TCP;
@@ -200,18 +200,17 @@ void test_sockopt_transport(void)
  */
 void test_transport_ib(void)
 {
-	struct in_addr lo;
-	struct sockaddr_in sin;
+	const char *lo_str = cfg.v6 ? "::1" : "127.0.0.1";
+	union rds_sa lo = sa_str(lo_str, 0), sin;
 	socklen_t len;
 	int fd, b, v;
 
-	inet_pton(AF_INET, "127.0.0.1", &lo);
-	fd = bound_socket_at(lo, 0, "setup: bind 127.0.0.1");
+	fd = bound_socket_sa(&lo, "setup: bind the loopback address");
 	if (fd >= 0) {
 		v = -2;
 		ok(!get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v) &&
 		   v == RDS_TRANS_LOOP,
-		   "127.0.0.1 is still served by loopback (%d)", v);
+		   "%s is still served by loopback (%d)", lo_str, v);
 		close(fd);
 	}
 
@@ -226,12 +225,12 @@ void test_transport_ib(void)
 	   "reads back RDS_TRANS_IB before bind (%d)", v);
 	is_err(set_int(fd, SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB),
 	       EOPNOTSUPP, "set again once chosen -> EOPNOTSUPP");
-	sin = sin_make(cfg.addr, 0);
-	if (is_ok(bind_in(fd, sin), "bind --addr with RDS_TRANS_IB chosen")) {
+	sin = cfg_sa(false, 0);
+	if (is_ok(bind_sa(fd, &sin), "bind --addr with RDS_TRANS_IB chosen")) {
 		v = -2;
 		ok(!get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v) &&
 		   v == RDS_TRANS_IB, "bound: RDS_TRANS_IB (%d)", v);
-		b = bound_socket_at(cfg.peer, 0, "setup: bind --peer");
+		b = bound_socket_cfg(true, 0, "setup: bind --peer");
 		if (b >= 0) {
 			marker(fd, b, "the socket sends to --peer");
 			marker(b, fd, "and receives from it");
@@ -245,50 +244,56 @@ void test_transport_ib(void)
 	if (!sys_ok(fd, "socket"))
 		return;
 	set_int(fd, SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB);
-	sin = sin_make(lo, 0);
-	is_err(bind_in(fd, sin), ENOPROTOOPT,
-	       "RDS_TRANS_IB chosen, bind 127.0.0.1 -> ENOPROTOOPT");
+	is_err(bind_sa(fd, &lo), ENOPROTOOPT,
+	       "RDS_TRANS_IB chosen, bind %s -> ENOPROTOOPT", lo_str);
 	memset(&sin, 0xa5, sizeof(sin));
 	len = sizeof(sin);
-	ok(!getsockname(fd, (struct sockaddr *)&sin, &len) &&
-	   sin.sin_family == AF_UNSPEC, "and the socket is left unbound");
+	ok(!getsockname(fd, &sin.sa, &len) &&
+	   sin.sa.sa_family == AF_UNSPEC, "and the socket is left unbound");
 	close(fd);
 }
 
 void test_sockopt_cancel(void)
 {
-	struct sockaddr_in to;
+	union rds_sa to;
 	struct sockaddr_in6 to6;
+	socklen_t len;
 	int a, b, u;
 
 	if (!make_pair(&a, &b))
 		return;
 	to = sock_addr(b);
 
+	len = sa_len(&to);
+
 	/* rds_cancel_sent_to(): unbound is checked before the length */
 	u = rds_socket();
-	is_err(setsockopt(u, SOL_RDS, RDS_CANCEL_SENT_TO, &to, sizeof(to)),
+	is_err(setsockopt(u, SOL_RDS, RDS_CANCEL_SENT_TO, &to, len),
 	       ENOTCONN, "unbound socket -> ENOTCONN");
 	is_err(setsockopt(u, SOL_RDS, RDS_CANCEL_SENT_TO, &to, 4), ENOTCONN,
 	       "unbound socket, short optlen -> ENOTCONN");
 	close(u);
 
-	is_err(setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, &to, sizeof(to) - 1),
+	is_err(setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, &to,
+			  sizeof(struct sockaddr_in) - 1),
 	       EINVAL, "optlen 15 -> EINVAL");
 	is_err(setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, &to, 0), EINVAL,
 	       "optlen 0 -> EINVAL");
-	is_err(setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, NULL, sizeof(to)),
+	is_err(setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, NULL, len),
 	       EFAULT, "NULL optval -> EFAULT");
-	is_ok(setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, &to, sizeof(to)),
-	      "sockaddr_in -> 0");
-	memset(&to6, 0, sizeof(to6));
-	to6.sin6_family = AF_INET6;
-	to6.sin6_port = to.sin_port;
-	to6.sin6_addr.s6_addr[10] = 0xff;
-	to6.sin6_addr.s6_addr[11] = 0xff;
-	memcpy(&to6.sin6_addr.s6_addr[12], &to.sin_addr, 4);
-	is_ok(setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, &to6, sizeof(to6)),
-	      "sockaddr_in6 -> 0");
+	is_ok(setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, &to, len),
+	      "sockaddr_in%s -> 0", cfg.v6 ? "6" : "");
+	if (!cfg.v6) {
+		/* the IPv4-mapped form of the same address */
+		memset(&to6, 0, sizeof(to6));
+		to6.sin6_family = AF_INET6;
+		to6.sin6_port = to.sin.sin_port;
+		to6.sin6_addr.s6_addr[10] = 0xff;
+		to6.sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&to6.sin6_addr.s6_addr[12], &to.sin.sin_addr, 4);
+		is_ok(setsockopt(a, SOL_RDS, RDS_CANCEL_SENT_TO, &to6,
+				 sizeof(to6)), "sockaddr_in6 -> 0");
+	}
 	marker(a, b, "the socket still sends afterwards");
 	close(a);
 	close(b);
@@ -324,7 +329,7 @@ void test_mr_refused(void)
 	memset(&fargs, 0, sizeof(fargs));
 
 	u = rds_socket();
-	b = bound_socket_at(cfg.addr, 0, "setup");
+	b = bound_socket_cfg(false, 0, "setup");
 	if (!sys_ok(u, "socket") || b < 0)
 		goto out;
 

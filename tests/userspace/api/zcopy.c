@@ -35,7 +35,7 @@ static bool zc_enable(int fd)
 }
 
 /* sendmsg() of @iovcnt iovecs to @to with a cookie if @cookie >= 0. */
-static ssize_t zc_send(int fd, const struct sockaddr_in *to,
+static ssize_t zc_send(int fd, const union rds_sa *to,
 		       struct iovec *iov, int iovcnt, long long cookie,
 		       int flags)
 {
@@ -45,7 +45,7 @@ static ssize_t zc_send(int fd, const struct sockaddr_in *to,
 	} c;
 	struct msghdr m = {
 		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
+		.msg_namelen = sa_len(to),
 		.msg_iov = iov,
 		.msg_iovlen = iovcnt,
 	};
@@ -161,7 +161,7 @@ void test_zcopy(void)
 	static const uint32_t want[] = { 11, 22, 33 };
 	uint32_t got[64], twenty[20];
 	uint64_t z0 = 0, z1 = 0;
-	struct sockaddr_in to, ta;
+	union rds_sa to, ta;
 	struct iovec iov[3];
 	unsigned int i, n = 0;
 	char *area, *rbuf;

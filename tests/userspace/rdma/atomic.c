@@ -461,7 +461,7 @@ out:
 
 struct fadd_thread {
 	int fd;
-	struct sockaddr_in to;
+	union rds_sa to;
 	uint64_t cookie;
 	uint64_t *olds;
 	unsigned int n, sent;
@@ -506,9 +506,9 @@ void test_atomic_concurrent(void)
 		goto out;
 	if (!abuf || !olds)
 		goto out;
-	a = bound_socket_at(cfg.addr, 0, "setup: bind A");
-	b1 = bound_socket_at(cfg.peer, 0, "setup: bind B1");
-	b2 = bound_socket_at(cfg.peer, 0, "setup: bind B2");
+	a = bound_socket_cfg(false, 0, "setup: bind A");
+	b1 = bound_socket_cfg(true, 0, "setup: bind B1");
+	b2 = bound_socket_cfg(true, 0, "setup: bind B2");
 	if (a < 0 || b1 < 0 || b2 < 0)
 		goto out;
 	if (!is_ok(get_mr(a, abuf, 8, 0, &c), "GET_MR of one word"))

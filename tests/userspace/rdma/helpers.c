@@ -83,10 +83,10 @@ void *unmapped_addr(void)
 bool pair_open(struct pair *p)
 {
 	p->b = -1;
-	p->a = bound_socket_at(cfg.addr, 0, "setup: bind A");
+	p->a = bound_socket_cfg(false, 0, "setup: bind A");
 	if (p->a < 0)
 		return false;
-	p->b = bound_socket_at(cfg.peer, 0, "setup: bind B");
+	p->b = bound_socket_cfg(true, 0, "setup: bind B");
 	if (p->b < 0) {
 		close(p->a);
 		p->a = -1;
@@ -154,14 +154,14 @@ void fixture_close(struct rdma_fixture *f)
 const char op_payload[] = OP_PAYLOAD;
 
 /* sendmsg() of @payload with the control messages @c to @to. */
-ssize_t send_cm(int fd, const struct sockaddr_in *to, const void *payload,
+ssize_t send_cm(int fd, const union rds_sa *to, const void *payload,
 		size_t plen, const struct cm *c)
 {
 	return cm_send(fd, to, payload, plen, c, 0);
 }
 
 /* One control message of @type carrying @args. */
-static ssize_t send_op(int fd, const struct sockaddr_in *to, int type,
+static ssize_t send_op(int fd, const union rds_sa *to, int type,
 		       const void *args, size_t alen)
 {
 	struct cm c;
@@ -171,13 +171,13 @@ static ssize_t send_op(int fd, const struct sockaddr_in *to, int type,
 	return send_cm(fd, to, op_payload, sizeof(op_payload) - 1, &c);
 }
 
-ssize_t send_rdma(int fd, const struct sockaddr_in *to,
+ssize_t send_rdma(int fd, const union rds_sa *to,
 		  const struct rds_rdma_args *ra)
 {
 	return send_op(fd, to, RDS_CMSG_RDMA_ARGS, ra, sizeof(*ra));
 }
 
-ssize_t send_atomic(int fd, const struct sockaddr_in *to, int type,
+ssize_t send_atomic(int fd, const union rds_sa *to, int type,
 		    const struct rds_atomic_args *aa)
 {
 	return send_op(fd, to, type, aa, sizeof(*aa));

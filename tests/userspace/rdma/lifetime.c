@@ -21,7 +21,7 @@ void test_life_close_owner(void)
 		goto out;
 	st = run_write(&f.p, c1, 0, f.bbuf, 64, "write before close");
 	is_eq(st, RDS_RDMA_SUCCESS, "a write before A closes succeeds");
-	aport = ntohs(f.p.sa.sin_port);
+	aport = sa_port(&f.p.sa);
 	close(f.p.a);
 	f.p.a = -1;
 	memset(f.abuf, 0x21, PAGE);
@@ -39,7 +39,7 @@ void test_life_close_owner(void)
 	check_fill(f.abuf, PAGE, 0x21, "A's old buffer unchanged");
 
 	/* a new socket on A's port does not inherit the regions */
-	a2 = bound_socket_at(cfg.addr, aport, "setup: rebind A's port");
+	a2 = bound_socket_cfg(false, aport, "setup: rebind A's port");
 	if (a2 < 0)
 		goto out;
 	f.p.a = a2;
@@ -81,11 +81,11 @@ void test_life_close_initiator(void)
 	lv.addr = (uintptr_t)f.bbuf;
 	for (i = 0; i < ROUNDS; i++) {
 		if (f.p.b < 0) {
-			f.p.b = bound_socket_at(cfg.peer, 0, "setup: bind B");
+			f.p.b = bound_socket_cfg(true, 0, "setup: bind B");
 			if (f.p.b < 0)
 				break;
 		}
-		bport = ntohs(sock_addr(f.p.b).sin_port);
+		bport = bound_port(f.p.b);
 		pattern_fill(f.bbuf, LEN, 900 + i);
 		mk_rdma(&ra, f.cookie, 0, LEN, &lv, 1,
 			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME);
@@ -98,7 +98,7 @@ void test_life_close_initiator(void)
 			/* the op completed all the same */
 			landed += pattern_check(f.abuf, LEN, 900 + i) < 0;
 		}
-		b2 = bound_socket_at(cfg.peer, bport,
+		b2 = bound_socket_cfg(true, bport,
 				     "setup: rebind B's port");
 		if (b2 < 0)
 			continue;

@@ -40,7 +40,7 @@ void test_mr_errors(void)
 	u = rds_socket();
 	if (!sys_ok(u, "socket"))
 		goto out;
-	b = bound_socket_at(cfg.addr, 0, "setup: bind");
+	b = bound_socket_cfg(false, 0, "setup: bind");
 	if (b < 0)
 		goto out;
 
@@ -282,7 +282,7 @@ static int get_mr_settled(int fd, const void *addr, uint64_t len,
  */
 static void memlock_child(int wfd, char *buf)
 {
-	struct sockaddr_in sin = sin_make(cfg.addr, 0);
+	union rds_sa sin = cfg_sa(false, 0);
 	struct rlimit rl = { 64 * KIB, 64 * KIB };
 	int res[ML_COUNT], fd, i;
 	uint64_t cookie = 0;
@@ -299,8 +299,7 @@ static void memlock_child(int wfd, char *buf)
 	STEP(ML_DROP, drop_ipc_lock());
 	STEP(ML_RLIMIT, setrlimit(RLIMIT_MEMLOCK, &rl));
 	fd = rds_socket();
-	STEP(ML_SOCKET, fd < 0 ? -1 :
-	     bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
+	STEP(ML_SOCKET, fd < 0 ? -1 : bind_sa(fd, &sin));
 	STEP_FREE(ML_16K_FIRST, get_mr(fd, buf, 16 * KIB, 0, &cookie));
 	STEP_FREE(ML_1MIB, get_mr(fd, buf, MIB, 0, &cookie));
 	STEP_FREE(ML_16K_AFTER_ENOMEM, get_mr_settled(fd, buf, 16 * KIB,
@@ -390,7 +389,7 @@ void test_mr_for_dest_family(void)
 	uint64_t cookie = 0;
 	int b;
 
-	b = bound_socket_at(cfg.addr, 0, "setup: bind");
+	b = bound_socket_cfg(false, 0, "setup: bind");
 	if (!buf || b < 0)
 		goto out;
 	memset(&g, 0, sizeof(g));
@@ -410,10 +409,13 @@ void test_mr_for_dest_family(void)
 	is_err(setsockopt(b, SOL_RDS, RDS_GET_MR_FOR_DEST, &g,
 			  sizeof(struct rds_get_mr_args)), EINVAL,
 	       "optlen of struct rds_get_mr_args -> EINVAL");
-	memcpy(&g.dest_addr, &(struct sockaddr_in){ .sin_family = AF_INET,
-		.sin_addr = cfg.peer }, sizeof(struct sockaddr_in));
+	{
+		union rds_sa peer = cfg_sa(true, 0);
+
+		memcpy(&g.dest_addr, &peer, sa_len(&peer));
+	}
 	is_ok(setsockopt(b, SOL_RDS, RDS_GET_MR_FOR_DEST, &g, sizeof(g)),
-	      "AF_INET dest_addr -> 0");
+	      "AF_INET%s dest_addr -> 0", cfg.v6 ? "6" : "");
 	ok(cookie != 0, "cookie written");
 	is_ok(free_mr(b, cookie, 0), "FREE_MR of it -> 0");
 out:

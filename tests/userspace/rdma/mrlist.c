@@ -121,7 +121,7 @@ void test_mrlist_errors(void)
 
 	if (!area)
 		goto out;
-	b = bound_socket_at(cfg.addr, 0, "setup: bind");
+	b = bound_socket_cfg(false, 0, "setup: bind");
 	u = rds_socket();
 	if (b < 0 || !sys_ok(u, "socket"))
 		goto out;

@@ -65,7 +65,7 @@ void *map_read_only(void);
 /* A and B on fresh ports. */
 struct pair {
 	int a, b;
-	struct sockaddr_in sa, sb;
+	union rds_sa sa, sb;
 };
 
 bool pair_open(struct pair *p);
@@ -96,11 +96,11 @@ void fixture_close(struct rdma_fixture *f);
 extern const char op_payload[sizeof(OP_PAYLOAD)];
 extern uint64_t next_token;
 
-ssize_t send_cm(int fd, const struct sockaddr_in *to, const void *payload,
+ssize_t send_cm(int fd, const union rds_sa *to, const void *payload,
 		size_t plen, const struct cm *c);
-ssize_t send_rdma(int fd, const struct sockaddr_in *to,
+ssize_t send_rdma(int fd, const union rds_sa *to,
 		  const struct rds_rdma_args *ra);
-ssize_t send_atomic(int fd, const struct sockaddr_in *to, int type,
+ssize_t send_atomic(int fd, const union rds_sa *to, int type,
 		    const struct rds_atomic_args *aa);
 void mk_rdma(struct rds_rdma_args *ra, uint64_t cookie, uint64_t raddr,
 	     uint64_t bytes, const struct rds_iovec *lv, uint64_t nr,
@@ -117,7 +117,7 @@ struct rx {
 	bool has_dest;
 	uint64_t dest;
 	unsigned int other_cmsgs;
-	struct sockaddr_in from;
+	union rds_sa from;
 	char data[256];
 };
 

@@ -5,14 +5,14 @@
  */
 #include "rdma.h"
 
-static int get_mr_dest(int fd, const struct sockaddr_in *dest,
+static int get_mr_dest(int fd, const union rds_sa *dest,
 		       const void *addr, uint64_t len, uint64_t flags,
 		       uint64_t *cookie)
 {
 	struct rds_get_mr_for_dest_args g;
 
 	memset(&g, 0, sizeof(g));
-	memcpy(&g.dest_addr, dest, sizeof(*dest));
+	memcpy(&g.dest_addr, dest, sa_len(dest));
 	g.vec.addr = (uintptr_t)addr;
 	g.vec.bytes = len;
 	g.cookie_addr = (uintptr_t)cookie;
@@ -53,7 +53,7 @@ void test_remote_errors(void)
 	 * B's kernel holds no grant for the cookie.
 	 */
 	q = f.p;
-	q.sa.sin_port = 0;
+	sa_set_port(&q.sa, 0);
 	st = run_rdma_msg(&q, c, 0, f.bbuf, 16,
 			  RDS_RDMA_READWRITE | RDS_RDMA_SILENT, true,
 			  "write addressed to port 0");
@@ -156,7 +156,7 @@ out:
  * A's memory all 0x44, and a region of its first 256 bytes for @d, the
  * cookie in *@c: one check named @what.
  */
-static bool dest_region(struct rdma_fixture *f, const struct sockaddr_in *d,
+static bool dest_region(struct rdma_fixture *f, const union rds_sa *d,
 			uint64_t *c, const char *what)
 {
 	memset(f->abuf, 0x44, PAGE);
@@ -167,14 +167,13 @@ void test_remote_for_dest(void)
 {
 	struct rdma_fixture f;
 	struct pair q = { .a = -1, .b = -1 };
-	struct sockaddr_in d;
-	struct in_addr other;
+	union rds_sa d;
 	uint64_t c = 0;
 	int cfd = -1, st;
 
 	if (!fixture_open(&f, PAGE, PAGE))
 		goto out;
-	cfd = bound_socket_at(cfg.peer, 0, "setup: bind C");
+	cfd = bound_socket_cfg(true, 0, "setup: bind C");
 	if (cfd < 0)
 		goto out;
 	/* C: a second initiator on another port of B's address */
@@ -198,7 +197,7 @@ void test_remote_for_dest(void)
 	check_pattern(f.abuf, 64, 81, "C's write landed");
 	is_ok(free_mr(f.p.a, c, 0), "FREE_MR");
 
-	d.sin_port = 0;
+	sa_set_port(&d, 0);
 	if (!dest_region(&f, &d, &c,
 			 "GET_MR_FOR_DEST naming B's address, port 0"))
 		goto out;
@@ -208,8 +207,12 @@ void test_remote_for_dest(void)
 	is_eq(st, RDS_RDMA_SUCCESS, "port 0: write from C succeeds");
 	is_ok(free_mr(f.p.a, c, 0), "FREE_MR");
 
-	other.s_addr = htonl(ntohl(cfg.peer.s_addr) ^ 0x3);
-	d = sin_make(other, ntohs(f.p.sb.sin_port));
+	/* B's address with its last byte changed */
+	d = f.p.sb;
+	if (cfg.v6)
+		d.sin6.sin6_addr.s6_addr[15] ^= 0x3;
+	else
+		d.sin.sin_addr.s_addr ^= htonl(0x3);
 	if (!dest_region(&f, &d, &c,
 			 "GET_MR_FOR_DEST naming another address, B's port"))
 		goto out;

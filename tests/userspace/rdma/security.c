@@ -51,7 +51,7 @@ static int guess(struct pair *p, uint64_t cookie, void *buf, uint64_t flags,
 }
 
 static void iso_child(int wfd, uint64_t victim_cookie,
-		      const struct sockaddr_in *victim)
+		      const union rds_sa *victim)
 {
 	char *buf = xmap(PAGE);
 	struct pair q = { .a = -1, .b = -1 }, g;
@@ -195,7 +195,7 @@ void test_sec_refusals_throttled(void)
 	ok(sent >= 64, "but not before 64 refusals (%u)", sent);
 	if (counter_get(f.p.a, "rdma_throttled", &after))
 		ok(after > before, "rdma_throttled counts it");
-	other = bound_socket_at(cfg.peer, 0, "setup: another socket");
+	other = bound_socket_cfg(true, 0, "setup: another socket");
 	if (other >= 0) {
 		struct pair q = f.p;
 
@@ -232,7 +232,7 @@ void test_sec_cookie_random(void)
 
 	if (!c || !buf)
 		goto out;
-	fd = bound_socket_at(cfg.addr, 0, "setup: bind");
+	fd = bound_socket_cfg(false, 0, "setup: bind");
 	if (fd < 0)
 		goto out;
 	for (i = 0; i < N; i++) {
