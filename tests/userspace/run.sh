@@ -127,6 +127,8 @@ NS_A=rdsd-a
 NS_B=rdsd-b
 NS_ADDR_A=198.51.100.1
 NS_ADDR_B=198.51.100.2
+NS_ADDR6_A=2001:db8:3::1
+NS_ADDR6_B=2001:db8:3::2
 
 usage() {
 	cat <<EOF
@@ -785,9 +787,15 @@ tcp_setup() {
 		ip -n "$NS_A" link add v0 type veth peer name v1 netns "$NS_B" &&
 		ip -n "$NS_A" addr add "$NS_ADDR_A/24" dev v0 &&
 		ip -n "$NS_B" addr add "$NS_ADDR_B/24" dev v1 &&
+		ip netns exec "$NS_A" sysctl -qw \
+			net.ipv6.conf.v0.keep_addr_on_down=1 &&
+		ip netns exec "$NS_B" sysctl -qw \
+			net.ipv6.conf.v1.keep_addr_on_down=1 &&
+		ip -n "$NS_A" -6 addr add "$NS_ADDR6_A/64" dev v0 nodad &&
+		ip -n "$NS_B" -6 addr add "$NS_ADDR6_B/64" dev v1 nodad &&
 		ip -n "$NS_A" link set v0 up && ip -n "$NS_A" link set lo up &&
 		ip -n "$NS_B" link set v1 up && ip -n "$NS_B" link set lo up; } 2>&1)
-	check $? "$1: dummy $TCP_NETDEV with $TCP_ADDR, $TCP_PEER, $TCP_ADDR6 and $TCP_PEER6, $TCP_DEAD_NET/24 and $TCP_DEAD_NET6/64 routed to it; namespaces $NS_A ($NS_ADDR_A) and $NS_B ($NS_ADDR_B) on a veth pair" \
+	check $? "$1: dummy $TCP_NETDEV with $TCP_ADDR, $TCP_PEER, $TCP_ADDR6 and $TCP_PEER6, $TCP_DEAD_NET/24 and $TCP_DEAD_NET6/64 routed to it; namespaces $NS_A ($NS_ADDR_A, $NS_ADDR6_A) and $NS_B ($NS_ADDR_B, $NS_ADDR6_B) on a veth pair" \
 		"$out"
 }
 
@@ -802,65 +810,75 @@ log_ready() {
 	return 1
 }
 
-# netns_pair STAGE FAMILY: an echo server in one namespace, round trips
-# of 0 bytes to 1 MiB and a pipelined burst from the other, then a
-# sequenced stream; the two namespaces talk over TCP as two hosts would.
+# netns_pair STAGE FAMILY [6]: an echo server in one namespace, round
+# trips of 0 bytes to 1 MiB and a pipelined burst from the other, then a
+# sequenced stream; the two namespaces talk over TCP as two hosts would,
+# between their IPv4 addresses, or with 6 their IPv6 ones (checks named
+# STAGE-netns6-...).
 netns_pair() {
-	local stage=$1 fam=$2 log pid spid rc=0 c out
+	local stage=$1-netns${3:-} fam=$2 log pid spid rc=0 c out a b
+	local in_a in_b
 
-	suite_skipped "$stage-netns" && return 0
+	suite_skipped "$stage" && return 0
 	c=(--family "$fam" --impl doca --transport tcp)
+	in_a=(--addr "$NS_ADDR_A" --peer "$NS_ADDR_B")
+	in_b=(--addr "$NS_ADDR_B" --peer "$NS_ADDR_A")
+	a=$NS_ADDR_A b=$NS_ADDR_B
+	if [[ ${3:-} == 6 ]]; then
+		c+=(--ipv6 --transport6 tcp)
+		in_a+=(--addr6 "$NS_ADDR6_A" --peer6 "$NS_ADDR6_B")
+		in_b+=(--addr6 "$NS_ADDR6_B" --peer6 "$NS_ADDR6_A")
+		a=$NS_ADDR6_A b=$NS_ADDR6_B
+	fi
 	log=$(mktemp)
-	ip netns exec "$NS_B" "$XHOST" "${c[@]}" --addr "$NS_ADDR_B" \
-		--peer "$NS_ADDR_A" --mode echo --port 5000 >"$log" 2>&1 &
+	ip netns exec "$NS_B" "$XHOST" "${c[@]}" "${in_b[@]}" \
+		--mode echo --port 5000 >"$log" 2>&1 &
 	pid=$!
 	log_ready "$log" "$pid"
-	run_suite "$stage-netns-ping" ip netns exec "$NS_A" "$XHOST" \
-		"${c[@]}" --addr "$NS_ADDR_A" --peer "$NS_ADDR_B" --mode ping \
-		--port 5000
+	run_suite "$stage-ping" ip netns exec "$NS_A" "$XHOST" \
+		"${c[@]}" "${in_a[@]}" --mode ping --port 5000
 	wait "$pid" || rc=$?
-	check "$rc" "$stage-netns: the echo server in $NS_B passed" \
+	check "$rc" "$stage: the echo server in $NS_B passed" \
 		"$(grep -v '^ok' "$log")"
 
-	ip netns exec "$NS_B" "$XHOST" "${c[@]}" --addr "$NS_ADDR_B" \
-		--peer "$NS_ADDR_A" --mode stream-recv --port 6000 \
+	ip netns exec "$NS_B" "$XHOST" "${c[@]}" "${in_b[@]}" \
+		--mode stream-recv --port 6000 \
 		--sport 6002 --count 2000 >"$log" 2>&1 &
 	pid=$!
 	log_ready "$log" "$pid"
-	run_suite "$stage-netns-stream" ip netns exec "$NS_A" "$XHOST" \
-		"${c[@]}" --addr "$NS_ADDR_A" --peer "$NS_ADDR_B" \
+	run_suite "$stage-stream" ip netns exec "$NS_A" "$XHOST" \
+		"${c[@]}" "${in_a[@]}" \
 		--mode stream-send --port 6002 --dport 6000 --from 0 --to 2000
 	rc=0
 	wait "$pid" || rc=$?
-	check "$rc" "$stage-netns: the stream's receiver in $NS_B got every message once, in order" \
+	check "$rc" "$stage: the stream's receiver in $NS_B got every message once, in order" \
 		"$(grep -v '^ok' "$log")"
 
 	# RDMA and atomics between the namespaces: reads, writes and
 	# atomics through cookies the owner in $NS_B hands over, a used-up
 	# and a freed cookie refused
-	ip netns exec "$NS_B" "$XHOST" "${c[@]}" --addr "$NS_ADDR_B" \
-		--peer "$NS_ADDR_A" --mode rdma-owner --port 7200 >"$log" 2>&1 &
+	ip netns exec "$NS_B" "$XHOST" "${c[@]}" "${in_b[@]}" \
+		--mode rdma-owner --port 7200 >"$log" 2>&1 &
 	pid=$!
 	log_ready "$log" "$pid"
-	run_suite "$stage-netns-rdma" ip netns exec "$NS_A" "$XHOST" \
-		"${c[@]}" --addr "$NS_ADDR_A" --peer "$NS_ADDR_B" \
-		--mode rdma-user --port 7200
+	run_suite "$stage-rdma" ip netns exec "$NS_A" "$XHOST" \
+		"${c[@]}" "${in_a[@]}" --mode rdma-user --port 7200
 	rc=0
 	wait "$pid" || rc=$?
-	check "$rc" "$stage-netns-rdma: the region's owner in $NS_B passed" \
+	check "$rc" "$stage-rdma: the region's owner in $NS_B passed" \
 		"$(grep -v '^ok' "$log")"
 
 	# faults under a stream: the link goes down and up, then the
 	# connection is dropped again and again (resets: the unacknowledged
 	# are sent again); how many came mid-stream is only reported
-	ip netns exec "$NS_B" "$XHOST" "${c[@]}" --addr "$NS_ADDR_B" \
-		--peer "$NS_ADDR_A" --mode stream-recv --port 6100 \
+	ip netns exec "$NS_B" "$XHOST" "${c[@]}" "${in_b[@]}" \
+		--mode stream-recv --port 6100 \
 		--sport 6102 --count 30000 >"$log" 2>&1 &
 	pid=$!
 	log_ready "$log" "$pid"
-	ip netns exec "$NS_A" "$XHOST" "${c[@]}" --addr "$NS_ADDR_A" \
-		--peer "$NS_ADDR_B" --mode stream-send --port 6102 --dport 6100 \
-		--from 0 --to 30000 >"$log.send" 2>&1 &
+	ip netns exec "$NS_A" "$XHOST" "${c[@]}" "${in_a[@]}" \
+		--mode stream-send --port 6102 --dport 6100 --from 0 \
+		--to 30000 >"$log.send" 2>&1 &
 	spid=$!
 	sleep 0.3
 	ip -n "$NS_A" link set v0 down
@@ -868,21 +886,21 @@ netns_pair() {
 	ip -n "$NS_A" link set v0 up
 	# drops until the stream ends (one at least): resets mid-stream
 	for _ in $(seq 20); do
-		ip netns exec "$NS_A" "$RDSCTL" conn drop peer "$NS_ADDR_B" \
-			laddr "$NS_ADDR_A" transport tcp >/dev/null 2>&1
+		ip netns exec "$NS_A" "$RDSCTL" conn drop peer "$b" \
+			laddr "$a" transport tcp >/dev/null 2>&1
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1
 	done
 	rc=0
 	wait "$spid" || rc=$?
-	check "$rc" "$stage-netns-faults: the sender in $NS_A sent 30000 messages across a link flap and dropped connections" \
+	check "$rc" "$stage-faults: the sender in $NS_A sent 30000 messages across a link flap and dropped connections" \
 		"$(grep -v '^ok' "$log.send")"
 	rc=0
 	wait "$pid" || rc=$?
-	check "$rc" "$stage-netns-faults: its receiver in $NS_B got every message once, in order" \
+	check "$rc" "$stage-faults: its receiver in $NS_B got every message once, in order" \
 		"$(grep -v '^ok' "$log")"
-	diag "$stage-netns-faults: $(ip netns exec "$NS_A" "$RDSCTL" -j conn show \
-	      peer "$NS_ADDR_B" 2>&1 | grep -o '"connects":[0-9]*' | head -n 1)"
+	diag "$stage-faults: $(ip netns exec "$NS_A" "$RDSCTL" -j conn show \
+	      peer "$b" 2>&1 | grep -o '"connects":[0-9]*' | head -n 1)"
 	rm -f "$log" "$log.send"
 }
 
@@ -943,6 +961,7 @@ if want_stage tcp; then
 				--family "$fam" --addr "$TCP_ADDR" \
 				--peer "$TCP_PEER" --net "$TCP_DEAD_NET"
 			netns_pair tcp "$fam"
+			netns_pair tcp "$fam" 6
 			out=$(unload rds_doca 5)
 			check $? "tcp: rmmod rds_doca within 5 s of the last socket closing" \
 				"$out"
