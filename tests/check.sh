@@ -137,7 +137,8 @@ for k in $kernels; do
 	done
 	[ "$k" = "$first" ] || [ "$full" = 1 ] || continue
 	t0=$(date +%s)
-	pair_suite "stock $k VM pair" "build/$v" 4000 "doca doca-tcp" \
+	pair_suite "stock $k VM pair" "build/$v" 4000 \
+		"doca doca-tcp doca6 doca6-tcp" \
 		--kernel "$v" --timeout 900
 	# Linux RDS across hosts, the reference: once is enough
 	if [ "$k" = "$first" ] && [ "$full" = 1 ]; then

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # RDS between two hosts, over Soft-RoCE: runs on both hosts of a VM pair,
-# the same command on each (tests/vm/pair sets RDSD_ROLE, RDSD_ADDR and
-# RDSD_PEER), each side checking what it sees:
+# the same command on each (tests/vm/pair sets RDSD_ROLE, RDSD_ADDR,
+# RDSD_PEER and their IPv6 forms), each side checking what it sees:
 #
 #   roundtrip  an echo server and a client on each host, round trips of
 #              0 bytes to 1 MiB and a pipelined burst, both ways at once
@@ -33,7 +33,10 @@
 # transport (SO_RDS_TRANSPORT on every socket, the RDMA device beside
 # it unused) and "rds-tcp" over Linux rds_tcp, the roundtrip, order,
 # fan-in and reload tests, and for doca-tcp the RDMA tests (run in
-# software by the region's owner) and rdsctl.  Output is TAP, the checks
+# software by the region's owner) and rdsctl; "doca6" and "doca6-tcp"
+# run doca's and doca-tcp's tests between the hosts' IPv6 addresses
+# (RDSD_ADDR6, RDSD_PEER6; over RoCE, rdma_cm resolves their IPv6
+# GIDs).  Output is TAP, the checks
 # of the programs renumbered and prefixed; the last line is
 # "N passed, N failed".
 #
@@ -66,7 +69,8 @@ usage() {
 usage: ${0##*/} [--ko PATH] [--stage rds|doca]... [--messages N]
   --ko PATH     rds_doca module (default: build/\$(uname -r)/rds_doca.ko)
   --stage NAME  run only the named stages (repeatable; default: rds doca;
-                also doca-tcp, rds-tcp)
+                also doca-tcp, rds-tcp, and doca6, doca6-tcp: rds_doca
+                between the hosts' IPv6 addresses)
   --messages N  messages per direction of the order test (default $MESSAGES);
                 the fan-in sends N/2, the reload tests N/8
 Runs inside a VM pair: tests/vm/pair -- ${0##*/} ...
@@ -89,6 +93,8 @@ done
 ROLE=${RDSD_ROLE:-}
 ADDR=${RDSD_ADDR:-}
 PEER=${RDSD_PEER:-}
+ADDR6=${RDSD_ADDR6:-}
+PEER6=${RDSD_PEER6:-}
 if [[ -z $ROLE || -z $ADDR || -z $PEER || -z ${RDSD_PAIR_DIR:-} ]]; then
 	echo "${0##*/}: run me on both hosts of tests/vm/pair" >&2
 	exit 2
@@ -121,7 +127,7 @@ stage_modules() {
 	case $1 in
 	rds)		echo rds_rdma rds ;;
 	rds-tcp)	echo rds_tcp rds ;;
-	doca|doca-tcp)	echo rds_doca ;;
+	doca*)		echo rds_doca ;;
 	esac
 }
 
@@ -129,7 +135,7 @@ load_stage_module() {
 	case $1 in
 	rds)		modprobe rds_rdma ;;
 	rds-tcp)	modprobe rds_tcp ;;
-	doca|doca-tcp)	modprobe rdma_cm && insmod "$KO" ;;
+	doca*)		modprobe rdma_cm && insmod "$KO" ;;
 	esac
 }
 
@@ -199,8 +205,11 @@ fold() {
 common() {
 	printf '%s\n' --family "$family" --impl "$impl" --addr "$ADDR" \
 		--peer "$PEER"
+	[[ -z $v6 ]] ||
+		printf '%s\n' --ipv6 --addr6 "$ADDR6" --peer6 "$PEER6"
 	[[ -z $transport ]] ||
 		printf '%s\n' --transport "$transport" --force-transport
+	[[ -z $transport || -z $v6 ]] || printf '%s\n' --transport6 "$transport"
 }
 
 test_roundtrip() {
@@ -251,11 +260,11 @@ test_ctl() {
 	local out rc
 
 	sync_peer ctl || return
-	out=$("$RDSCTL" ping "$PEER" -I "$ADDR" -c 3 -W 10 2>&1)
+	out=$("$RDSCTL" ping "$peer" -I "$addr" -c 3 -W 10 2>&1)
 	rc=$?
 	check "$(status test "$rc" = 0 -a "$(grep -c 'reply from' <<<"$out")" = 3)" \
-		"$stage: rdsctl ping $PEER: 3 replies" "exit $rc: $out"
-	out=$("$RDSCTL" -j conn show peer "$PEER" state up 2>&1)
+		"$stage: rdsctl ping $peer: 3 replies" "exit $rc: $out"
+	out=$("$RDSCTL" -j conn show peer "$peer" state up 2>&1)
 	check "$(status python3 -c '
 import json, sys
 t = sys.argv[2]
@@ -263,7 +272,7 @@ c = [x for x in json.loads(sys.argv[1]) if x["transport"] == t]
 sys.exit(not (len(c) == 1 and
               c[0]["tx_msgs"] > 0 and (t != "ib" or c[0]["qpn"] > 0)))' \
 		"$out" "${transport:-ib}")" \
-		"$stage: rdsctl shows the connection to $PEER up, over ${transport:-ib}" \
+		"$stage: rdsctl shows the connection to $peer up, over ${transport:-ib}" \
 		"$out"
 	sync_peer ctl-done
 }
@@ -335,15 +344,24 @@ timed() {
 run_stage() {
 	local out
 
-	transport=''
+	transport='' v6='' addr=$ADDR peer=$PEER
 	case $stage in
 	rds)		family=21 impl=rds ;;
 	rds-tcp)	family=21 impl=rds transport=tcp ;;
 	doca)		family='' impl=doca ;;
 	doca-tcp)	family='' impl=doca transport=tcp ;;
+	doca6)		family='' impl=doca v6=1 ;;
+	doca6-tcp)	family='' impl=doca transport=tcp v6=1 ;;
 	*)		check 1 "unknown stage $stage"; return ;;
 	esac
-	diag "stage $stage on host $ROLE ($ADDR), peer $PEER"
+	if [[ -n $v6 ]]; then
+		addr=$ADDR6 peer=$PEER6
+		if [[ -z $addr || -z $peer ]]; then
+			check 1 "$stage: IPv6 addresses (RDSD_ADDR6, RDSD_PEER6)"
+			return
+		fi
+	fi
+	diag "stage $stage on host $ROLE ($addr), peer $peer"
 	if [[ $stage == doca* && ! -f $KO ]]; then
 		check 1 "doca: module $KO exists"
 		sync_peer loaded
