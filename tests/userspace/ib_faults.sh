@@ -34,6 +34,8 @@ DEV=rxe0
 TYPE=rxe
 ADDR=192.0.2.1
 PEER=192.0.2.2
+ADDR6=
+PEER6=
 RESETS=3
 MESSAGES=50000
 DOWN_MS=2000
@@ -53,6 +55,9 @@ usage: ${0##*/} [--family N] [--impl doca|rds] [--netdev IF] [--dev RXE]
   --type T      its type: rxe (Soft-RoCE, default) or siw (Soft-iWARP)
   --addr A      senders' address (default $ADDR)
   --peer B      receivers' address (default $PEER)
+  --addr6 A6, --peer6 B6  stream between these IPv6 addresses instead
+                (checks named rxe6 and link6); the interface must keep
+                its addresses while down (keep_addr_on_down)
   --resets N    faults per stream (default $RESETS)
   --messages N  messages per stream (default $MESSAGES)
   --down-ms MS  how long the path stays broken (default $DOWN_MS)
@@ -71,6 +76,8 @@ while [[ $# -gt 0 ]]; do
 	--type)		TYPE=${2?}; shift ;;
 	--addr)		ADDR=${2?}; shift ;;
 	--peer)		PEER=${2?}; shift ;;
+	--addr6)	ADDR6=${2?}; shift ;;
+	--peer6)	PEER6=${2?}; shift ;;
 	--resets)	RESETS=${2?}; shift ;;
 	--messages)	MESSAGES=${2?}; shift ;;
 	--down-ms)	DOWN_MS=${2?}; shift ;;
@@ -82,6 +89,8 @@ while [[ $# -gt 0 ]]; do
 	shift
 done
 [[ ${#faults[@]} -gt 0 ]] && FAULTS=("${faults[@]}")
+[[ -z $ADDR6 && -z $PEER6 || -n $ADDR6 && -n $PEER6 ]] ||
+	{ usage >&2; exit 2; }
 if [[ -z $FAMILY ]]; then
 	FAMILY=$(cat /sys/module/rds_doca/parameters/family 2>/dev/null ||
 		 echo 21)
@@ -104,15 +113,20 @@ check_active() {
 
 # stream KIND DOWN UP: a stream broken RESETS times by DOWN, repaired by UP.
 stream() {
-	run_suite "$1" "$HERE/rds_stream_test" --family "$FAMILY" \
+	local v6=()
+
+	[[ -z $ADDR6 ]] ||
+		v6=(--ipv6 --addr6 "$ADDR6" --peer6 "$PEER6" --transport6 ib)
+	run_suite "$1${ADDR6:+6}" "$HERE/rds_stream_test" --family "$FAMILY" \
 		--impl "$IMPL" --addr "$ADDR" --peer "$PEER" --transport ib \
+		"${v6[@]}" \
 		--messages "$MESSAGES" --resets "$RESETS" \
 		--down-ms "$DOWN_MS" --timeout "$TIMEOUT" \
 		--down "$2" --up "$3"
 }
 
 echo "# fault tests on $(uname -r): family $FAMILY, $DEV on $NETDEV," \
-     "$ADDR -> $PEER"
+     "${ADDR6:-$ADDR} -> ${PEER6:-$PEER}"
 make -s -C "$HERE" rds_stream_test >/dev/null ||
 	check 1 "build rds_stream_test"
 check_active "before the faults" || { tap_finish; exit 1; }

@@ -45,7 +45,8 @@
 #                 rds_doca must unload within 5 s of its last socket
 #                 closing
 #   8. ib-faults: rds_doca while the link and the rxe device go away and
-#                 come back under a stream of messages (ib_faults.sh);
+#                 come back under a stream of messages (ib_faults.sh),
+#                 between the IPv4 and again the IPv6 addresses;
 #                 then rds_doca must unload with its connections up
 #   9. rds-ib:    the in-tree rds_rdma (family 21), the reference
 #
@@ -736,6 +737,13 @@ if want_stage ib-faults; then
 					--family "$fam" --impl doca \
 					--netdev "$IB_NETDEV" --dev "$IB_DEV" \
 					--addr "$IB_ADDR" --peer "$IB_PEER" \
+					$FAULTS_ARGS
+				# and between the device's IPv6 addresses
+				# shellcheck disable=SC2086
+				run_suite ib-faults6 "$HERE/ib_faults.sh" \
+					--family "$fam" --impl doca \
+					--netdev "$IB_NETDEV" --dev "$IB_DEV" \
+					--addr6 "$IB_ADDR6" --peer6 "$IB_PEER6" \
 					$FAULTS_ARGS
 			fi
 			# the connections of the last stream are still up

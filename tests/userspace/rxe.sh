@@ -4,7 +4,8 @@
 # The software RDMA device of the one-VM IB stages: device IB_DEV of
 # type IB_TYPE (rxe, Soft-RoCE; or siw, Soft-iWARP) on a dummy interface
 # IB_NETDEV with the addresses IB_ADDR and IB_PEER, and IB_ADDR6 and
-# IB_PEER6 if set.  Sourced after tap.sh (rxe_setup records checks); the
+# IB_PEER6 if set, which it keeps while down (keep_addr_on_down: the
+# link faults would take the IPv6 ones away).  Sourced after tap.sh (rxe_setup records checks); the
 # caller may set the names first.
 
 IB_TYPE=${IB_TYPE:-rxe}
@@ -46,6 +47,7 @@ rxe_setup() {
 		  ip -6 addr add "$IB_ADDR6/64" dev "$IB_NETDEV" nodad; } &&
 		{ [[ -z ${IB_PEER6:-} ]] ||
 		  ip -6 addr add "$IB_PEER6/64" dev "$IB_NETDEV" nodad; } &&
+		sysctl -qw "net.ipv6.conf.$IB_NETDEV.keep_addr_on_down=1" &&
 		ip link set "$IB_NETDEV" up &&
 		rdma link add "$IB_DEV" type "$IB_TYPE" netdev "$IB_NETDEV"; } 2>&1)
 	check $? "$stage: $IB_TYPE device $IB_DEV on dummy $IB_NETDEV with $IB_ADDR and $IB_PEER" \
