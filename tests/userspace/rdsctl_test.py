@@ -221,23 +221,18 @@ TCP6_INFO = struct.Struct("=16s2s16s2sQQIII")
 def tcp_sockets(sock, v6=False):
     """The TCP transport's connections that have a socket, read through
     @sock: ([(laddr, lport, faddr, fport, hdr_rem, data_rem)], entry
-    size), text addresses; IPv4-mapped ones only in the RDS6 form."""
+    size), text addresses (in the RDS6 form, IPv4-mapped ones as IPv4)."""
     st = TCP6_INFO if v6 else TCP_INFO
     raw, each = sock.info(RDS6_INFO_TCP_SOCKETS if v6 else
                           RDS_INFO_TCP_SOCKETS)
     out = []
     if each != st.size:
         return out, each
+    ntop = ntop6 if v6 else socket.inet_ntoa
     for i in range(len(raw) // st.size):
         f = st.unpack_from(raw, i * st.size)
-        la, fa = f[0], f[2]
-        if v6:
-            mapped = bytes(10) + b"\xff\xff"
-            if la[:12] != mapped or fa[:12] != mapped:
-                continue
-            la, fa = la[12:], fa[12:]
-        out.append((socket.inet_ntoa(la), int.from_bytes(f[1], "big"),
-                    socket.inet_ntoa(fa), int.from_bytes(f[3], "big"),
+        out.append((ntop(f[0]), int.from_bytes(f[1], "big"),
+                    ntop(f[2]), int.from_bytes(f[3], "big"),
                     f[4], f[5]))
     return out, each
 

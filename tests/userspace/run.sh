@@ -55,7 +55,7 @@
 #  10. tcp:       the same two addresses on a dummy interface without an
 #                 RDMA device: the api, order, RDMA and bounds suites
 #                 over the TCP transport, a hostile peer
-#                 (tcp_hostile_test.py),
+#                 (tcp_hostile_test.py, from IPv4 and IPv6 addresses),
 #                 five unprivileged users' attempts to addresses nobody
 #                 answers (tcp_attempts_test.py), then
 #                 two namespaces joined by a veth pair talking as two
@@ -964,6 +964,10 @@ if want_stage tcp; then
 			run_suite tcp-hostile "$HERE/tcp_hostile_test.py" \
 				--family "$fam" --addr "$TCP_ADDR" \
 				--peer "$TCP_PEER" --netdev "$TCP_NETDEV" \
+				--rdsctl "$RDSCTL"
+			run_suite tcp-hostile6 "$HERE/tcp_hostile_test.py" \
+				--family "$fam" --addr "$TCP_ADDR6" \
+				--peer "$TCP_PEER6" --netdev "$TCP_NETDEV" \
 				--rdsctl "$RDSCTL"
 			run_suite tcp-attempts "$HERE/tcp_attempts_test.py" \
 				--family "$fam" --addr "$TCP_ADDR" \

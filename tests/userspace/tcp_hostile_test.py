@@ -34,7 +34,8 @@ case is a new TCP connection:
     closed at once and counted in conn_limit.
 
 After every case two rds_doca sockets on --addr and --peer exchange a
-message.
+message.  A and B may be IPv4 or IPv6 addresses; the peer speaks from
+addresses of the same family (192.0.2.100-159, 2001:db8:2::100-13b).
 
 usage: tcp_hostile_test.py --family N --addr A --peer B --netdev DEV
                            [--port P] [--rdsctl PATH]
@@ -55,7 +56,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # pylint: disable=wrong-import-position
 import rdsctl_test  # noqa: E402
 from rdsctl_test import Tap, RdsSock, rdsctl_json, counters_of, \
-    run_main, TCP_INFO, TCP6_INFO, PAGE  # noqa: E402
+    run_main, is6, TCP_INFO, TCP6_INFO, PAGE  # noqa: E402
 
 T = Tap()
 
@@ -73,6 +74,7 @@ REQ = struct.Struct(">QQQIBBH4Q")
 RESP = struct.Struct(">QQB15s")
 # addresses the hostile peer speaks from, one per case, on --netdev
 HOSTILE = [f"192.0.2.{n}" for n in range(100, 160)]
+HOSTILE6 = [f"2001:db8:2::{n:x}" for n in range(0x100, 0x13c)]
 RDS_PORT = 4300
 INCARNATION = 0x1234567890ABCDEF
 
@@ -112,7 +114,8 @@ class Peer:
     """One TCP connection of the hostile peer."""
 
     def __init__(self, src, addr, port):
-        self.s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.s = socket.socket(socket.AF_INET6 if ":" in src else
+                               socket.AF_INET, socket.SOCK_STREAM)
         self.s.bind((src, 0))
         self.s.settimeout(10)
         self.s.connect((addr, port))
@@ -192,8 +195,10 @@ def tos_lane(args):
                              check=False).stdout
         out = "\n".join(ln for ln in out.splitlines()
                         if args.addr in ln and args.peer in ln)
-        T.ok("tos:0xb8" in out,
-             "... over a TCP connection whose IP TOS byte is 0xb8", out)
+        # ss shows an IPv6 socket's traffic class as tclass
+        T.ok(("tclass:0xb8" if is6(args.addr) else "tos:0xb8") in out,
+             "... over a TCP connection whose IP TOS byte (IPv6 traffic "
+             "class) is 0xb8", out)
     finally:
         a.close()
         b.close()
@@ -354,7 +359,7 @@ def wait_rem(rx, me, want, what):
     """Wait (5 s at most) for @me's entry to show (hdr_rem, data_rem)."""
     ent = None
     for _ in range(50):
-        ent = [e for e in tcp_sockets(rx) if e[2] == me]
+        ent = [e for e in tcp_sockets(rx, is6(me)) if e[2] == me]
         if ent and ent[0][4:] == want:
             break
         time.sleep(0.1)
@@ -367,6 +372,10 @@ def info_case(args, rx, me, p):
     lport = p.s.getsockname()[1]
     for v6 in (False, True):
         ent = [e for e in tcp_sockets(rx, v6) if e[2] == me]
+        if is6(me) and not v6:
+            T.eq(ent, [], "RDS_INFO_TCP_SOCKETS does not list an IPv6 "
+                 "connection")
+            continue
         T.ok(len(ent) == 1 and ent[0][:4] ==
              (args.addr, args.port, me, lport),
              f"{'RDS6' if v6 else 'RDS'}_INFO_TCP_SOCKETS lists the "
@@ -397,10 +406,13 @@ def main():
     args = ap.parse_args()
     rdsctl_test.RDSCTL = os.path.normpath(args.rdsctl)
 
+    hostile, plen, opts = HOSTILE, 32, ""
+    if is6(args.addr):
+        hostile, plen, opts = HOSTILE6, 128, " nodad"
     subprocess.run(["ip", "-batch", "-"], check=True, text=True,
-                   input="".join(f"addr add {a}/32 dev {args.netdev}\n"
-                                 for a in HOSTILE))
-    src = iter(HOSTILE)
+                   input="".join(f"addr add {a}/{plen} dev {args.netdev}"
+                                 f"{opts}\n" for a in hostile))
+    src = iter(hostile)
     rx = RdsSock(args.family, args.addr, RDS_PORT)
     try:
         for h, what in [

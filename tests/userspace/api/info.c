@@ -2,13 +2,15 @@
 /*
  * The RDS_INFO_* getsockopts: the length protocol, and what each
  * snapshot lists of two sockets, their connection and a waiting message.
+ * Between IPv4 addresses both forms list them (RDS6_INFO_* with mapped
+ * addresses); between IPv6 ones (--ipv6) only the RDS6_INFO_* forms do.
  */
 #include "api.h"
 
 /* A and B, and what the snapshots must show of them. */
 struct info_ctx {
 	int a, b;
-	struct sockaddr_in sa, sb;
+	union rds_sa sa, sb;
 	ino_t ino_a, ino_b;
 	int sndbuf, rcvbuf;	/* A's */
 	bool ib;		/* --transport ib */
@@ -36,9 +38,10 @@ struct info_check {
 	bool (*match)(const void *e, const struct info_ctx *c);
 	enum info_count count;
 	enum info_on on;
+	int family;	/* made between addresses of this family; 0: both */
 };
 
-#define INFO_CHECKS 2
+#define INFO_CHECKS 3
 
 /* An RDS_INFO_* option, its entry, and the checks of its snapshot. */
 struct info_probe {
@@ -56,10 +59,25 @@ struct info_probe {
 /* The option @o, by number and by name, whose entries are @entry. */
 #define INFO_OPT(o, entry) .opt = o, .name = #o, .size = sizeof(entry)
 
-/* @a is the IPv4-mapped form of @v4. */
-static bool mapped_is(struct in6_addr a, in_addr_t v4)
+/* @a is the IPv4 address of @s. */
+static bool addr4_is(in_addr_t a, const union rds_sa *s)
 {
-	return IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr32[3] == v4;
+	return s->sa.sa_family == AF_INET && a == s->sin.sin_addr.s_addr;
+}
+
+/* @a is the address of @s as RDS6_INFO_* give it: IPv4 ones mapped. */
+static bool addr6_is(struct in6_addr a, const union rds_sa *s)
+{
+	if (s->sa.sa_family == AF_INET6)
+		return !memcmp(&a, &s->sin6.sin6_addr, sizeof(a));
+	return IN6_IS_ADDR_V4MAPPED(&a) &&
+	       a.s6_addr32[3] == s->sin.sin_addr.s_addr;
+}
+
+/* The port of @s in network order. */
+static uint16_t port_of(const union rds_sa *s)
+{
+	return htons(sa_port(s));
 }
 
 static bool counter_named(const void *e, const struct info_ctx *c)
@@ -75,10 +93,17 @@ static bool msg_a_to_b(const void *e, const struct info_ctx *c)
 {
 	const struct rds_info_message *m = e;
 
-	return m->len == 4 && m->laddr == c->sb.sin_addr.s_addr &&
-	       m->lport == c->sb.sin_port &&
-	       m->faddr == c->sa.sin_addr.s_addr &&
-	       m->fport == c->sa.sin_port;
+	return m->len == 4 && addr4_is(m->laddr, &c->sb) &&
+	       m->lport == port_of(&c->sb) &&
+	       addr4_is(m->faddr, &c->sa) && m->fport == port_of(&c->sa);
+}
+
+/* a message to B's port, whatever its addresses */
+static bool msg_to_b_port(const void *e, const struct info_ctx *c)
+{
+	const struct rds_info_message *m = e;
+
+	return m->lport == port_of(&c->sb);
 }
 
 static void msg_dump(const void *e, size_t i)
@@ -94,8 +119,8 @@ static bool sock_is_a(const void *e, const struct info_ctx *c)
 {
 	const struct rds_info_socket *s = e;
 
-	return s->inum == c->ino_a && s->bound_port == c->sa.sin_port &&
-	       s->bound_addr == c->sa.sin_addr.s_addr &&
+	return s->inum == c->ino_a && s->bound_port == port_of(&c->sa) &&
+	       addr4_is(s->bound_addr, &c->sa) &&
 	       (int)s->sndbuf == c->sndbuf / 2 &&
 	       (int)s->rcvbuf == c->rcvbuf / 2;
 }
@@ -104,15 +129,22 @@ static bool sock_is_b(const void *e, const struct info_ctx *c)
 {
 	const struct rds_info_socket *s = e;
 
-	return s->inum == c->ino_b && s->bound_port == c->sb.sin_port;
+	return s->inum == c->ino_b && s->bound_port == port_of(&c->sb);
+}
+
+static bool sock_is_a_or_b(const void *e, const struct info_ctx *c)
+{
+	const struct rds_info_socket *s = e;
+
+	return s->inum == c->ino_a || s->inum == c->ino_b;
 }
 
 static bool conn_a_to_b(const void *e, const struct info_ctx *c)
 {
 	const struct rds_info_connection *k = e;
 
-	return k->laddr == c->sa.sin_addr.s_addr &&
-	       k->faddr == c->sb.sin_addr.s_addr && k->next_tx_seq > 0 &&
+	return addr4_is(k->laddr, &c->sa) &&
+	       addr4_is(k->faddr, &c->sb) && k->next_tx_seq > 0 &&
 	       k->transport[0] &&
 	       memchr(k->transport, 0, sizeof(k->transport));
 }
@@ -121,16 +153,15 @@ static bool sock6_is_a(const void *e, const struct info_ctx *c)
 {
 	const struct rds6_info_socket *s = e;
 
-	return s->inum == c->ino_a && s->bound_port == c->sa.sin_port &&
-	       mapped_is(s->bound_addr, c->sa.sin_addr.s_addr);
+	return s->inum == c->ino_a && s->bound_port == port_of(&c->sa) &&
+	       addr6_is(s->bound_addr, &c->sa);
 }
 
 static bool conn6_a_to_b(const void *e, const struct info_ctx *c)
 {
 	const struct rds6_info_connection *k = e;
 
-	return mapped_is(k->laddr, c->sa.sin_addr.s_addr) &&
-	       mapped_is(k->faddr, c->sb.sin_addr.s_addr) &&
+	return addr6_is(k->laddr, &c->sa) && addr6_is(k->faddr, &c->sb) &&
 	       k->next_tx_seq > 0 &&
 	       memchr(k->transport, 0, sizeof(k->transport));
 }
@@ -139,10 +170,9 @@ static bool msg6_a_to_b(const void *e, const struct info_ctx *c)
 {
 	const struct rds6_info_message *m = e;
 
-	return m->len == 4 && m->lport == c->sb.sin_port &&
-	       mapped_is(m->laddr, c->sb.sin_addr.s_addr) &&
-	       mapped_is(m->faddr, c->sa.sin_addr.s_addr) &&
-	       m->fport == c->sa.sin_port;
+	return m->len == 4 && m->lport == port_of(&c->sb) &&
+	       addr6_is(m->laddr, &c->sb) && addr6_is(m->faddr, &c->sa) &&
+	       m->fport == port_of(&c->sa);
 }
 
 static const uint8_t zero_gid[RDS_IB_GID_LEN];
@@ -151,8 +181,8 @@ static bool ib_conn_a_to_b(const void *e, const struct info_ctx *c)
 {
 	const struct rds_info_rdma_connection *k = e;
 
-	return k->src_addr == c->sa.sin_addr.s_addr &&
-	       k->dst_addr == c->sb.sin_addr.s_addr &&
+	return addr4_is(k->src_addr, &c->sa) &&
+	       addr4_is(k->dst_addr, &c->sb) &&
 	       memcmp(k->src_gid, zero_gid, sizeof(zero_gid)) &&
 	       memcmp(k->dst_gid, zero_gid, sizeof(zero_gid)) &&
 	       k->max_send_wr > 0 && k->max_recv_wr > 0 &&
@@ -164,8 +194,8 @@ static bool ib6_conn_a_to_b(const void *e, const struct info_ctx *c)
 {
 	const struct rds6_info_rdma_connection *k = e;
 
-	return mapped_is(k->src_addr, c->sa.sin_addr.s_addr) &&
-	       mapped_is(k->dst_addr, c->sb.sin_addr.s_addr) &&
+	return addr6_is(k->src_addr, &c->sa) &&
+	       addr6_is(k->dst_addr, &c->sb) &&
 	       memcmp(k->src_gid, zero_gid, sizeof(zero_gid)) &&
 	       k->max_send_wr > 0 && !k->tos;
 }
@@ -191,18 +221,23 @@ static const struct info_probe info_probes[] = {
 	  .tries = 5,
 	  .dump = msg_dump,
 	  .check = {
-		{ "the waiting message is listed, from A to B", msg_a_to_b },
+		{ "the waiting message is listed, from A to B", msg_a_to_b,
+		  .family = 4 },
+		{ "RDS_INFO_RECV_MESSAGES does not list an IPv6 message",
+		  msg_to_b_port, INFO_NONE, .family = 6 },
 	  } },
 	{ INFO_OPT(RDS_INFO_SOCKETS, struct rds_info_socket),
 	  .check = {
 		{ "socket A is listed: inode, address, port, buffers",
-		  sock_is_a },
-		{ "socket B is listed", sock_is_b },
+		  sock_is_a, .family = 4 },
+		{ "socket B is listed", sock_is_b, .family = 4 },
+		{ "RDS_INFO_SOCKETS lists neither IPv6 socket", sock_is_a_or_b,
+		  INFO_NONE, .family = 6 },
 	  } },
 	{ INFO_OPT(RDS_INFO_CONNECTIONS, struct rds_info_connection),
 	  .check = {
 		{ "the connection from A to B is listed, with its transport",
-		  conn_a_to_b },
+		  conn_a_to_b, .family = 4 },
 	  } },
 	{ INFO_OPT(RDS_INFO_SEND_MESSAGES, struct rds_info_message) },
 	{ INFO_OPT(RDS_INFO_RETRANS_MESSAGES, struct rds_info_message) },
@@ -213,18 +248,25 @@ static const struct info_probe info_probes[] = {
 	{ INFO_OPT(RDS6_INFO_SOCKETS, struct rds6_info_socket),
 	  .check = {
 		{ "RDS6_INFO_SOCKETS lists A with its IPv4-mapped address",
-		  sock6_is_a },
+		  sock6_is_a, .family = 4 },
+		{ "RDS6_INFO_SOCKETS lists A with its IPv6 address",
+		  sock6_is_a, .family = 6 },
 	  } },
 	{ INFO_OPT(RDS6_INFO_CONNECTIONS, struct rds6_info_connection),
 	  .check = {
-		{ "RDS6_INFO_CONNECTIONS lists A -> B, mapped", conn6_a_to_b },
+		{ "RDS6_INFO_CONNECTIONS lists A -> B, mapped", conn6_a_to_b,
+		  .family = 4 },
+		{ "RDS6_INFO_CONNECTIONS lists A -> B", conn6_a_to_b,
+		  .family = 6 },
 	  } },
 	{ INFO_OPT(RDS6_INFO_SEND_MESSAGES, struct rds6_info_message) },
 	{ INFO_OPT(RDS6_INFO_RETRANS_MESSAGES, struct rds6_info_message) },
 	{ INFO_OPT(RDS6_INFO_RECV_MESSAGES, struct rds6_info_message),
 	  .check = {
 		{ "RDS6_INFO_RECV_MESSAGES lists the waiting message, mapped",
-		  msg6_a_to_b },
+		  msg6_a_to_b, .family = 4 },
+		{ "RDS6_INFO_RECV_MESSAGES lists the waiting message",
+		  msg6_a_to_b, .family = 6 },
 	  } },
 	/*
 	 * RDS_INFO_IB_CONNECTIONS lists the IB connection A -> B with its
@@ -234,7 +276,7 @@ static const struct info_probe info_probes[] = {
 	  .ib = true,
 	  .check = {
 		{ "RDS_INFO_IB_CONNECTIONS lists A -> B: GIDs, queue sizes",
-		  ib_conn_a_to_b, INFO_ONE, INFO_IB },
+		  ib_conn_a_to_b, INFO_ONE, INFO_IB, 4 },
 		{ "RDS_INFO_IB_CONNECTIONS lists no loopback connection",
 		  NULL, INFO_NONE, INFO_NOT_IB },
 	  } },
@@ -242,9 +284,11 @@ static const struct info_probe info_probes[] = {
 	  .ib = true,
 	  .check = {
 		{ "RDS6_INFO_IB_CONNECTIONS agrees, with mapped addresses",
-		  ib6_conn_a_to_b, INFO_ONE, INFO_IB },
+		  ib6_conn_a_to_b, INFO_ONE, INFO_IB, 4 },
 		{ "RDS6_INFO_IB_CONNECTIONS agrees, with mapped addresses",
-		  ib6_conn_a_to_b, INFO_NONE, INFO_NOT_IB },
+		  ib6_conn_a_to_b, INFO_NONE, INFO_NOT_IB, 4 },
+		{ "RDS6_INFO_IB_CONNECTIONS lists A -> B: GIDs, queue sizes",
+		  ib6_conn_a_to_b, INFO_ONE, INFO_IB, 6 },
 	  } },
 };
 
@@ -252,7 +296,8 @@ static const struct info_probe info_probes[] = {
 static bool info_check_made(const struct info_check *k,
 			    const struct info_ctx *c)
 {
-	return k->name && (k->on == INFO_ALWAYS || (k->on == INFO_IB) == c->ib);
+	return k->name && (!k->family || k->family == (cfg.v6 ? 6 : 4)) &&
+	       (k->on == INFO_ALWAYS || (k->on == INFO_IB) == c->ib);
 }
 
 /* Whether @hits matching entries of @n are what @k wants. */
@@ -279,6 +324,7 @@ static bool info_count_ok(const struct info_check *k, size_t n, size_t hits)
 static void info_probe(const struct info_probe *p, const struct info_ctx *c)
 {
 	size_t hits[INFO_CHECKS], n = 0, i, k;
+	char fa[64], fb[64];
 	const struct info_check *ck;
 	bool pass = false;
 	void *buf = NULL;
@@ -317,9 +363,8 @@ static void info_probe(const struct info_probe *p, const struct info_ctx *c)
 			continue;
 		for (i = 0; i < n; i++)
 			p->dump((char *)buf + i * p->size, i);
-		tap_diag("A %08x:%u, B %08x:%u",
-			 ntohl(c->sa.sin_addr.s_addr), ntohs(c->sa.sin_port),
-			 ntohl(c->sb.sin_addr.s_addr), ntohs(c->sb.sin_port));
+		tap_diag("A %s, B %s", sa_fmt(&c->sa, fa, sizeof(fa)),
+			 sa_fmt(&c->sb, fb, sizeof(fb)));
 	}
 	free(buf);
 }
@@ -328,15 +373,12 @@ static void info_probe(const struct info_probe *p, const struct info_ctx *c)
 static bool info_setup(struct info_ctx *c)
 {
 	struct stat st;
-	socklen_t sl;
 
 	memset(c, 0, sizeof(*c));
 	if (!make_pair(&c->a, &c->b))
 		return false;
-	sl = sizeof(c->sa);
-	getsockname(c->a, (struct sockaddr *)&c->sa, &sl);
-	sl = sizeof(c->sb);
-	getsockname(c->b, (struct sockaddr *)&c->sb, &sl);
+	c->sa = sock_addr(c->a);
+	c->sb = sock_addr(c->b);
 	if (!fstat(c->a, &st))
 		c->ino_a = st.st_ino;
 	if (!fstat(c->b, &st))

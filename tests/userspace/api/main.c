@@ -71,9 +71,8 @@ static const struct test tests[] = {
 	/* DIFFERENCES.txt (a) */
 	{ "cong_loopback_none", test_cong_loopback_none, T_RDS | T_LOOPBACK },
 	{ "mr_refused", test_mr_refused, T_LOOPBACK },
-	/* the RDS_INFO_* forms; ipv6 checks the RDS6_INFO_* ones */
-	{ "info", test_info, T_LOOPBACK | T_OWN_FAMILY },
-	{ "info_ib", test_info_ib_conn, T_IB | T_DOCA | T_OWN_FAMILY },
+	{ "info", test_info, T_LOOPBACK },
+	{ "info_ib", test_info_ib_conn, T_IB | T_DOCA },
 	{ "cong_enobufs", test_cong_enobufs, T_DOCA },
 	{ "cong_empty_messages", test_cong_empty_messages, T_DOCA },
 	/*

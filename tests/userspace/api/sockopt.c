@@ -208,9 +208,10 @@ void test_transport_ib(void)
 	fd = bound_socket_sa(&lo, "setup: bind the loopback address");
 	if (fd >= 0) {
 		v = -2;
-		ok(!get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v) &&
-		   v == RDS_TRANS_LOOP,
-		   "%s is still served by loopback (%d)", lo_str, v);
+		if (get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v))
+			v = -errno;
+		is_eq(v, RDS_TRANS_LOOP, "%s is still served by loopback",
+		      lo_str);
 		close(fd);
 	}
 
