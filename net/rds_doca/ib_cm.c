@@ -601,9 +601,11 @@ static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 						      RDSD_IB_REJ_VERSION);
 		return 1;	/* rdma_cm destroys @id */
 	}
+	/* the link of link-local addresses: the one the request came in on */
 	if (rdsd_peer_addrs(&id->route.addr.src_addr,
-			    &id->route.addr.dst_addr, &laddr, &faddr,
-			    &scope)) {
+			    &id->route.addr.dst_addr,
+			    id->route.addr.dev_addr.bound_dev_if, &laddr,
+			    &faddr, &scope)) {
 		rdsd_ib_reject(id, NULL, RDSD_IB_REJ_NOTREADY);
 		return 1;
 	}

@@ -557,7 +557,7 @@ static int rdsd_tcp_adopt(struct rdsd_tcp_net *tn, struct socket *sock,
 	ret = kernel_getpeername(sock, (struct sockaddr *)&dst);
 	if (ret < 0)
 		return ret;
-	ret = rdsd_peer_addrs(&src, &dst, &laddr, &faddr, &scope);
+	ret = rdsd_peer_addrs(&src, &dst, 0, &laddr, &faddr, &scope);
 	if (ret)
 		return ret;
 	/*

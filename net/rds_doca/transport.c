@@ -108,29 +108,49 @@ bool rdsd_addr_local(struct net *net, const struct in6_addr *a, int scope)
 #endif
 }
 
+/*
+ * @ss with the link @ifindex, if it is a link-local IPv6 address that
+ * comes without one.
+ */
+static void rdsd_ss_link(struct sockaddr_storage *ss, int ifindex)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	if (ifindex && ss->ss_family == AF_INET6 && !sin6->sin6_scope_id &&
+	    (ipv6_addr_type(&sin6->sin6_addr) & IPV6_ADDR_LINKLOCAL))
+		sin6->sin6_scope_id = ifindex;
+}
+
 /**
  * rdsd_peer_addrs - the addresses of a connection a peer made to us
  * @local: our end's address, as the socket or rdma_cm id has it.
  * @peer: the peer's.
+ * @ifindex: the interface the connection came in on, or 0: the link of a
+ *	link-local address given without one (rdma_cm gives a request's
+ *	addresses so; an accepted TCP socket's name has its link).
  * @laddr: set to our address.
  * @faddr: set to the peer's.
  * @scope: set to the link of a link-local pair, else 0.
  *
  * Returns 0, or -EINVAL for what no peer of ours makes: another family,
- * one of the two families each, the same address at both ends, or a
- * loopback peer (which the loopback transport serves).
+ * one of the two families each, the same address at both ends, a
+ * loopback peer (which the loopback transport serves), or a link-local
+ * address of no known link.
  */
 int rdsd_peer_addrs(const struct sockaddr_storage *local,
-		    const struct sockaddr_storage *peer,
+		    const struct sockaddr_storage *peer, int ifindex,
 		    struct in6_addr *laddr, struct in6_addr *faddr, int *scope)
 {
+	struct sockaddr_storage l = *local, p = *peer;
 	__be16 port;
 	int fscope;
 
-	if (rdsd_sockaddr_get((const struct sockaddr *)local, sizeof(*local),
-			      laddr, &port, scope) ||
-	    rdsd_sockaddr_get((const struct sockaddr *)peer, sizeof(*peer),
-			      faddr, &port, &fscope))
+	rdsd_ss_link(&l, ifindex);
+	rdsd_ss_link(&p, ifindex);
+	if (rdsd_sockaddr_get((const struct sockaddr *)&l, sizeof(l), laddr,
+			      &port, scope) ||
+	    rdsd_sockaddr_get((const struct sockaddr *)&p, sizeof(p), faddr,
+			      &port, &fscope))
 		return -EINVAL;
 	if (rdsd_addr_is4(laddr) != rdsd_addr_is4(faddr) ||
 	    ipv6_addr_equal(laddr, faddr) || rdsd_addr_loopback(faddr) ||

@@ -304,7 +304,7 @@ const struct rdsd_transport_ops *rdsd_trans_for_conn(struct net *net,
 int rdsd_trans_type_available(int type);
 bool rdsd_addr_local(struct net *net, const struct in6_addr *a, int scope);
 int rdsd_peer_addrs(const struct sockaddr_storage *local,
-		    const struct sockaddr_storage *peer,
+		    const struct sockaddr_storage *peer, int ifindex,
 		    struct in6_addr *laddr, struct in6_addr *faddr, int *scope);
 const struct rdsd_transport_ops *rdsd_trans_next(const struct rdsd_transport_ops *t);
 const struct rdsd_transport_ops *rdsd_trans_by_type(int type);

@@ -160,29 +160,37 @@ static void test_ss(struct kunit *test, struct sockaddr_storage *ss,
 /*
  * rdsd_peer_addrs(): the addresses of a connection a peer made (TCP's
  * accepted socket, IB's rdma_cm request) are taken when they are of one
- * family, two, and the peer is no loopback or multicast address.
+ * family, two, and the peer is no loopback or multicast address; a
+ * link-local address without its link takes the interface's.
  */
 static void rdsd_peer_addrs_checks_pairs(struct kunit *test)
 {
 	static const struct {
 		const char	*local, *peer;
 		u32		lscope, pscope;
-		int		ret, scope;
+		int		ifindex, ret, scope;
 		const char	*laddr;	/* as kept, if taken */
 	} cases[] = {
-		{ "192.0.2.1", "192.0.2.2", 0, 0, 0, 0, "::ffff:192.0.2.1" },
-		{ "2001:db8::1", "2001:db8::2", 0, 0, 0, 0, "2001:db8::1" },
-		{ "fe80::1", "fe80::2", 3, 3, 0, 3, "fe80::1" },
-		{ "2001:db8::1", "fe80::2", 0, 4, 0, 4, "2001:db8::1" },
-		{ "::ffff:192.0.2.1", "::ffff:192.0.2.2", 0, 0, 0, 0,
+		{ "192.0.2.1", "192.0.2.2", 0, 0, 0, 0, 0, "::ffff:192.0.2.1" },
+		{ "2001:db8::1", "2001:db8::2", 0, 0, 0, 0, 0, "2001:db8::1" },
+		{ "fe80::1", "fe80::2", 3, 3, 0, 0, 3, "fe80::1" },
+		{ "2001:db8::1", "fe80::2", 0, 4, 0, 0, 4, "2001:db8::1" },
+		{ "::ffff:192.0.2.1", "::ffff:192.0.2.2", 0, 0, 0, 0, 0,
 		  "::ffff:192.0.2.1" },
-		{ "192.0.2.1", "2001:db8::2", 0, 0, -EINVAL },
-		{ "192.0.2.1", "192.0.2.1", 0, 0, -EINVAL },
-		{ "2001:db8::1", "2001:db8::1", 0, 0, -EINVAL },
-		{ "192.0.2.1", "127.0.0.1", 0, 0, -EINVAL },
-		{ "2001:db8::1", "::1", 0, 0, -EINVAL },
-		{ "2001:db8::1", "ff02::1", 0, 0, -EINVAL },
-		{ "192.0.2.1", "224.0.0.1", 0, 0, -EINVAL },
+		/* rdma_cm's request: link-local addresses without a link */
+		{ "fe80::1", "fe80::2", 0, 0, 5, 0, 5, "fe80::1" },
+		{ "2001:db8::1", "fe80::2", 0, 0, 6, 0, 6, "2001:db8::1" },
+		{ "fe80::1", "fe80::2", 3, 3, 5, 0, 3, "fe80::1" },
+		{ "192.0.2.1", "192.0.2.2", 0, 0, 5, 0, 0, "::ffff:192.0.2.1" },
+		{ "2001:db8::1", "2001:db8::2", 0, 0, 5, 0, 0, "2001:db8::1" },
+		{ "fe80::1", "fe80::2", 0, 0, 0, -EINVAL },
+		{ "192.0.2.1", "2001:db8::2", 0, 0, 0, -EINVAL },
+		{ "192.0.2.1", "192.0.2.1", 0, 0, 0, -EINVAL },
+		{ "2001:db8::1", "2001:db8::1", 0, 0, 0, -EINVAL },
+		{ "192.0.2.1", "127.0.0.1", 0, 0, 0, -EINVAL },
+		{ "2001:db8::1", "::1", 0, 0, 0, -EINVAL },
+		{ "2001:db8::1", "ff02::1", 0, 0, 0, -EINVAL },
+		{ "192.0.2.1", "224.0.0.1", 0, 0, 0, -EINVAL },
 	};
 	struct sockaddr_storage l, p;
 	struct in6_addr la, fa, want;
@@ -192,18 +200,21 @@ static void rdsd_peer_addrs_checks_pairs(struct kunit *test)
 		test_ss(test, &l, cases[i].local, cases[i].lscope);
 		test_ss(test, &p, cases[i].peer, cases[i].pscope);
 		scope = -1;
-		KUNIT_EXPECT_EQ_MSG(test, rdsd_peer_addrs(&l, &p, &la, &fa,
-							  &scope),
-				    cases[i].ret, "%s <- %s", cases[i].local,
-				    cases[i].peer);
+		KUNIT_EXPECT_EQ_MSG(test, rdsd_peer_addrs(&l, &p,
+							  cases[i].ifindex,
+							  &la, &fa, &scope),
+				    cases[i].ret, "%s <- %s, interface %d",
+				    cases[i].local, cases[i].peer,
+				    cases[i].ifindex);
 		if (cases[i].ret)
 			continue;
 		want = test_in6(test, cases[i].laddr);
 		KUNIT_EXPECT_TRUE_MSG(test, ipv6_addr_equal(&la, &want),
 				      "%s <- %s", cases[i].local,
 				      cases[i].peer);
-		KUNIT_EXPECT_EQ_MSG(test, scope, cases[i].scope, "%s <- %s",
-				    cases[i].local, cases[i].peer);
+		KUNIT_EXPECT_EQ_MSG(test, scope, cases[i].scope,
+				    "%s <- %s, interface %d", cases[i].local,
+				    cases[i].peer, cases[i].ifindex);
 	}
 }
 

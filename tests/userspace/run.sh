@@ -109,6 +109,8 @@ IB_ARGS=(--addr "$IB_ADDR" --peer "$IB_PEER" --transport ib)
 IB_ADDR6=2001:db8:1::1
 IB_PEER6=2001:db8:1::2
 IB6_ARGS=(--addr6 "$IB_ADDR6" --peer6 "$IB_PEER6" --transport6 ib)
+# and fe80::1 and fe80::2, for the link-local test of rds_api_test
+IB_LINK_LOCAL=1
 
 # The TCP topology: the same two addresses on a dummy interface without
 # an RDMA device, so the TCP transport serves them; and two namespaces
@@ -231,7 +233,7 @@ rdma_last() {
 # IPv6 addresses over IB and iWARP (rds_doca only: DIFFERENCES.txt (h)).
 suites() {
 	local stage=$1 fam=$2 impl=$3 transport=$4 addrs=() order=() rdma=()
-	local v6=() fams=("")
+	local v6=() fams=("") ll=()
 
 	# Soft-iWARP: no atomics, fast registrations of 256 pages, and 16
 	# regions for a read's sink
@@ -242,8 +244,11 @@ suites() {
 		# DIFFERENCES.txt (h): net/rds over IB between two local
 		# addresses stalls once a receiver has been congested
 		[[ $impl == rds ]] && order=(--rcvbuf $((64 << 20)))
-		# the IPv6 tests between the device's IPv6 addresses
+		# the IPv6 tests between the device's IPv6 addresses, and
+		# over RoCE between two link-local ones
 		[[ $impl == doca ]] && v6=("${IB6_ARGS[@]}") && fams+=(6)
+		[[ $impl == doca && $transport == ib ]] &&
+			ll=(--link-local "$IB_NETDEV")
 	elif [[ $stage != dropin && $stage != dma ]]; then
 		# drop-in mode and the copy engine have no address paths of
 		# their own: the doca stage's IPv6 pass covers them
@@ -266,14 +271,15 @@ suites() {
 
 # suites_of STAGE FAMILY IMPL TRANSPORT [6] ADDRESS-OPTION...: the suites
 # of suites() over IPv4, or over IPv6 (--ipv6) with 6; their checks are
-# named STAGE-api, STAGE-api6 and so on.  Uses suites()'s order and rdma.
+# named STAGE-api, STAGE-api6 and so on.  Uses suites()'s order, rdma
+# and ll (the api suite's).
 suites_of() {
 	local stage=$1 fam=$2 impl=$3 transport=$4 v=$5 ip=()
 
 	shift 5
 	[[ $v == 6 ]] && ip=(--ipv6)
 	run_suite "$stage-api$v" "$API" --family "$fam" --impl "$impl" \
-		"${ip[@]}" "$@"
+		"${ip[@]}" "$@" "${ll[@]}"
 	# shellcheck disable=SC2086
 	run_suite "$stage-order$v" "$ORDER" --family "$fam" --impl "$impl" \
 		"${ip[@]}" "$@" "${order[@]}" $ORDER_ARGS
@@ -788,6 +794,8 @@ tcp_setup() {
 		ip addr add "$TCP_PEER/24" dev "$TCP_NETDEV" &&
 		ip -6 addr add "$TCP_ADDR6/64" dev "$TCP_NETDEV" nodad &&
 		ip -6 addr add "$TCP_PEER6/64" dev "$TCP_NETDEV" nodad &&
+		ip -6 addr add fe80::1/64 dev "$TCP_NETDEV" nodad &&
+		ip -6 addr add fe80::2/64 dev "$TCP_NETDEV" nodad &&
 		ip link set "$TCP_NETDEV" up &&
 		ip route add "$TCP_DEAD_NET/24" dev "$TCP_NETDEV" &&
 		ip -6 route add "$TCP_DEAD_NET6/64" dev "$TCP_NETDEV" &&
@@ -803,7 +811,7 @@ tcp_setup() {
 		ip -n "$NS_B" -6 addr add "$NS_ADDR6_B/64" dev v1 nodad &&
 		ip -n "$NS_A" link set v0 up && ip -n "$NS_A" link set lo up &&
 		ip -n "$NS_B" link set v1 up && ip -n "$NS_B" link set lo up; } 2>&1)
-	check $? "$1: dummy $TCP_NETDEV with $TCP_ADDR, $TCP_PEER, $TCP_ADDR6 and $TCP_PEER6, $TCP_DEAD_NET/24 and $TCP_DEAD_NET6/64 routed to it; namespaces $NS_A ($NS_ADDR_A, $NS_ADDR6_A) and $NS_B ($NS_ADDR_B, $NS_ADDR6_B) on a veth pair" \
+	check $? "$1: dummy $TCP_NETDEV with $TCP_ADDR, $TCP_PEER, $TCP_ADDR6, $TCP_PEER6, fe80::1 and fe80::2, $TCP_DEAD_NET/24 and $TCP_DEAD_NET6/64 routed to it; namespaces $NS_A ($NS_ADDR_A, $NS_ADDR6_A) and $NS_B ($NS_ADDR_B, $NS_ADDR6_B) on a veth pair" \
 		"$out"
 }
 
@@ -949,7 +957,8 @@ if want_stage tcp; then
 				[[ $v == 6 ]] && ip=(--ipv6)
 				run_suite "tcp-api$v" "$API" --family "$fam" \
 					--impl doca "${ip[@]}" "${TCP_ARGS[@]}" \
-					"${TCP6_ARGS[@]}"
+					"${TCP6_ARGS[@]}" \
+					--link-local "$TCP_NETDEV"
 				# shellcheck disable=SC2086
 				run_suite "tcp-order$v" "$ORDER" --family "$fam" \
 					--impl doca "${ip[@]}" "${TCP_ARGS[@]}" \

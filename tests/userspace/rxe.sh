@@ -3,8 +3,9 @@
 #
 # The software RDMA device of the one-VM IB stages: device IB_DEV of
 # type IB_TYPE (rxe, Soft-RoCE; or siw, Soft-iWARP) on a dummy interface
-# IB_NETDEV with the addresses IB_ADDR and IB_PEER, and IB_ADDR6 and
-# IB_PEER6 if set, which it keeps while down (keep_addr_on_down: the
+# IB_NETDEV with the addresses IB_ADDR and IB_PEER, IB_ADDR6 and
+# IB_PEER6 if set, and fe80::1 and fe80::2 if IB_LINK_LOCAL is 1, which it
+# keeps while down (keep_addr_on_down: the
 # link faults would take the IPv6 ones away).  Sourced after tap.sh (rxe_setup records checks); the
 # caller may set the names first.
 
@@ -47,6 +48,9 @@ rxe_setup() {
 		  ip -6 addr add "$IB_ADDR6/64" dev "$IB_NETDEV" nodad; } &&
 		{ [[ -z ${IB_PEER6:-} ]] ||
 		  ip -6 addr add "$IB_PEER6/64" dev "$IB_NETDEV" nodad; } &&
+		{ [[ ${IB_LINK_LOCAL:-0} == 0 ]] ||
+		  { ip -6 addr add fe80::1/64 dev "$IB_NETDEV" nodad &&
+		    ip -6 addr add fe80::2/64 dev "$IB_NETDEV" nodad; }; } &&
 		sysctl -qw "net.ipv6.conf.$IB_NETDEV.keep_addr_on_down=1" &&
 		ip link set "$IB_NETDEV" up &&
 		rdma link add "$IB_DEV" type "$IB_TYPE" netdev "$IB_NETDEV"; } 2>&1)

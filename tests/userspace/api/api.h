@@ -16,12 +16,15 @@
 #define T_IB		0x20	/* --transport ib */
 /* of addresses of its own family: the --ipv6 run leaves it out */
 #define T_OWN_FAMILY	0x40
+#define T_LINK_LOCAL	0x80	/* --link-local given */
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
 
 extern const struct in6_addr in6_loopback;
+/* --link-local IF: fe80::1 and fe80::2 are addresses of IF, or NULL */
+extern const char *cfg_link_local;
 
 /* The call a list of refused addresses is tried with. */
 enum addr_call {
@@ -146,6 +149,7 @@ void test_netns(void);
 /* ipv6.c */
 void test_ipv6(void);
 void test_ipv6_scope(void);
+void test_ipv6_link_local(void);
 
 /* zcopy.c */
 void test_zcopy(void);

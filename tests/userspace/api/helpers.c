@@ -7,6 +7,7 @@
 #include "api.h"
 
 const struct in6_addr in6_loopback = IN6ADDR_LOOPBACK_INIT;
+const char *cfg_link_local;
 
 /*
  * A bound to --addr, B bound to --peer (--addr6 and --peer6 with

@@ -7,6 +7,8 @@
  */
 #include "api.h"
 
+#include <net/if.h>
+
 static struct sockaddr_in6 sin6_of(const struct in6_addr *a, uint16_t port)
 {
 	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
@@ -402,4 +404,112 @@ out:
 		close(a);
 	if (b >= 0)
 		close(b);
+}
+
+/* fe80::@n on the --link-local interface (scope @ifindex), port @port. */
+static struct sockaddr_in6 ll_addr(int n, unsigned int ifindex, uint16_t port)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+
+	s6.sin6_addr.s6_addr[0] = 0xfe;
+	s6.sin6_addr.s6_addr[1] = 0x80;
+	s6.sin6_addr.s6_addr[15] = n;
+	s6.sin6_scope_id = ifindex;
+	s6.sin6_port = htons(port);
+	return s6;
+}
+
+/*
+ * Link-local addresses in use, between fe80::1 and fe80::2 of the
+ * --link-local interface: the scope id comes back in every name, a
+ * socket bound to one sends on its link only, and a connected one binds
+ * on the peer's link.
+ */
+void test_ipv6_link_local(void)
+{
+	unsigned int ifx = if_nametoindex(cfg_link_local);
+	struct sockaddr_in6 a6, b6, got, to;
+	int a = -1, b = -1, c = -1;
+	char buf[32];
+	socklen_t len;
+	ssize_t r;
+
+	if (!ok_diag(ifx > 0, "the --link-local interface exists",
+		     "%s: %s", cfg_link_local, tap_errname(errno)))
+		return;
+	a = rds_socket();
+	b = rds_socket();
+	c = rds_socket();
+	if (!sys_ok(a, "socket A") || !sys_ok(b, "socket B") ||
+	    !sys_ok(c, "socket C"))
+		goto out;
+	a6 = ll_addr(1, ifx, 0);
+	b6 = ll_addr(2, ifx, 0);
+	if (!is_ok(bind_in6(a, a6), "bind fe80::1%%%s", cfg_link_local) ||
+	    !is_ok(bind_in6(b, b6), "bind fe80::2%%%s", cfg_link_local))
+		goto out;
+	len = sizeof(got);
+	memset(&got, 0, sizeof(got));
+	getsockname(a, (struct sockaddr *)&got, &len);
+	ok(len == sizeof(got) && got.sin6_family == AF_INET6 &&
+	   !memcmp(&got.sin6_addr, &a6.sin6_addr, 16) &&
+	   got.sin6_scope_id == ifx && got.sin6_port,
+	   "getsockname: fe80::1 with the link's scope id");
+	a6.sin6_port = got.sin6_port;
+	b6.sin6_port = htons(bound_port(b));
+
+	/* A -> B, the source naming A's link */
+	is_eq(sendto(a, "ll-1", 4, 0, (struct sockaddr *)&b6, sizeof(b6)), 4,
+	      "send to fe80::2%%%s", cfg_link_local);
+	memset(&got, 0, sizeof(got));
+	r = recv_wait(b, buf, sizeof(buf), (union rds_sa *)&got, NULL, 0,
+		      ARRIVE_MS);
+	ok_diag(r == 4 && !memcmp(buf, "ll-1", 4) &&
+		got.sin6_family == AF_INET6 &&
+		!memcmp(&got.sin6_addr, &a6.sin6_addr, 16) &&
+		got.sin6_port == a6.sin6_port && got.sin6_scope_id == ifx,
+		"B receives it from fe80::1 with the link's scope id",
+		"recv %zd, family %u, scope id %u", r, got.sin6_family,
+		got.sin6_scope_id);
+
+	/*
+	 * rds_sendmsg(): a link-local destination needs its scope id, even
+	 * from a socket bound on that link; another link is refused
+	 */
+	to = b6;
+	to.sin6_scope_id = 0;
+	is_err(sendto(a, "x", 1, 0, (struct sockaddr *)&to, sizeof(to)),
+	       EINVAL, "send to fe80::2 without scope id -> EINVAL");
+	to.sin6_scope_id = if_nametoindex("lo");
+	is_err(sendto(a, "x", 1, 0, (struct sockaddr *)&to, sizeof(to)),
+	       EINVAL, "send to fe80::2%%lo from fe80::1%%%s -> EINVAL",
+	       cfg_link_local);
+
+	/* and back, to the name B received */
+	is_eq(sendto(b, "ll-3", 4, 0, (struct sockaddr *)&a6, sizeof(a6)), 4,
+	      "B answers fe80::1%%%s", cfg_link_local);
+	r = recv_wait(a, buf, sizeof(buf), NULL, NULL, 0, ARRIVE_MS);
+	ok(r == 4 && !memcmp(buf, "ll-3", 4), "A receives the answer");
+	ok(info_lists_conn(a, true, &a6.sin6_addr, &b6.sin6_addr) >= 1,
+	   "RDS6_INFO_CONNECTIONS lists fe80::1 -> fe80::2");
+
+	/* rds_bind() after rds_connect(): on the peer's link only */
+	is_ok(connect_in6(c, b6), "connect C to fe80::2%%%s", cfg_link_local);
+	to = ll_addr(1, if_nametoindex("lo"), 0);
+	is_err(bind_in6(c, to), EINVAL,
+	       "then bind fe80::1%%lo -> EINVAL (the peer's link is %s)",
+	       cfg_link_local);
+	if (is_ok(bind_in6(c, ll_addr(1, ifx, 0)), "bind fe80::1%%%s",
+		  cfg_link_local)) {
+		is_eq(send(c, "ll-4", 4, 0), 4, "send() on the connected C");
+		r = recv_wait(b, buf, sizeof(buf), NULL, NULL, 0, ARRIVE_MS);
+		ok(r == 4 && !memcmp(buf, "ll-4", 4), "B receives it");
+	}
+out:
+	if (a >= 0)
+		close(a);
+	if (b >= 0)
+		close(b);
+	if (c >= 0)
+		close(c);
 }

@@ -87,6 +87,8 @@ static const struct test tests[] = {
 	{ "netns", test_netns, T_LOOPBACK },
 	{ "ipv6", test_ipv6, T_OWN_FAMILY },
 	{ "ipv6_scope", test_ipv6_scope, T_OWN_FAMILY },
+	{ "ipv6_link_local", test_ipv6_link_local,
+	  T_OWN_FAMILY | T_LINK_LOCAL },
 };
 
 static bool selected(const struct test *t)
@@ -99,6 +101,8 @@ static bool selected(const struct test *t)
 		return false;
 	if ((t->flags & T_OWN_FAMILY) && cfg.v6)
 		return false;
+	if ((t->flags & T_LINK_LOCAL) && !cfg_link_local)
+		return false;
 	if ((t->flags & T_IB) && cfg.transport != RDS_TRANS_IB)
 		return false;
 	if ((t->flags & T_DOCA) && !cfg.impl_doca)
@@ -108,10 +112,26 @@ static bool selected(const struct test *t)
 	return !cfg.filter || strstr(t->name, cfg.filter);
 }
 
+static const struct option extra_opts[] = {
+	{ "link-local", required_argument, NULL, 0x100 },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int extra_opt(int opt, const char *arg)
+{
+	if (opt != 0x100)
+		return -1;
+	cfg_link_local = arg;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (parse_common(argc, argv, NULL, NULL, NULL))
+	if (parse_common(argc, argv, extra_opts, extra_opt,
+			 " [--link-local IF]\n"
+			 "  --link-local IF  fe80::1 and fe80::2 are addresses of IF,\n"
+			 "               served by --transport6: run ipv6_link_local"))
 		return 2;
 	return run_selftests("rds_api_test", tests, selected);
 }
