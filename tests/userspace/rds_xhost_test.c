@@ -76,11 +76,6 @@ static int open_bound(int port, const char *what)
 	return fd;
 }
 
-static bool same_sin(const union rds_sa *a, const union rds_sa *b)
-{
-	return sa_same(a, b);
-}
-
 static int idle_ms(void)
 {
 	return opt_idle_timeout * 1000;
@@ -170,7 +165,7 @@ static bool round_trip(int fd, const union rds_sa *srv, size_t len,
 		return ok_diag(0, what, "payload differs at byte %ld", bad);
 	if (flags)
 		return ok_diag(0, what, "msg_flags 0x%x", flags);
-	if (!same_sin(&from, srv))
+	if (!sa_same(&from, srv))
 		return ok_diag(0, what, "echo from another address or port");
 	return ok_diag(1, what, NULL);
 }
@@ -212,7 +207,7 @@ static void mode_ping(void)
 			break;
 		got++;
 		if ((size_t)n != len || pattern_check(buf, n, 1000 + i) >= 0 ||
-		    !same_sin(&from, &srv))
+		    !sa_same(&from, &srv))
 			wrong++;
 	}
 	is_eq(sent, burst, "ping: %d pipelined messages sent", burst);
@@ -269,7 +264,7 @@ static void mode_stream_recv(void)
 		if (n == 0 && !sa_port(&from))
 			continue;	/* a notification */
 		got++;
-		if (!same_sin(&from, &src))
+		if (!sa_same(&from, &src))
 			wrong++;
 		if (n < (ssize_t)sizeof(h)) {
 			corrupt++;
@@ -364,12 +359,12 @@ static void mode_stream_send(void)
 		memset(ack, 0, sizeof(ack));
 		n = recv_wait(fd, ack, sizeof(ack) - 1, &from, NULL, 0,
 			      idle_ms());
-		if (n <= 0 || !same_sin(&from, &dst) ||
+		if (n <= 0 || !sa_same(&from, &dst) ||
 		    strncmp(ack, "ack ", 4) || atol(ack + 4) >= opt_to)
 			break;
 		tap_diag("stream: an earlier \"%s\" again", ack);
 	}
-	ok_diag(n == len && !memcmp(ack, m, len) && same_sin(&from, &dst),
+	ok_diag(n == len && !memcmp(ack, m, len) && sa_same(&from, &dst),
 		"stream: the receiver acknowledged them",
 		"%s", n < 0 ? (errno == ETIME ? "no ack in time" :
 			       tap_errname(errno)) : "unexpected reply");

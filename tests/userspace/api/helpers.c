@@ -111,16 +111,12 @@ void addr_lens_refused(int fd, enum addr_call call, struct sockaddr_in sin)
 void addrs_refused(int fd, enum addr_call call, const struct refusal *r,
 		   size_t n)
 {
-	struct sockaddr_in6 sin6;
-	struct sockaddr_in sin;
+	union rds_sa a;
 
 	for (; n; n--, r++) {
-		sin6 = sin6_str(r->addr, r->port);
-		sin = sin_str(r->addr, r->port);
-		is_err(strchr(r->addr, ':') ?
-		       addr_call(fd, call, &sin6, sizeof(sin6)) :
-		       addr_call(fd, call, &sin, sizeof(sin)),
-		       r->err, "%s", r->name);
+		a = sa_str(r->addr, r->port);
+		is_err(addr_call(fd, call, &a, sa_len(&a)), r->err, "%s",
+		       r->name);
 	}
 }
 
