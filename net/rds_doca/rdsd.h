@@ -352,6 +352,9 @@ enum {
  * @zc: a MSG_ZEROCOPY send's hold on its sender's pages, which @sg
  *	points into (zcopy.c); NULL for a payload of the message's own.
  * @nents: entries in @sg.
+ * @scope: the link of the connection it was delivered on, set by
+ *	rdsd_recv_incoming(): a link-local sender's name carries it, whatever
+ *	address the receiving socket is bound to.
  * @sg: payload; for small messages one entry pointing just past @sg.
  */
 struct rdsd_msg {
@@ -374,6 +377,7 @@ struct rdsd_msg {
 	u64			rdma_dest;
 	struct rdsd_zcopy	*zc;
 	unsigned int		nents;
+	int			scope;
 	struct scatterlist	sg[];
 };
 

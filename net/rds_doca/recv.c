@@ -108,6 +108,7 @@ void rdsd_recv_incoming(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		return;
 	}
 
+	msg->scope = conn->scope;
 	rs = rdsd_find_bound(rn, &msg->daddr, msg->dport,
 			     rdsd_addr_scope(&msg->daddr, conn->scope));
 	if (!rs) {
@@ -439,9 +440,12 @@ static int rdsd_notify_cong(struct rdsd_sock *rs, struct msghdr *m)
 	return 0;
 }
 
-/* The sender's name: a struct sockaddr_in, or _in6 for an IPv6 socket */
-static void rdsd_recv_name(const struct rdsd_sock *rs,
-			   const struct rdsd_msg *msg, struct msghdr *m)
+/*
+ * The sender's name: a struct sockaddr_in, or _in6 for an IPv6 socket,
+ * with the connection's link for a link-local sender (a socket bound to a
+ * global address hears from link-local ones too)
+ */
+static void rdsd_recv_name(const struct rdsd_msg *msg, struct msghdr *m)
 {
 	struct sockaddr_storage ss;
 	int len;
@@ -449,8 +453,7 @@ static void rdsd_recv_name(const struct rdsd_sock *rs,
 	if (!m->msg_name)
 		return;
 	len = rdsd_sockaddr_put(&ss, &msg->saddr, msg->sport,
-				rdsd_addr_scope(&msg->saddr,
-						rs->bound_scope));
+				rdsd_addr_scope(&msg->saddr, msg->scope));
 	memcpy(m->msg_name, &ss, len);
 	m->msg_namelen = len;
 }
@@ -523,7 +526,7 @@ int rdsd_recvmsg(struct socket *sock, struct msghdr *m, size_t size,
 	if (rdsd_cmsg_recv(rs, msg, m)) {
 		ret = -EFAULT;
 	} else {
-		rdsd_recv_name(rs, msg, m);
+		rdsd_recv_name(msg, m);
 		rdsd_zcopy_recv(rs, m);
 	}
 out:

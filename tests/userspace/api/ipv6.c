@@ -420,10 +420,71 @@ static struct sockaddr_in6 ll_addr(int n, unsigned int ifindex, uint16_t port)
 }
 
 /*
+ * @fd receives the 4 bytes @want from @from (address and port) with the
+ * scope id @scope; the check is named @what.
+ */
+static void recv_from6(int fd, const char *want,
+		       const struct sockaddr_in6 *from, unsigned int scope,
+		       const char *what)
+{
+	struct sockaddr_in6 got;
+	char buf[32];
+	ssize_t r;
+
+	memset(&got, 0, sizeof(got));
+	r = recv_wait(fd, buf, sizeof(buf), (union rds_sa *)&got, NULL, 0,
+		      ARRIVE_MS);
+	ok_diag(r == 4 && !memcmp(buf, want, 4) &&
+		got.sin6_family == AF_INET6 &&
+		!memcmp(&got.sin6_addr, &from->sin6_addr, 16) &&
+		got.sin6_port == from->sin6_port && got.sin6_scope_id == scope,
+		what, "recv %zd, family %u, scope id %u", r, got.sin6_family,
+		got.sin6_scope_id);
+}
+
+/*
+ * Between fe80::1 on the link (socket @a, named @a6) and the global
+ * --peer6, which the link also carries: a link-local socket may send to
+ * a global address, which it reaches on its own link, and a global
+ * socket to a link-local address with its scope id, as in Linux RDS.
+ */
+static void ll_global(int a, struct sockaddr_in6 a6, unsigned int ifx)
+{
+	struct sockaddr_in6 g6 = { .sin6_family = AF_INET6 }, to;
+	char g[INET6_ADDRSTRLEN];
+	int d = rds_socket();
+
+	g6.sin6_addr = cfg.peer6;
+	inet_ntop(AF_INET6, &cfg.peer6, g, sizeof(g));
+	if (!sys_ok(d, "socket D") ||
+	    !is_ok(bind_in6(d, g6), "bind D to the global %s", g))
+		goto out;
+	g6.sin6_port = htons(bound_port(d));
+
+	is_eq(sendto(a, "ll-5", 4, 0, (struct sockaddr *)&g6, sizeof(g6)), 4,
+	      "A (fe80::1%%%s) sends to %s", cfg_link_local, g);
+	recv_from6(d, "ll-5", &a6, ifx,
+		   "D receives it from fe80::1 with the link's scope id");
+
+	to = a6;
+	to.sin6_scope_id = 0;
+	is_err(sendto(d, "x", 1, 0, (struct sockaddr *)&to, sizeof(to)),
+	       EINVAL, "D sends to fe80::1 without scope id -> EINVAL");
+	is_eq(sendto(d, "ll-6", 4, 0, (struct sockaddr *)&a6, sizeof(a6)), 4,
+	      "D answers fe80::1%%%s", cfg_link_local);
+	recv_from6(a, "ll-6", &g6, 0,
+		   "A receives the answer from the global address, no scope id");
+out:
+	if (d >= 0)
+		close(d);
+}
+
+/*
  * Link-local addresses in use, between fe80::1 and fe80::2 of the
  * --link-local interface: the scope id comes back in every name, a
  * socket bound to one sends on its link only, and a connected one binds
- * on the peer's link.
+ * on the peer's link.  With a global --peer6, on that link too, messages
+ * cross between it and fe80::1 both ways.
  */
 void test_ipv6_link_local(void)
 {
@@ -461,16 +522,8 @@ void test_ipv6_link_local(void)
 	/* A -> B, the source naming A's link */
 	is_eq(sendto(a, "ll-1", 4, 0, (struct sockaddr *)&b6, sizeof(b6)), 4,
 	      "send to fe80::2%%%s", cfg_link_local);
-	memset(&got, 0, sizeof(got));
-	r = recv_wait(b, buf, sizeof(buf), (union rds_sa *)&got, NULL, 0,
-		      ARRIVE_MS);
-	ok_diag(r == 4 && !memcmp(buf, "ll-1", 4) &&
-		got.sin6_family == AF_INET6 &&
-		!memcmp(&got.sin6_addr, &a6.sin6_addr, 16) &&
-		got.sin6_port == a6.sin6_port && got.sin6_scope_id == ifx,
-		"B receives it from fe80::1 with the link's scope id",
-		"recv %zd, family %u, scope id %u", r, got.sin6_family,
-		got.sin6_scope_id);
+	recv_from6(b, "ll-1", &a6, ifx,
+		   "B receives it from fe80::1 with the link's scope id");
 
 	/*
 	 * rds_sendmsg(): a link-local destination needs its scope id, even
@@ -505,6 +558,10 @@ void test_ipv6_link_local(void)
 		r = recv_wait(b, buf, sizeof(buf), NULL, NULL, 0, ARRIVE_MS);
 		ok(r == 4 && !memcmp(buf, "ll-4", 4), "B receives it");
 	}
+	if (!IN6_IS_ADDR_LOOPBACK(&cfg.peer6) &&
+	    !IN6_IS_ADDR_UNSPECIFIED(&cfg.peer6) &&
+	    !IN6_IS_ADDR_LINKLOCAL(&cfg.peer6))
+		ll_global(a, a6, ifx);
 out:
 	if (a >= 0)
 		close(a);
