@@ -6,8 +6,9 @@
  * module frames no correct peer sends.
  *
  * Each case connects from an address of its own (--hostile, then the next
- * ones, added to --netdev as /32 addresses) to the module's rdma_cm port
- * on --peer and checks what the module did:
+ * ones, added to --netdev as /32 addresses; with --ipv6, the same numbers
+ * in --peer6's last byte, as /128 addresses) to the module's rdma_cm port
+ * on --peer (--peer6) and checks what the module did:
  *
  *  - refusal: a request with wrong private data is refused with its
  *    reason, counted in recv_proto_error, and leaves no connection;
@@ -87,7 +88,10 @@ struct wire_hdr {
 #define HDR ((uint32_t)sizeof(struct wire_hdr))
 _Static_assert(sizeof(struct wire_hdr) == 64, "struct rdsd_wire_hdr");
 
-/* hostile addresses added, 192.0.2.10 up: more than the cases connecting */
+/*
+ * Hostile addresses added from --hostile up (192.0.2.10, or 2001:db8:1::10a
+ * for --peer6 2001:db8:1::2): more than the cases connecting.
+ */
 #define HOSTILE_ADDRS	64
 
 struct cm_data {
@@ -151,7 +155,7 @@ static struct {
 
 /* One hostile connection. */
 struct peer {
-	struct in_addr addr;
+	union rds_sa addr;	/* ours, port 0 */
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
@@ -372,6 +376,23 @@ static void cm_req_valid(struct cm_data *req)
 }
 
 /*
+ * Hostile address @n (port 0): 192.0.2.@n, or over IPv6 --peer6 with
+ * its last two bytes 0x01, @n.
+ */
+static union rds_sa hostile_sa(unsigned int n)
+{
+	union rds_sa a = cfg_sa(true, 0);
+
+	if (cfg.v6) {
+		a.sin6.sin6_addr.s6_addr[14] = 0x01;
+		a.sin6.sin6_addr.s6_addr[15] = (uint8_t)n;
+	} else {
+		a.sin.sin_addr.s_addr = htonl(0xc0000200 | n);
+	}
+	return a;
+}
+
+/*
  * Resolve, build the queue pair, post the receives, send a request with
  * @len bytes of private data @req from the next hostile address, and
  * wait for CM event @want.  The private data of the module's answer goes
@@ -381,30 +402,28 @@ static bool peer_connect(struct peer *p, const struct cm_data *req,
 			 uint8_t len, enum rdma_cm_event_type want,
 			 struct cm_data *answer)
 {
-	char a[INET_ADDRSTRLEN];
-	struct sockaddr_in src, dst;
+	char a[64], b[64];
+	union rds_sa dst = cfg_sa(true, hp.ib_port);
 	struct ibv_qp_init_attr qa;
 	struct rdma_conn_param cp;
 	unsigned int i;
 	size_t room = (size_t)RECVS * SLOT + SEND_ROOM;
 
 	memset(p, 0, sizeof(*p));
-	snprintf(a, sizeof(a), "192.0.2.%u", hp.next_host++);
-	src = sin_str(a, 0);
-	dst = sin_make(cfg.peer, hp.ib_port);
-	p->addr = src.sin_addr;
+	p->addr = hostile_sa(hp.next_host++);
 
 	p->ch = rdma_create_event_channel();
 	if (!p->ch || rdma_create_id(p->ch, &p->id, NULL, RDMA_PS_TCP)) {
 		tap_diag("rdma_create_id: %s", strerror(errno));
 		return false;
 	}
-	if (rdma_resolve_addr(p->id, (struct sockaddr *)&src,
-			      (struct sockaddr *)&dst, 5000) ||
+	if (rdma_resolve_addr(p->id, &p->addr.sa, &dst.sa, 5000) ||
 	    !cm_expect(p, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) ||
 	    rdma_resolve_route(p->id, 5000) ||
 	    !cm_expect(p, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL)) {
-		tap_diag("resolving %s -> %s failed", a, inet_ntoa(cfg.peer));
+		tap_diag("resolving %s -> %s failed",
+			 sa_fmt(&p->addr, a, sizeof(a)),
+			 sa_fmt(&dst, b, sizeof(b)));
 		return false;
 	}
 
@@ -510,20 +529,41 @@ static bool peer_wait_down(struct peer *p)
 	return p->down;
 }
 
-/* Flags of the module's connection @l -> @f (RDS_INFO_CONNECTIONS), -1. */
-static int conn_flags(struct in_addr l, struct in_addr f)
+/*
+ * Flags of the module's connection from --peer to @p (RDS_INFO_CONNECTIONS
+ * on its first lane, or RDS6_INFO_CONNECTIONS), -1 if there is none.
+ */
+static int conn_flags(const struct peer *p)
 {
-	struct rds_info_connection *c;
+	union rds_sa l = cfg_sa(true, 0);
 	socklen_t len;
 	void *buf;
-	int r = info_get(hp.victim, RDS_INFO_CONNECTIONS, &buf, &len), fl = -1;
+	int r, fl = -1;
 	size_t i;
 
-	if (r == (int)sizeof(*c))
-		for (c = buf, i = 0; i < len / sizeof(*c); i++)
-			if (c[i].laddr == l.s_addr && c[i].faddr == f.s_addr &&
-			    !c[i].tos)
-				fl = c[i].flags;
+	if (cfg.v6) {
+		struct rds6_info_connection *c;
+
+		r = info_get(hp.victim, RDS6_INFO_CONNECTIONS, &buf, &len);
+		if (r == (int)sizeof(*c))
+			for (c = buf, i = 0; i < len / sizeof(*c); i++)
+				if (!memcmp(&c[i].laddr, &l.sin6.sin6_addr,
+					    sizeof(c[i].laddr)) &&
+				    !memcmp(&c[i].faddr,
+					    &p->addr.sin6.sin6_addr,
+					    sizeof(c[i].faddr)))
+					fl = c[i].flags;
+	} else {
+		struct rds_info_connection *c;
+
+		r = info_get(hp.victim, RDS_INFO_CONNECTIONS, &buf, &len);
+		if (r == (int)sizeof(*c))
+			for (c = buf, i = 0; i < len / sizeof(*c); i++)
+				if (c[i].laddr == l.sin.sin_addr.s_addr &&
+				    c[i].faddr == p->addr.sin.sin_addr.s_addr &&
+				    !c[i].tos)
+					fl = c[i].flags;
+	}
 	free(buf);
 	return fl;
 }
@@ -535,7 +575,7 @@ static int conn_flags(struct in_addr l, struct in_addr f)
 static bool peer_open(struct peer *p)
 {
 	struct cm_data req, rep;
-	union rds_sa from;
+	union rds_sa from, us;
 	char buf[64];
 	struct hf f = data_hf(0, 16);
 	long long deadline;
@@ -556,10 +596,10 @@ static bool peer_open(struct peer *p)
 		return ok_diag(0, "a valid message goes", "status %d",
 			       p->send_status);
 	n = recv_wait(hp.victim, buf, sizeof(buf), &from, NULL, 0, ARRIVE_MS);
+	us = p->addr;
+	sa_set_port(&us, HP_SPORT);
 	if (!ok_diag(n == 16 && pattern_check(buf, 16, 0) < 0 &&
-		     from.sin.sin_family == AF_INET &&
-		     from.sin.sin_addr.s_addr == p->addr.s_addr &&
-		     ntohs(from.sin.sin_port) == HP_SPORT,
+		     sa_same(&from, &us),
 		     "a valid message is delivered", "recv: %zd (%s)", n,
 		     n < 0 ? strerror(errno) : "wrong bytes or sender"))
 		return false;
@@ -584,16 +624,16 @@ static bool peer_open(struct peer *p)
 		     "%u buffers", p->bufs))
 		return false;
 	deadline = now_ms() + ACT_MS;
-	while (!(conn_flags(cfg.peer, p->addr) >= 0 &&
-		 (conn_flags(cfg.peer, p->addr) &
+	while (!(conn_flags(p) >= 0 &&
+		 (conn_flags(p) &
 		  RDS_INFO_CONNECTION_FLAG_CONNECTED)) &&
 	       now_ms() < deadline)
 		sleep_ms(10);
-	return ok_diag(conn_flags(cfg.peer, p->addr) >= 0 &&
-		       (conn_flags(cfg.peer, p->addr) &
+	return ok_diag(conn_flags(p) >= 0 &&
+		       (conn_flags(p) &
 			RDS_INFO_CONNECTION_FLAG_CONNECTED),
 		       "the module shows the connection up", "flags %d",
-		       conn_flags(cfg.peer, p->addr));
+		       conn_flags(p));
 }
 
 /* ------------------------------------------------------------------ */
@@ -609,14 +649,20 @@ static bool counter(const char *name, uint64_t *v)
 static int legit_connects(void)
 {
 	char cmd[512], line[65536];
-	char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN], want[2][128];
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], want[2][128];
+	union rds_sa la = cfg_sa(false, 0), lb = cfg_sa(true, 0);
 	int total = 0, found = 0, k;
 	size_t n;
 	FILE *f;
 	char *o;
 
-	inet_ntop(AF_INET, &cfg.addr, a, sizeof(a));
-	inet_ntop(AF_INET, &cfg.peer, b, sizeof(b));
+	if (cfg.v6) {
+		inet_ntop(AF_INET6, &la.sin6.sin6_addr, a, sizeof(a));
+		inet_ntop(AF_INET6, &lb.sin6.sin6_addr, b, sizeof(b));
+	} else {
+		inet_ntop(AF_INET, &la.sin.sin_addr, a, sizeof(a));
+		inet_ntop(AF_INET, &lb.sin.sin_addr, b, sizeof(b));
+	}
 	snprintf(want[0], sizeof(want[0]), "\"laddr\":\"%s\",\"peer\":\"%s\"",
 		 a, b);
 	snprintf(want[1], sizeof(want[1]), "\"laddr\":\"%s\",\"peer\":\"%s\"",
@@ -781,10 +827,11 @@ static bool ack_far_future(struct peer *p)
 /* The module sends one message; its ack is fine, one more is not. */
 static bool ack_one_ahead(struct peer *p)
 {
-	union rds_sa to = sa_in(sin_make(p->addr, HP_SPORT));
+	union rds_sa to = p->addr;
 	long long deadline = now_ms() + ACT_MS;
 	char buf[1000];
 
+	sa_set_port(&to, HP_SPORT);
 	pattern_fill(buf, sizeof(buf), 7);
 	if (!ok(send_to(hp.victim, &to, buf, sizeof(buf), 0) == sizeof(buf),
 		"the module sends us a message"))
@@ -1140,7 +1187,7 @@ static void expect_refusal(void (*mangle)(struct cm_data *d, uint8_t *len),
 			be32toh(rej.magic), rej.reason, reason);
 	ok(counter("recv_proto_error", &e1), "read recv_proto_error");
 	is_eq(e1 - e0, 1, "recv_proto_error counts it once");
-	is_eq(conn_flags(cfg.peer, p.addr), -1, "no connection is made");
+	is_eq(conn_flags(&p), -1, "no connection is made");
 	peer_close(&p);
 	ok(legit_exchange(), "the other sockets' messages all arrive");
 }
@@ -1366,7 +1413,8 @@ static void credit_flood(void)
 		ok_diag(i == 32, "32 acks returning 65535 credits each go",
 			"%u went, status %d", i, p.send_status);
 		/* larger than a pack: one SEND each */
-		to = sa_in(sin_make(p.addr, HP_SPORT));
+		to = p.addr;
+		sa_set_port(&to, HP_SPORT);
 		for (i = 0; i < msgs; i++) {
 			pattern_fill(buf, sizeof(buf), i);
 			if (send_to(hp.victim, &to, buf, sizeof(buf),
@@ -1435,7 +1483,7 @@ static void mr_requests(void)
 {
 	char *buf = aligned_alloc(4096, 8192);
 	struct rds_get_mr_for_dest_args g;
-	struct sockaddr_in *sin = (struct sockaddr_in *)&g.dest_addr;
+	union rds_sa legit = cfg_sa(false, 0);	/* the legit host, not us */
 	uint64_t r0 = 0, r1 = 0, e0 = 0, e1 = 0, c = 0, cd = 0, x;
 	unsigned int i, refused = 0, answered = 0;
 	struct peer p;
@@ -1444,8 +1492,7 @@ static void mr_requests(void)
 			   "the victim registers a region"))
 		goto out;
 	memset(&g, 0, sizeof(g));
-	sin->sin_family = AF_INET;
-	sin->sin_addr = cfg.addr;	/* the legit host, not us */
+	memcpy(&g.dest_addr, &legit, sa_len(&legit));
 	g.vec.addr = (uintptr_t)buf + 4096;
 	g.vec.bytes = 100;
 	g.cookie_addr = (uintptr_t)&cd;
@@ -1526,7 +1573,7 @@ static void large_raised_abandoned(void)
 static void sent_over_peer_max(void)
 {
 	int limit = 4 << 20, sndbuf = 16 << 20, def = 1 << 20;
-	union rds_sa to = sa_in(sin_make(cfg.addr, HP_SPORT));
+	union rds_sa to;
 	unsigned char *tx = calloc(1, 2 << 20);
 	unsigned int data0;
 	long long deadline;
@@ -1538,7 +1585,8 @@ static void sent_over_peer_max(void)
 	       setsockopt(hp.victim, SOL_RDS, RDS_DOCA_MSG_MAX, &limit,
 			  sizeof(limit)) == 0,
 	       "the victim sends messages of up to 4 MiB")) {
-		to.sin.sin_addr = p.addr;
+		to = p.addr;
+		sa_set_port(&to, HP_SPORT);
 		poll_cq(&p, 0);
 		data0 = p.data;
 		is_eq(send_to(hp.victim, &to, tx, 2 << 20, 0), 2 << 20,
@@ -1618,16 +1666,28 @@ static void setup(void)
 	if (!read_sysfs_int(IB_PORT_PARAM, &param) && param > 0)
 		hp.ib_port = (uint16_t)param;
 	ok_diag(hp.ib_port, "the module's rdma_cm port", "%s", IB_PORT_PARAM);
-	hp.legit_a = bound_socket_at(cfg.addr, 0, "bind the legit socket");
-	hp.legit_b = bound_socket_at(cfg.peer, 0, "bind the legit peer");
-	hp.victim = bound_socket_at(cfg.peer, 0, "bind the victim socket");
+	hp.legit_a = bound_socket_cfg(false, 0, "bind the legit socket");
+	hp.legit_b = bound_socket_cfg(true, 0, "bind the legit peer");
+	hp.victim = bound_socket_cfg(true, 0, "bind the victim socket");
 	hp.victim_port = hp.victim >= 0 ? bound_port(hp.victim) : 0;
 	/* one address per case that connects, and room for more: one ip */
 	ip = popen("ip -batch -", "w");
 	fail = !ip;
-	for (h = hp.next_host; ip && h < hp.next_host + HOSTILE_ADDRS; h++)
-		fail |= fprintf(ip, "addr replace 192.0.2.%u/32 dev %s\n",
-				h, hp.netdev) < 0;
+	for (h = hp.next_host; ip && h < hp.next_host + HOSTILE_ADDRS; h++) {
+		union rds_sa a = hostile_sa(h);
+		char s[INET6_ADDRSTRLEN];
+
+		if (cfg.v6)
+			fail |= fprintf(ip, "addr replace %s/128 dev %s nodad\n",
+					inet_ntop(AF_INET6, &a.sin6.sin6_addr,
+						  s, sizeof(s)),
+					hp.netdev) < 0;
+		else
+			fail |= fprintf(ip, "addr replace %s/32 dev %s\n",
+					inet_ntop(AF_INET, &a.sin.sin_addr,
+						  s, sizeof(s)),
+					hp.netdev) < 0;
+	}
 	if (ip)
 		fail |= pclose(ip) != 0;
 	ok(!fail, "add the hostile addresses to %s", hp.netdev);
@@ -1728,7 +1788,7 @@ static int extra(int opt, const char *arg)
 	case OPT_HOSTILE:
 		if (inet_pton(AF_INET, arg, &a) != 1 ||
 		    (ntohl(a.s_addr) & 0xffffff00) != 0xc0000200 ||
-		    (ntohl(a.s_addr) & 0xff) > 200)
+		    (ntohl(a.s_addr) & 0xff) > 255 - HOSTILE_ADDRS)
 			return -1;
 		hp.next_host = ntohl(a.s_addr) & 0xff;
 		return 0;
@@ -1752,9 +1812,9 @@ int main(int argc, char **argv)
 	if (parse_common(argc, argv, opts, extra,
 			 "\n          [--netdev DEV] [--rdsctl PATH] [--hostile 192.0.2.N]"))
 		return 2;
-	if (!cfg.list && (!cfg.impl_doca || addr_is_loopback(cfg.addr) ||
-			  cfg.addr.s_addr == cfg.peer.s_addr)) {
-		fprintf(stderr, "%s: needs rds_doca and two addresses of an RDMA device (--addr, --peer)\n",
+	if (!cfg.list && (!cfg.impl_doca || cfg_loopback() ||
+			  cfg_same_addr())) {
+		fprintf(stderr, "%s: needs rds_doca and two addresses of an RDMA device (--addr, --peer, or --ipv6 with --addr6, --peer6)\n",
 			argv[0]);
 		return 2;
 	}

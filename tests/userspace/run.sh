@@ -41,9 +41,9 @@
 #
 #   7. ib:        rds_doca (its own family) over its IB transport; a
 #                 hostile peer (rds_hostile_peer) sends it crafted frames
-#                 from addresses of its own; after a last RDMA exchange
-#                 rds_doca must unload within 5 s of its last socket
-#                 closing
+#                 from IPv4 and IPv6 addresses of its own; after a last
+#                 RDMA exchange rds_doca must unload within 5 s of its
+#                 last socket closing
 #   8. ib-faults: rds_doca while the link and the rxe device go away and
 #                 come back under a stream of messages (ib_faults.sh),
 #                 between the IPv4 and again the IPv6 addresses;
@@ -707,10 +707,16 @@ if want_stage ib; then
 					--netdev "$IB_NETDEV" --ibdev "$IB_DEV"
 				run_suite ib-trace "$TRACE" --family "$fam" \
 					"${IB_ARGS[@]}"
+				run_suite ib-trace6 "$TRACE" --family "$fam" \
+					--addr "$IB_ADDR6" --peer "$IB_PEER6" \
+					--transport ib --ipv6
 				# last but one: each of its addresses is left
 				# with an idle connection of the module to itself
 				run_suite ib-hostile "$HOSTILE" --family "$fam" \
 					--impl doca "${IB_ARGS[@]}" \
+					--netdev "$IB_NETDEV" --rdsctl "$RDSCTL"
+				run_suite ib-hostile6 "$HOSTILE" --family "$fam" \
+					--impl doca --ipv6 "${IB6_ARGS[@]}" \
 					--netdev "$IB_NETDEV" --rdsctl "$RDSCTL"
 				rdma_last ib "$fam"
 			fi
@@ -1048,8 +1054,17 @@ if want_stage iw; then
 					"${IB_ARGS[@]}" --rdma-arg --no-atomics \
 					--rdma-arg --mr-pages \
 					--rdma-arg "$(iw_frwr)"
+				run_suite iw-trace6 "$TRACE" --family "$fam" \
+					--addr "$IB_ADDR6" --peer "$IB_PEER6" \
+					--transport ib --ipv6 \
+					--rdma-arg --no-atomics \
+					--rdma-arg --mr-pages \
+					--rdma-arg "$(iw_frwr)"
 				run_suite iw-hostile "$HOSTILE" --family "$fam" \
 					--impl doca "${IB_ARGS[@]}" \
+					--netdev "$IB_NETDEV" --rdsctl "$RDSCTL"
+				run_suite iw-hostile6 "$HOSTILE" --family "$fam" \
+					--impl doca --ipv6 "${IB6_ARGS[@]}" \
 					--netdev "$IB_NETDEV" --rdsctl "$RDSCTL"
 				# shellcheck disable=SC2086
 				run_suite iw-faults "$HERE/ib_faults.sh" \

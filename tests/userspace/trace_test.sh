@@ -11,8 +11,9 @@
 # connection.  Over IB (--transport ib with --addr and --peer, on the
 # same host) the connection --addr -> --peer is brought up, then dropped
 # with rdsctl, so that it goes down and comes up again under the trace.
+# With --ipv6 there, A and B are IPv6 addresses.
 #
-# usage: trace_test.sh --family N [--addr A --peer B --transport ib]
+# usage: trace_test.sh --family N [--addr A --peer B --transport ib [--ipv6]]
 
 set -u
 
@@ -27,10 +28,11 @@ FAMILY=
 ADDR=
 PEER=
 TRANSPORT=loop
+V6=
 RDMA_ARGS=()
 
 usage() {
-	echo "usage: ${0##*/} --family N [--addr A --peer B --transport ib]"
+	echo "usage: ${0##*/} --family N [--addr A --peer B --transport ib [--ipv6]]"
 	echo "       [--rdma-arg ARG]...  (given to rds_rdma_test)"
 }
 
@@ -40,6 +42,7 @@ while [[ $# -gt 0 ]]; do
 	--addr)		ADDR=${2?}; shift ;;
 	--peer)		PEER=${2?}; shift ;;
 	--transport)	TRANSPORT=${2?}; shift ;;
+	--ipv6)		V6=1 ;;
 	--rdma-arg)	RDMA_ARGS+=("${2?}"); shift ;;
 	-h|--help)	usage; exit 0 ;;
 	*)		usage >&2; exit 2 ;;
@@ -47,7 +50,8 @@ while [[ $# -gt 0 ]]; do
 	shift
 done
 if [[ -z $FAMILY || ($TRANSPORT == ib && (-z $ADDR || -z $PEER)) ||
-      ($TRANSPORT != ib && $TRANSPORT != loop) ]]; then
+      ($TRANSPORT != ib && $TRANSPORT != loop) ||
+      ($V6 && $TRANSPORT != ib) ]]; then
 	usage >&2
 	exit 2
 fi
@@ -58,6 +62,9 @@ if [[ $TRANSPORT == loop ]]; then
 	PEER=$net.2
 	ARGS=(--addr "$ADDR" --peer "$PEER")
 	TNAME=loopback
+elif [[ $V6 ]]; then
+	ARGS=(--ipv6 --addr6 "$ADDR" --peer6 "$PEER" --transport6 ib)
+	TNAME=ib
 else
 	ARGS=(--addr "$ADDR" --peer "$PEER" --transport ib)
 	TNAME=ib
