@@ -125,7 +125,7 @@ void test_sockopt_recverr(void)
 void test_sockopt_transport(void)
 {
 	socklen_t len;
-	int fd, v;
+	int fd, v, r;
 
 	fd = rds_socket();
 	if (!sys_ok(fd, "socket"))
@@ -183,8 +183,9 @@ void test_sockopt_transport(void)
 	is_err(set_int(fd, SOL_RDS, SO_RDS_TRANSPORT, -5), EOPNOTSUPP,
 	       "set after bind checks binding first -> EOPNOTSUPP");
 	v = -2;
-	ok(!get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v) && v != RDS_TRANS_NONE,
-	   "bound socket reports a transport (%d)", v);
+	r = get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v);
+	ok(!r && v != RDS_TRANS_NONE, "bound socket reports a transport (%d)",
+	   v);
 	if (cfg.transport == RDS_TRANS_LOOP)
 		/* rds_loop_transport.t_type, outside the uapi numbers */
 		is_eq(v, RDS_TRANS_LOOP, "loopback: RDS_TRANS_LOOP (3)");
@@ -203,7 +204,7 @@ void test_transport_ib(void)
 	const char *lo_str = cfg.v6 ? "::1" : "127.0.0.1";
 	union rds_sa lo = sa_str(lo_str, 0), sin;
 	socklen_t len;
-	int fd, b, v;
+	int fd, b, v, r;
 
 	fd = bound_socket_sa(&lo, "setup: bind the loopback address");
 	if (fd >= 0) {
@@ -222,15 +223,16 @@ void test_transport_ib(void)
 	is_ok(set_int(fd, SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB),
 	      "set RDS_TRANS_IB before bind");
 	v = -2;
-	ok(!get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v) && v == RDS_TRANS_IB,
-	   "reads back RDS_TRANS_IB before bind (%d)", v);
+	r = get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v);
+	ok(!r && v == RDS_TRANS_IB, "reads back RDS_TRANS_IB before bind (%d)",
+	   v);
 	is_err(set_int(fd, SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB),
 	       EOPNOTSUPP, "set again once chosen -> EOPNOTSUPP");
 	sin = cfg_sa(false, 0);
 	if (is_ok(bind_sa(fd, &sin), "bind --addr with RDS_TRANS_IB chosen")) {
 		v = -2;
-		ok(!get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v) &&
-		   v == RDS_TRANS_IB, "bound: RDS_TRANS_IB (%d)", v);
+		r = get_int(fd, SOL_RDS, SO_RDS_TRANSPORT, &v);
+		ok(!r && v == RDS_TRANS_IB, "bound: RDS_TRANS_IB (%d)", v);
 		b = bound_socket_cfg(true, 0, "setup: bind --peer");
 		if (b >= 0) {
 			marker(fd, b, "the socket sends to --peer");
