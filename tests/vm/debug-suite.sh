@@ -88,7 +88,7 @@ if [ "$full" = 0 ]; then
 	# order and bounds suites and the device faults (the api and rdma
 	# suites' IPv6 passes take every address path of the module, the
 	# IPv4 faults every reset path).
-	export SKIP_SUITES=${SKIP_SUITES-"doca-trace ib-trace doca-rdsctl ib-rdsctl dma-api dma-order dma-bounds dma-sync-event dma-prep-* dma-slow-* dma-reorder-* dma-off-* *-order6 *-bounds6 ib-faults6"}
+	export SKIP_SUITES=${SKIP_SUITES-"doca-trace ib-trace ib-trace6 doca-rdsctl ib-rdsctl dma-api dma-order dma-bounds dma-sync-event dma-prep-* dma-slow-* dma-reorder-* dma-off-* *-order6 *-bounds6 ib-faults6"}
 	export SKIP_TESTS=${SKIP_TESTS-send_largest}
 	export FAULTS_ARGS=${FAULTS_ARGS:---messages 10000}
 fi
