@@ -106,7 +106,7 @@ step "DKMS builds the module for $KVER_612 and $KVER_61" \
 # make check runs on the first kernel only.
 DOCA_STAGES="--stage doca --stage dropin --stage dma --stage conns --stage ib --stage ib-faults --stage tcp"
 DOCA_STAGES_MORE="--stage doca --stage conns --stage ib --stage ib-faults --stage tcp"
-SKIP_MORE="doca-trace ib-trace doca-rdsctl ib-rdsctl"
+SKIP_MORE="doca-trace ib-trace ib-trace6 doca-rdsctl ib-rdsctl"
 REF_STAGES="--stage conflict --stage rds --stage rds-ib"
 first=${kernels%% *}
 [ "$full" = 1 ] && SKIP_MORE=
