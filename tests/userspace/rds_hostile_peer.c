@@ -6,8 +6,8 @@
  * module frames no correct peer sends.
  *
  * Each case connects from an address of its own (--hostile, then the next
- * ones, added to --netdev as /32 addresses; with --ipv6, the same numbers
- * in --peer6's last byte, as /128 addresses) to the module's rdma_cm port
+ * ones, added to --netdev as /32 addresses; with --ipv6, --peer6 with its
+ * last two bytes 0x01 and those numbers, as /128) to the module's rdma_cm port
  * on --peer (--peer6) and checks what the module did:
  *
  *  - refusal: a request with wrong private data is refused with its
