@@ -571,6 +571,8 @@ void rdsd_conn_down(struct rdsd_conn *conn)
 	was_up = conn->state == RDSD_CONN_UP;
 	if (was_up)
 		conn->state = RDSD_CONN_CONNECTING;
+	/* a message taken for the lost path waits for its turn on the next */
+	WRITE_ONCE(conn->path_epoch, conn->path_epoch + 1);
 	spin_unlock_bh(&conn->lock);
 	if (was_up) {
 		trace_rdsd_conn_down(conn, READ_ONCE(conn->last_error));
@@ -667,11 +669,33 @@ static struct rdsd_msg *rdsd_conn_next(struct rdsd_conn *conn)
 				       conn_item);
 		list_move_tail(&msg->conn_item, &conn->retrans);
 		set_bit(RDSD_MSG_SENT, &msg->flags);
+		conn->xmit_epoch = conn->path_epoch;
 		rdsd_msg_get(msg);	/* put by rdsd_conn_xmit() */
 	}
 	spin_unlock_bh(&conn->lock);
 	return msg;
 }
+
+/**
+ * rdsd_conn_xmit_stale - was the message ->xmit holds taken for a lost path?
+ * @conn: connection, its RDSD_CONN_IN_XMIT held by the caller's caller.
+ *
+ * The core takes a message off the send queue while the path is up and
+ * hands it to the transport after: in between, the path may fail, and
+ * the next one come up and have what was not acknowledged put back on the
+ * queue, older messages first.  Sent at once on the new path, the message
+ * would arrive ahead of those, and the receiver, which delivers in
+ * sequence order, would take them for duplicates.  So ->xmit calls this
+ * once it knows its path is up, under the lock that orders it with the
+ * path's start (after rdsd_conn_down() of the last one), and refuses the
+ * message with -EAGAIN if it returns true: the message goes again in its
+ * turn.
+ */
+bool rdsd_conn_xmit_stale(const struct rdsd_conn *conn)
+{
+	return READ_ONCE(conn->path_epoch) != conn->xmit_epoch;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_xmit_stale);
 
 /*
  * The transport refused @msg for now: put it back in sequence order (a

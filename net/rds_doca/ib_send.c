@@ -874,7 +874,8 @@ static int rdsd_ib_xmit_check(struct rdsd_ib_conn *tp, struct rdsd_msg *msg,
 	struct rdsd_op *op = msg->op;
 	int ret;
 
-	if (!tp->tx_ready)
+	/* send_lock orders this after the path's tx_ready */
+	if (!tp->tx_ready || rdsd_conn_xmit_stale(tp->conn))
 		return -EAGAIN;	/* rdsd_conn_up() sends it on the next path */
 	/*
 	 * An operation of more pieces than the device takes in the whole

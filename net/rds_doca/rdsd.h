@@ -249,6 +249,12 @@ enum {
  * @lock: protects @send_queue, @retrans, @next_tx_seq and @state.
  * @state: enum rdsd_conn_state.
  * @flags: RDSD_CONN_* bits.
+ * @path_epoch: paths the connection lost: rdsd_conn_down() adds one, under
+ *	@lock.
+ * @xmit_epoch: @path_epoch when the message being handed to the transport
+ *	was taken from @send_queue; written under @lock by the holder of
+ *	RDSD_CONN_IN_XMIT, read by the transport's ->xmit
+ *	(rdsd_conn_xmit_stale()).
  * @next_tx_seq: sequence number of the next message queued.
  * @next_rx_seq: next sequence number expected from the peer; written only
  *	by rdsd_recv_incoming(), which the transport serializes.
@@ -291,7 +297,9 @@ struct rdsd_conn {
 	/* protects send_queue, retrans, next_tx_seq and state */
 	spinlock_t		lock;
 	int			state;
+	u32			path_epoch;	/* in the hole before flags */
 	unsigned long		flags;
+	u32			xmit_epoch;
 	u64			next_tx_seq;
 	u64			next_rx_seq;
 	struct list_head	send_queue;

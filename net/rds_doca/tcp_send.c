@@ -404,7 +404,8 @@ int rdsd_tcp_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		return RDSD_XMIT_DONE;
 
 	mutex_lock(&tp->tx_mutex);
-	if (!tp->tx_ready) {
+	/* tx_mutex orders this after rdsd_tcp_tx_start() of the path */
+	if (!tp->tx_ready || rdsd_conn_xmit_stale(conn)) {
 		ret = -EAGAIN;	/* rdsd_conn_up() kicks us */
 		goto out;
 	}

@@ -66,7 +66,9 @@ struct rdsd_sock;
  *	socket's lock).  Returns 0 if the message is on its way (the core keeps it on
  *	the retransmit list until rdsd_send_acked() covers its sequence
  *	number), -EAGAIN if the transport has no room now (the core retries
- *	when the transport calls rdsd_conn_kick()), RDSD_XMIT_DONE if
+ *	when the transport calls rdsd_conn_kick()) or its path is not up,
+ *	or came up after the message was taken (rdsd_conn_xmit_stale(): the
+ *	core retries when rdsd_conn_up() kicks), RDSD_XMIT_DONE if
  *	nothing of a rdsd_msg_op_only() message goes to the peer (its
  *	operation is posted or was: the core completes the message at once),
  *	or another negative errno for a message that can never be sent (the

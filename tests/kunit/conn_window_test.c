@@ -12,10 +12,11 @@
  * rdsd_conn_net_exit() can destroy it), over a transport whose ->xmit
  * records the sequence numbers it is handed and can refuse one message
  * with -EAGAIN, resetting the path, bringing it back up or letting
- * another sender in while it does, or be acknowledged while it is being
- * sent.  The last cases check that every pass ends with one
- * ->xmit_flush, and that rdsd_conn_send() leaves the sending to the
- * worker only on a batching transport with messages in flight.
+ * another sender in while it does, be acknowledged while it is being
+ * sent, or find its path replaced since the message was taken.  The
+ * last cases check that every pass ends with one ->xmit_flush, and that
+ * rdsd_conn_send() leaves the sending to the worker only on a batching
+ * transport with messages in flight.
  */
 #include <kunit/test.h>
 #include <linux/in.h>
@@ -66,6 +67,14 @@ struct win_counts {
  * @ack_ret: what rdsd_send_acked() returned then.
  * @ack_refs: the message's references right after that ack.
  * @ack_on_conn: RDSD_MSG_ON_CONN right after that ack.
+ * @swap: the path fails and the next one comes up while the message
+ *	numbered @swap_seq is on its way to ->xmit, before the transport
+ *	looks at its path (the kick of rdsd_conn_up() finds the connection
+ *	busy).  ->xmit waits for that kick, so only set it when the case
+ *	itself calls rdsd_conn_xmit().
+ * @swap_seq: see @swap.
+ * @stale: messages ->xmit refused because they were taken for a path
+ *	lost since (rdsd_conn_xmit_stale()), as the transports refuse them.
  * @counts: where ->conn_shutdown and ->conn_free are counted, if set.
  * @by_worker: the send of the same index in @sent came from the
  *	connection's worker, not from the caller.
@@ -88,6 +97,9 @@ struct win_tp {
 	int		ack_ret;
 	unsigned int	ack_refs;
 	bool		ack_on_conn;
+	bool		swap;
+	u64		swap_seq;
+	unsigned int	stale;
 	struct win_counts *counts;
 	bool		by_worker[WIN_LOG];
 	unsigned int	flushes;
@@ -142,6 +154,18 @@ static int win_xmit(struct rdsd_conn *conn, struct rdsd_msg *msg)
 		/* @msg must still be ours to look at */
 		tp->ack_refs = refcount_read(&msg->refs);
 		tp->ack_on_conn = test_bit(RDSD_MSG_ON_CONN, &msg->flags);
+	}
+	if (tp->swap && msg->seq == tp->swap_seq) {
+		tp->swap = false;
+		rdsd_conn_down(conn);
+		rdsd_conn_requeue_unacked(conn);
+		rdsd_conn_up(conn);
+		flush_work(&conn->xmit_work);
+	}
+	/* as every transport does once it knows its path is up */
+	if (rdsd_conn_xmit_stale(conn)) {
+		tp->stale++;
+		return -EAGAIN;
 	}
 	if (tp->refuse && msg->seq == tp->refuse_seq) {
 		tp->refuse = false;
@@ -567,6 +591,35 @@ static void rdsd_conn_path_up_while_refusing_is_not_lost(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->send_queue));
 }
 
+static void rdsd_conn_path_swap_before_xmit_keeps_order(struct kunit *test)
+{
+	struct win *w = test->priv;
+
+	/*
+	 * Arrange: 0..3 sent, 0 acknowledged; 4 is taken off the queue,
+	 * then the path fails and the next one, up before 4 reaches the
+	 * transport, has 1..3 back on the queue ahead of it.
+	 */
+	win_send(test, w->conn, 4);
+	rdsd_send_acked(w->conn, 0);
+	win_queue(test, w->conn, 2);
+	w->tp->swap = true;
+	w->tp->swap_seq = 4;
+
+	/* Act */
+	rdsd_conn_xmit(w->conn);
+	flush_work(&w->conn->xmit_work);
+
+	/*
+	 * Assert: 4 waits for its turn; sent first, it would make the
+	 * receiver take 1..3 for duplicates
+	 */
+	EXPECT_SENT_SINCE(test, w, 4, 1, 2, 3, 4, 5);
+	KUNIT_EXPECT_EQ(test, w->tp->stale, 1U);
+	EXPECT_RETRANS(test, w, 1, 2, 3, 4, 5);
+	KUNIT_EXPECT_TRUE(test, list_empty(&w->conn->send_queue));
+}
+
 static void rdsd_conn_xmit_acked_while_sent_stays_valid(struct kunit *test)
 {
 	struct win *w = test->priv;
@@ -758,6 +811,7 @@ static struct kunit_case rdsd_conn_window_cases[] = {
 	KUNIT_CASE(rdsd_conn_reset_during_xmit_sorts_refused),
 	KUNIT_CASE(rdsd_conn_xmit_while_refusing_is_not_lost),
 	KUNIT_CASE(rdsd_conn_path_up_while_refusing_is_not_lost),
+	KUNIT_CASE(rdsd_conn_path_swap_before_xmit_keeps_order),
 	KUNIT_CASE(rdsd_conn_xmit_acked_while_sent_stays_valid),
 	KUNIT_CASE(rdsd_conn_xmit_acked_while_refused_is_not_requeued),
 	KUNIT_CASE(rdsd_conn_ack_beyond_sent_changes_nothing),
