@@ -243,9 +243,12 @@ static void rdsd_ib_remove_one(struct ib_device *ibdev, void *data)
 
 	/*
 	 * No sleeping lock in a wait condition: detach empties the list
-	 * under the mutex, then wakes us; the unlocked look is enough.
+	 * under the mutex, then wakes us; the unlocked look is enough.  The
+	 * queue pairs iWARP attempts parked go with their ids: the reapers
+	 * take those of a dying device at once (ib_cm.c).
 	 */
-	wait_event(rdsd_ib_devs_wq, list_empty_careful(&dev->paths));
+	wait_event(rdsd_ib_devs_wq, list_empty_careful(&dev->paths) &&
+		   !atomic_read(&dev->parked));
 	rdsd_ib_mr_dev_remove(dev);
 	ib_dealloc_pd(dev->pd);
 	dev->pd = NULL;
@@ -364,6 +367,17 @@ void rdsd_ib_dev_detach(struct rdsd_ib_conn *tp)
 	mutex_unlock(&rdsd_ib_devs_mutex);
 	wake_up_all(&rdsd_ib_devs_wq);
 	tp->dev = NULL;
+	rdsd_ib_dev_put(dev);
+}
+
+/**
+ * rdsd_ib_dev_unpark - a parked queue pair of @dev is gone
+ * @dev: the device; the parked queue pair's reference to it is dropped.
+ */
+void rdsd_ib_dev_unpark(struct rdsd_ib_dev *dev)
+{
+	atomic_dec(&dev->parked);
+	wake_up_all(&rdsd_ib_devs_wq);
 	rdsd_ib_dev_put(dev);
 }
 

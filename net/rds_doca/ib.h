@@ -145,6 +145,9 @@
  *	goes, before its protection domain.
  * @mr_cached: entries of each class of @mr_cache.
  * @mr_cache_key0: key byte of each cached region's first registration.
+ * @parked: iWARP: queue pairs of abandoned attempts that wait for their
+ *	rdma_cm ids to go before they do (ib_cm.c); the device's removal
+ *	waits for them.
  */
 struct rdsd_ib_reg_loop;
 
@@ -171,6 +174,7 @@ struct rdsd_ib_dev {
 	struct ib_mr		*mr_cache[RDSD_IB_MR_CLASSES][RDSD_IB_MR_CACHE];
 	u8			mr_cached[RDSD_IB_MR_CLASSES];
 	u8			mr_cache_key0[RDSD_IB_MR_CLASSES][RDSD_IB_MR_CACHE];
+	atomic_t		parked;
 };
 
 /**
@@ -335,7 +339,17 @@ struct rdsd_ib_credits {
  *	is ignored.
  * @reset_gen: attempt a reset was requested for.
  * @cm_id: rdma_cm id of the current attempt (cm_mutex).
- * @old_ids: ids of abandoned attempts, destroyed by @reap_work.
+ * @old_ids: ids of abandoned attempts (struct rdsd_ib_old_id, cm_mutex),
+ *	destroyed by @reap_work; on iWARP each with the queue pair and
+ *	completion queues of its attempt.
+ * @park_qp: iWARP: the queue pair teardown left for the torn down
+ *	attempt's id to take along (cm_mutex): the iWARP connection
+ *	manager holds a queue pair until its id is destroyed or its
+ *	connection closes, which may take the very work a destroy would
+ *	wait in.
+ * @park_send_cq: its send completion queue.
+ * @park_recv_cq: its receive completion queue.
+ * @park_dev: their device, with a reference counted in its @parked.
  * @dev: device of the current attempt, with a reference (cm_mutex).
  * @memcg: memory cgroup the rings are charged to: the sender's whose
  *	message made the connection, with a reference; NULL when a peer's
@@ -476,6 +490,10 @@ struct rdsd_ib_conn {
 	u32			reset_gen;
 	struct rdma_cm_id	*cm_id;
 	struct list_head	old_ids;
+	struct ib_qp		*park_qp;
+	struct ib_cq		*park_send_cq;
+	struct ib_cq		*park_recv_cq;
+	struct rdsd_ib_dev	*park_dev;
 	struct rdsd_ib_dev	*dev;
 	struct mem_cgroup	*memcg;
 	kuid_t			uid;
@@ -646,6 +664,7 @@ void rdsd_ib_dev_put(struct rdsd_ib_dev *dev);
 int rdsd_ib_dev_info(u32 *index, struct rdsd_dev_info *di);
 int rdsd_ib_dev_attach(struct rdsd_ib_conn *tp, struct ib_device *ibdev);
 void rdsd_ib_dev_detach(struct rdsd_ib_conn *tp);
+void rdsd_ib_dev_unpark(struct rdsd_ib_dev *dev);
 void rdsd_ib_dev_revoke(struct rdsd_ib_dev *dev, struct rdsd_mr *mr);
 bool rdsd_ib_path_usable(const struct rdsd_conn *conn);
 u16 rdsd_ib_listen_port(void);

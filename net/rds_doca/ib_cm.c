@@ -293,6 +293,13 @@ static int rdsd_ib_setup(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
  *     no completion retired give their messages back), 8. the device
  *     reference are released.
  *
+ * On iWARP steps 5 and 6 wait: the connection manager holds the queue
+ * pair until the id is destroyed or its connection closed, which its own
+ * ordered workqueue does, perhaps behind the very event handler tearing
+ * down (a connection race) or behind one waiting for cm_mutex.  The queue
+ * pair and its completion queues, drained and idle, are parked instead
+ * and go with the id (rdsd_ib_retire_id(), rdsd_ib_old_free()).
+ *
  * Messages stay on the connection's retransmit list: they are sent again
  * when the next attempt is up.  Returns the attempt's rdma_cm id, which
  * the caller destroys after dropping cm_mutex.
@@ -319,7 +326,18 @@ static struct rdma_cm_id *rdsd_ib_teardown_locked(struct rdsd_ib_conn *tp)
 				tp->peer_stale = true;
 		}
 		ib_drain_qp(tp->qp);
-		rdma_destroy_qp(id);
+		if (tp->dev->iwarp && !WARN_ON_ONCE(tp->park_qp)) {
+			tp->park_qp = tp->qp;
+			tp->park_send_cq = tp->send_cq;
+			tp->park_recv_cq = tp->recv_cq;
+			tp->send_cq = NULL;
+			tp->recv_cq = NULL;
+			kref_get(&tp->dev->kref);
+			atomic_inc(&tp->dev->parked);
+			tp->park_dev = tp->dev;
+		} else {
+			rdma_destroy_qp(id);
+		}
 		WRITE_ONCE(tp->qp, NULL);
 	}
 	if (tp->send_cq || tp->recv_cq)
@@ -343,26 +361,81 @@ static struct rdma_cm_id *rdsd_ib_teardown_locked(struct rdsd_ib_conn *tp)
  * struct rdsd_ib_old_id - the rdma_cm id of an abandoned attempt
  * @node: on rdsd_ib_conn.old_ids (cm_mutex).
  * @id: the id; its context still points at the connection, so it is
- *	destroyed before the connection is freed.
+ *	destroyed before the connection is freed.  NULL if rdma_cm
+ *	destroys it.
  * @force: its device is going away: destroy it even if the path is down.
+ * @qp: iWARP: the attempt's queue pair, destroyed after @id (see
+ *	rdsd_ib_teardown_locked()), or NULL.
+ * @send_cq: its send completion queue.
+ * @recv_cq: its receive completion queue.
+ * @dev: their device, with a reference counted in its parked.
  */
 struct rdsd_ib_old_id {
 	struct list_head	node;
 	struct rdma_cm_id	*id;
 	bool			force;
+	struct ib_qp		*qp;
+	struct ib_cq		*send_cq;
+	struct ib_cq		*recv_cq;
+	struct rdsd_ib_dev	*dev;
 };
 
-/* Have @id destroyed by the reaper: an event handler may be holding it. */
-static void rdsd_ib_retire_id(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
+/* @id and what teardown parked, for rdsd_ib_old_free().  cm_mutex held. */
+static struct rdsd_ib_old_id *rdsd_ib_old_new(struct rdsd_ib_conn *tp,
+					      struct rdma_cm_id *id)
 {
 	struct rdsd_ib_old_id *old;
 
 	lockdep_assert_held(&tp->cm_mutex);
-	if (!id)
-		return;
+	if (!id && !tp->park_qp)
+		return NULL;
 	old = kmalloc(sizeof(*old), GFP_KERNEL | __GFP_NOFAIL);
 	old->id = id;
 	old->force = false;
+	old->qp = tp->park_qp;
+	old->send_cq = tp->park_send_cq;
+	old->recv_cq = tp->park_recv_cq;
+	old->dev = tp->park_dev;
+	tp->park_qp = NULL;
+	tp->park_send_cq = NULL;
+	tp->park_recv_cq = NULL;
+	tp->park_dev = NULL;
+	return old;
+}
+
+/*
+ * Destroy @old's id, then the queue pair and completion queues that
+ * waited for it: no lock held, not in an event handler.
+ */
+static void rdsd_ib_old_free(struct rdsd_ib_old_id *old)
+{
+	struct rdsd_ib_dev *dev;
+
+	if (!old)
+		return;
+	dev = old->dev;
+	if (old->id)
+		rdma_destroy_id(old->id);
+	if (old->qp)
+		ib_destroy_qp(old->qp);
+	if (old->send_cq || old->recv_cq)
+		rdsd_ib_cq_quiesce();
+	if (old->send_cq)
+		ib_free_cq(old->send_cq);
+	if (old->recv_cq)
+		ib_free_cq(old->recv_cq);
+	if (dev)
+		rdsd_ib_dev_unpark(dev);
+	kfree(old);
+}
+
+/* Have @id destroyed by the reaper: an event handler may be holding it. */
+static void rdsd_ib_retire_id(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
+{
+	struct rdsd_ib_old_id *old = rdsd_ib_old_new(tp, id);
+
+	if (!old)
+		return;
 	list_add_tail(&old->node, &tp->old_ids);
 	mod_delayed_work(rdsd_wq, &tp->reap_work, 0);
 }
@@ -393,7 +466,7 @@ static void rdsd_ib_reap(struct rdsd_ib_conn *tp)
 	mutex_lock(&tp->cm_mutex);
 	all = tp->dead || rdsd_ib_path_usable(tp->conn);
 	list_for_each_entry_safe(old, tmp, &tp->old_ids, node) {
-		if (all || old->force)
+		if (all || old->force || (old->dev && READ_ONCE(old->dev->dying)))
 			list_move_tail(&old->node, &list);
 		else
 			kept = true;
@@ -402,10 +475,8 @@ static void rdsd_ib_reap(struct rdsd_ib_conn *tp)
 		mod_delayed_work(rdsd_wq, &tp->reap_work,
 				 msecs_to_jiffies(RDSD_IB_PARK_POLL_MS));
 	mutex_unlock(&tp->cm_mutex);
-	list_for_each_entry_safe(old, tmp, &list, node) {
-		rdma_destroy_id(old->id);
-		kfree(old);
-	}
+	list_for_each_entry_safe(old, tmp, &list, node)
+		rdsd_ib_old_free(old);
 }
 
 static void rdsd_ib_reap_worker(struct work_struct *work)
@@ -657,6 +728,11 @@ static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		pr_info_ratelimited("%s: cannot accept: %d\n",
 				    conn->name, ret);
 		rdsd_ib_teardown_locked(tp);
+		/*
+		 * rdma_cm destroys @id; a failed accept left the queue pair
+		 * to us alone, so it goes here
+		 */
+		rdsd_ib_old_free(rdsd_ib_old_new(tp, NULL));
 		id->context = NULL;
 		rdsd_ib_schedule_connect(tp);
 		ret = 1;
@@ -815,7 +891,8 @@ void rdsd_ib_conn_free(struct rdsd_conn *conn)
 {
 	struct rdsd_ib_conn *tp = conn->tp;
 
-	WARN_ON_ONCE(tp->cm_id || tp->dev || !list_empty(&tp->old_ids));
+	WARN_ON_ONCE(tp->cm_id || tp->dev || tp->park_qp ||
+		     !list_empty(&tp->old_ids));
 	mutex_destroy(&tp->cm_mutex);
 	mem_cgroup_put(tp->memcg);
 	kfree(tp);
@@ -837,14 +914,13 @@ int rdsd_ib_conn_connect(struct rdsd_conn *conn)
 void rdsd_ib_conn_shutdown(struct rdsd_conn *conn)
 {
 	struct rdsd_ib_conn *tp = conn->tp;
-	struct rdma_cm_id *id;
+	struct rdsd_ib_old_id *old;
 
 	mutex_lock(&tp->cm_mutex);
 	tp->dead = true;
-	id = rdsd_ib_teardown_locked(tp);
+	old = rdsd_ib_old_new(tp, rdsd_ib_teardown_locked(tp));
 	mutex_unlock(&tp->cm_mutex);
-	if (id)
-		rdma_destroy_id(id);
+	rdsd_ib_old_free(old);
 
 	cancel_work_sync(&tp->cong_work);	/* it may start a connect */
 	cancel_delayed_work_sync(&tp->connect_work);

@@ -1063,6 +1063,9 @@ if want_stage iw; then
 				run_suite iw-hostile "$HOSTILE" --family "$fam" \
 					--impl doca "${IB_ARGS[@]}" \
 					--netdev "$IB_NETDEV" --rdsctl "$RDSCTL"
+				run_suite iw-hostile6 "$HOSTILE" --family "$fam" \
+					--impl doca --ipv6 "${IB6_ARGS[@]}" \
+					--netdev "$IB_NETDEV" --rdsctl "$RDSCTL"
 				# shellcheck disable=SC2086
 				run_suite iw-faults "$HERE/ib_faults.sh" \
 					--family "$fam" --impl doca \
