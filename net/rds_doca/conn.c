@@ -676,27 +676,6 @@ static struct rdsd_msg *rdsd_conn_next(struct rdsd_conn *conn)
 	return msg;
 }
 
-/**
- * rdsd_conn_xmit_stale - was the message ->xmit holds taken for a lost path?
- * @conn: connection, its RDSD_CONN_IN_XMIT held by the caller's caller.
- *
- * The core takes a message off the send queue while the path is up and
- * hands it to the transport after: in between, the path may fail, and
- * the next one come up and have what was not acknowledged put back on the
- * queue, older messages first.  Sent at once on the new path, the message
- * would arrive ahead of those, and the receiver, which delivers in
- * sequence order, would take them for duplicates.  So ->xmit calls this
- * once it knows its path is up, under the lock that orders it with the
- * path's start (after rdsd_conn_down() of the last one), and refuses the
- * message with -EAGAIN if it returns true: the message goes again in its
- * turn.
- */
-bool rdsd_conn_xmit_stale(const struct rdsd_conn *conn)
-{
-	return READ_ONCE(conn->path_epoch) != conn->xmit_epoch;
-}
-EXPORT_SYMBOL_IF_KUNIT(rdsd_conn_xmit_stale);
-
 /*
  * The transport refused @msg for now: put it back in sequence order (a
  * path reset may have moved older messages back to the queue meanwhile).

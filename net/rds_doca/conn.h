@@ -70,7 +70,6 @@ bool rdsd_conn_park(struct rdsd_conn *conn);
 void rdsd_conn_down(struct rdsd_conn *conn);
 void rdsd_conn_requeue_unacked(struct rdsd_conn *conn);
 void rdsd_conn_xmit(struct rdsd_conn *conn);
-bool rdsd_conn_xmit_stale(const struct rdsd_conn *conn);
 void rdsd_conn_kick(struct rdsd_conn *conn);
 void rdsd_conn_send(struct rdsd_conn *conn);
 void rdsd_conn_up(struct rdsd_conn *conn);

@@ -371,6 +371,17 @@ void rdsd_ib_dev_detach(struct rdsd_ib_conn *tp)
 }
 
 /**
+ * rdsd_ib_dev_park - a queue pair of @dev is parked (ib_cm.c)
+ * @dev: the device, held by the caller; the parked queue pair gets a
+ *	reference of its own, which rdsd_ib_dev_unpark() drops.
+ */
+void rdsd_ib_dev_park(struct rdsd_ib_dev *dev)
+{
+	kref_get(&dev->kref);
+	atomic_inc(&dev->parked);
+}
+
+/**
  * rdsd_ib_dev_unpark - a parked queue pair of @dev is gone
  * @dev: the device; the parked queue pair's reference to it is dropped.
  */

@@ -321,6 +321,22 @@ struct rdsd_ib_credits {
 };
 
 /**
+ * struct rdsd_ib_park - an iWARP attempt's queue pair, waiting for its id
+ * @qp: the queue pair, drained; destroyed after the attempt's rdma_cm id
+ *	(ib_cm.c, rdsd_ib_teardown_locked()), or NULL.
+ * @send_cq: its send completion queue.
+ * @recv_cq: its receive completion queue.
+ * @dev: their device, with a reference counted in its @parked
+ *	(rdsd_ib_dev_park()).
+ */
+struct rdsd_ib_park {
+	struct ib_qp		*qp;
+	struct ib_cq		*send_cq;
+	struct ib_cq		*recv_cq;
+	struct rdsd_ib_dev	*dev;
+};
+
+/**
  * struct rdsd_ib_conn - IB state of one connection (rdsd_conn.tp)
  *
  * Lifetime: allocated by ->conn_alloc with the connection, freed by
@@ -342,14 +358,10 @@ struct rdsd_ib_credits {
  * @old_ids: ids of abandoned attempts (struct rdsd_ib_old_id, cm_mutex),
  *	destroyed by @reap_work; on iWARP each with the queue pair and
  *	completion queues of its attempt.
- * @park_qp: iWARP: the queue pair teardown left for the torn down
- *	attempt's id to take along (cm_mutex): the iWARP connection
- *	manager holds a queue pair until its id is destroyed or its
- *	connection closes, which may take the very work a destroy would
- *	wait in.
- * @park_send_cq: its send completion queue.
- * @park_recv_cq: its receive completion queue.
- * @park_dev: their device, with a reference counted in its @parked.
+ * @park: iWARP: what teardown left for the torn down attempt's id to
+ *	take along (cm_mutex): the iWARP connection manager holds a queue
+ *	pair until its id is destroyed or its connection closes, which may
+ *	take the very work a destroy would wait in.
  * @dev: device of the current attempt, with a reference (cm_mutex).
  * @memcg: memory cgroup the rings are charged to: the sender's whose
  *	message made the connection, with a reference; NULL when a peer's
@@ -490,10 +502,7 @@ struct rdsd_ib_conn {
 	u32			reset_gen;
 	struct rdma_cm_id	*cm_id;
 	struct list_head	old_ids;
-	struct ib_qp		*park_qp;
-	struct ib_cq		*park_send_cq;
-	struct ib_cq		*park_recv_cq;
-	struct rdsd_ib_dev	*park_dev;
+	struct rdsd_ib_park	park;
 	struct rdsd_ib_dev	*dev;
 	struct mem_cgroup	*memcg;
 	kuid_t			uid;
@@ -664,6 +673,7 @@ void rdsd_ib_dev_put(struct rdsd_ib_dev *dev);
 int rdsd_ib_dev_info(u32 *index, struct rdsd_dev_info *di);
 int rdsd_ib_dev_attach(struct rdsd_ib_conn *tp, struct ib_device *ibdev);
 void rdsd_ib_dev_detach(struct rdsd_ib_conn *tp);
+void rdsd_ib_dev_park(struct rdsd_ib_dev *dev);
 void rdsd_ib_dev_unpark(struct rdsd_ib_dev *dev);
 void rdsd_ib_dev_revoke(struct rdsd_ib_dev *dev, struct rdsd_mr *mr);
 bool rdsd_ib_path_usable(const struct rdsd_conn *conn);

@@ -275,6 +275,32 @@ static int rdsd_ib_setup(struct rdsd_ib_conn *tp, struct rdma_cm_id *id)
 	return rdsd_ib_recv_ready(tp);
 }
 
+/* Free an attempt's completion queues, once their last handlers returned. */
+static void rdsd_ib_cqs_free(struct ib_cq *send_cq, struct ib_cq *recv_cq)
+{
+	if (send_cq || recv_cq)
+		rdsd_ib_cq_quiesce();
+	if (send_cq)
+		ib_free_cq(send_cq);
+	if (recv_cq)
+		ib_free_cq(recv_cq);
+}
+
+/*
+ * Destroy what teardown parked in @p, and empty @p, once iw_cm holds the
+ * queue pair no more: its attempt's id is destroyed, or its accept
+ * failed.
+ */
+static void rdsd_ib_park_free(struct rdsd_ib_park *p)
+{
+	if (p->qp)
+		ib_destroy_qp(p->qp);
+	rdsd_ib_cqs_free(p->send_cq, p->recv_cq);
+	if (p->dev)
+		rdsd_ib_dev_unpark(p->dev);
+	*p = (struct rdsd_ib_park){};
+}
+
 /*
  * Tear the current attempt down.  The order matters and every step skips
  * what does not exist, so this runs on a half-built attempt and twice:
@@ -326,27 +352,23 @@ static struct rdma_cm_id *rdsd_ib_teardown_locked(struct rdsd_ib_conn *tp)
 				tp->peer_stale = true;
 		}
 		ib_drain_qp(tp->qp);
-		if (tp->dev->iwarp && !WARN_ON_ONCE(tp->park_qp)) {
-			tp->park_qp = tp->qp;
-			tp->park_send_cq = tp->send_cq;
-			tp->park_recv_cq = tp->recv_cq;
+		if (tp->dev->iwarp && !WARN_ON_ONCE(tp->park.qp)) {
+			tp->park = (struct rdsd_ib_park){
+				.qp = tp->qp,
+				.send_cq = tp->send_cq,
+				.recv_cq = tp->recv_cq,
+				.dev = tp->dev,
+			};
+			rdsd_ib_dev_park(tp->dev);
 			tp->send_cq = NULL;
 			tp->recv_cq = NULL;
-			kref_get(&tp->dev->kref);
-			atomic_inc(&tp->dev->parked);
-			tp->park_dev = tp->dev;
 		} else {
 			rdma_destroy_qp(id);
 		}
 		WRITE_ONCE(tp->qp, NULL);
 	}
-	if (tp->send_cq || tp->recv_cq)
-		rdsd_ib_cq_quiesce();
-	if (tp->send_cq)
-		ib_free_cq(tp->send_cq);
+	rdsd_ib_cqs_free(tp->send_cq, tp->recv_cq);
 	tp->send_cq = NULL;
-	if (tp->recv_cq)
-		ib_free_cq(tp->recv_cq);
 	tp->recv_cq = NULL;
 	if (tp->dev) {
 		rdsd_ib_rings_free(tp);
@@ -361,23 +383,17 @@ static struct rdma_cm_id *rdsd_ib_teardown_locked(struct rdsd_ib_conn *tp)
  * struct rdsd_ib_old_id - the rdma_cm id of an abandoned attempt
  * @node: on rdsd_ib_conn.old_ids (cm_mutex).
  * @id: the id; its context still points at the connection, so it is
- *	destroyed before the connection is freed.  NULL if rdma_cm
- *	destroys it.
+ *	destroyed before the connection is freed; NULL when only @park is
+ *	left.
  * @force: its device is going away: destroy it even if the path is down.
- * @qp: iWARP: the attempt's queue pair, destroyed after @id (see
- *	rdsd_ib_teardown_locked()), or NULL.
- * @send_cq: its send completion queue.
- * @recv_cq: its receive completion queue.
- * @dev: their device, with a reference counted in its parked.
+ * @park: iWARP: the attempt's queue pair and completion queues, destroyed
+ *	after @id (see rdsd_ib_teardown_locked()).
  */
 struct rdsd_ib_old_id {
 	struct list_head	node;
 	struct rdma_cm_id	*id;
 	bool			force;
-	struct ib_qp		*qp;
-	struct ib_cq		*send_cq;
-	struct ib_cq		*recv_cq;
-	struct rdsd_ib_dev	*dev;
+	struct rdsd_ib_park	park;
 };
 
 /* @id and what teardown parked, for rdsd_ib_old_free().  cm_mutex held. */
@@ -387,19 +403,13 @@ static struct rdsd_ib_old_id *rdsd_ib_old_new(struct rdsd_ib_conn *tp,
 	struct rdsd_ib_old_id *old;
 
 	lockdep_assert_held(&tp->cm_mutex);
-	if (!id && !tp->park_qp)
+	if (!id && !tp->park.qp)
 		return NULL;
 	old = kmalloc(sizeof(*old), GFP_KERNEL | __GFP_NOFAIL);
 	old->id = id;
 	old->force = false;
-	old->qp = tp->park_qp;
-	old->send_cq = tp->park_send_cq;
-	old->recv_cq = tp->park_recv_cq;
-	old->dev = tp->park_dev;
-	tp->park_qp = NULL;
-	tp->park_send_cq = NULL;
-	tp->park_recv_cq = NULL;
-	tp->park_dev = NULL;
+	old->park = tp->park;
+	tp->park = (struct rdsd_ib_park){};
 	return old;
 }
 
@@ -409,23 +419,11 @@ static struct rdsd_ib_old_id *rdsd_ib_old_new(struct rdsd_ib_conn *tp,
  */
 static void rdsd_ib_old_free(struct rdsd_ib_old_id *old)
 {
-	struct rdsd_ib_dev *dev;
-
 	if (!old)
 		return;
-	dev = old->dev;
 	if (old->id)
 		rdma_destroy_id(old->id);
-	if (old->qp)
-		ib_destroy_qp(old->qp);
-	if (old->send_cq || old->recv_cq)
-		rdsd_ib_cq_quiesce();
-	if (old->send_cq)
-		ib_free_cq(old->send_cq);
-	if (old->recv_cq)
-		ib_free_cq(old->recv_cq);
-	if (dev)
-		rdsd_ib_dev_unpark(dev);
+	rdsd_ib_park_free(&old->park);
 	kfree(old);
 }
 
@@ -466,7 +464,8 @@ static void rdsd_ib_reap(struct rdsd_ib_conn *tp)
 	mutex_lock(&tp->cm_mutex);
 	all = tp->dead || rdsd_ib_path_usable(tp->conn);
 	list_for_each_entry_safe(old, tmp, &tp->old_ids, node) {
-		if (all || old->force || (old->dev && READ_ONCE(old->dev->dying)))
+		if (all || old->force ||
+		    (old->park.dev && READ_ONCE(old->park.dev->dying)))
 			list_move_tail(&old->node, &list);
 		else
 			kept = true;
@@ -732,7 +731,7 @@ static int rdsd_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		 * rdma_cm destroys @id; a failed accept left the queue pair
 		 * to us alone, so it goes here
 		 */
-		rdsd_ib_old_free(rdsd_ib_old_new(tp, NULL));
+		rdsd_ib_park_free(&tp->park);
 		id->context = NULL;
 		rdsd_ib_schedule_connect(tp);
 		ret = 1;
@@ -891,7 +890,7 @@ void rdsd_ib_conn_free(struct rdsd_conn *conn)
 {
 	struct rdsd_ib_conn *tp = conn->tp;
 
-	WARN_ON_ONCE(tp->cm_id || tp->dev || tp->park_qp ||
+	WARN_ON_ONCE(tp->cm_id || tp->dev || tp->park.qp ||
 		     !list_empty(&tp->old_ids));
 	mutex_destroy(&tp->cm_mutex);
 	mem_cgroup_put(tp->memcg);
